@@ -1,0 +1,74 @@
+#include "algorithms/cluster.h"
+
+#include <cassert>
+#include <utility>
+
+namespace locsched {
+
+MachineId Cluster::AddMachine(Machine machine) {
+  assert(machine.slots >= 1);
+  machines_.push_back(std::move(machine));
+  return static_cast<MachineId>(machines_.size() - 1);
+}
+
+JobId Cluster::NewJob(double weight) {
+  JobId id;
+  if (!free_jobs_.empty()) {
+    id = free_jobs_.back();
+    free_jobs_.pop_back();
+  } else {
+    id = static_cast<JobId>(jobs_.size());
+    jobs_.emplace_back();
+  }
+  Job& j = jobs_[id];
+  std::vector<TaskId> keep = std::move(j.tasks);  // reuse the vector's capacity
+  keep.clear();
+  j = Job{};
+  j.tasks = std::move(keep);
+  j.weight = weight;
+  j.seq = next_seq_++;
+  j.alive = true;
+  ++live_jobs_;
+  return id;
+}
+
+TaskId Cluster::NewTask(JobId job, TaskKind kind) {
+  TaskId id;
+  if (!free_tasks_.empty()) {
+    id = free_tasks_.back();
+    free_tasks_.pop_back();
+  } else {
+    id = static_cast<TaskId>(tasks_.size());
+    tasks_.emplace_back();
+  }
+  Task& t = tasks_[id];
+  t.state = TaskState::kBlocked;
+  t.ran_local = false;
+  t.machine = kNoId;
+  t.replicas.clear();  // keeps its capacity: no allocation per recycled task
+  t.size = t.duration = 0;
+  t.attempts = 0;
+  t.queue = t.prev = t.next = kNoId;
+  ++t.generation;  // stale references to the old task never match
+  t.job = job;
+  t.kind = kind;
+  jobs_[job].tasks.push_back(id);
+  if (kind == TaskKind::kMap) ++jobs_[job].maps_left;
+  return id;
+}
+
+void Cluster::FreeJob(JobId job) {
+  Job& j = jobs_[job];
+  assert(j.alive);
+  for (TaskId t : j.tasks) {
+    tasks_[t].job = kNoId;
+    ++tasks_[t].generation;
+    free_tasks_.push_back(t);
+  }
+  j.tasks.clear();
+  j.alive = false;
+  --live_jobs_;
+  free_jobs_.push_back(job);
+}
+
+}  // namespace locsched

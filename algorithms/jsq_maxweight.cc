@@ -1,0 +1,85 @@
+#include "algorithms/jsq_maxweight.h"
+
+#include <algorithm>
+
+namespace locsched {
+
+JsqMaxWeight::JsqMaxWeight(const PolicyParams& params, Cluster& cluster)
+    : cluster_(cluster),
+      queues_(cluster, params.intra),
+      rng_(params.seed),
+      alpha_(params.alpha),
+      gamma_(params.gamma) {}
+
+void JsqMaxWeight::AddMachine(MachineId m) {
+  while (queues_.num_local() <= m) {
+    queues_.AddMachine();
+    routable_.push_back(1);
+  }
+}
+
+uint32_t JsqMaxWeight::Route(TaskId t) {
+  // Candidates are the task's usable replicas plus R. Keep the shortest; among
+  // k equally short candidates, the i-th replaces the choice with probability
+  // 1/i (reservoir sampling), so ties split uniformly.
+  uint32_t best = LocalityQueues::kRemote;
+  uint32_t best_len = queues_.Length(best);
+  uint32_t ties = 1;
+  for (MachineId m : cluster_.task(t).replicas) {
+    if (!Routable(m)) continue;
+    const uint32_t len = queues_.Length(m);
+    if (len < best_len) {
+      best = m;
+      best_len = len;
+      ties = 1;
+    } else if (len == best_len && rng_.Below(++ties) == 0) {
+      best = m;
+    }
+  }
+  return best;
+}
+
+void JsqMaxWeight::Enqueue(TaskId t) {
+  queues_.Push(t, Route(t));
+}
+
+uint32_t JsqMaxWeight::ChooseQueue(MachineId m) const {
+  const uint32_t local = queues_.Length(m);
+  const uint32_t remote = queues_.Length(LocalityQueues::kRemote);
+  if (local == 0 && remote == 0) return kNoId;
+  if (local == 0) return LocalityQueues::kRemote;  // work-conserving fallbacks
+  if (remote == 0) return m;
+  return alpha_ * local >= gamma_ * remote ? m : LocalityQueues::kRemote;
+}
+
+std::optional<Pick> JsqMaxWeight::PickFor(MachineId m) {
+  const uint32_t queue = ChooseQueue(m);
+  if (queue == kNoId) return std::nullopt;
+  const TaskId t = queues_.PopBest(queue);
+  return Pick{t, queue == m || cluster_.task(t).IsLocalTo(m)};
+}
+
+void JsqMaxWeight::OnMachineUnavailable(MachineId m) {
+  // Its local queue must not strand tasks: re-route each through JSQ, which
+  // now skips m.
+  routable_[m] = 0;
+  for (TaskId t : queues_.DrainQueue(m)) queues_.Push(t, Route(t));
+}
+
+void JsqMaxWeight::SetRates(double alpha, double gamma) {
+  alpha_ = alpha;
+  gamma_ = gamma;
+}
+
+QueueStats JsqMaxWeight::Stats() const {
+  QueueStats s;
+  s.remote_queue = queues_.Length(LocalityQueues::kRemote);
+  s.queued = s.remote_queue;
+  for (uint32_t m = 0; m < queues_.num_local(); ++m) {
+    s.queued += queues_.Length(m);
+    s.longest_local = std::max<uint64_t>(s.longest_local, queues_.Length(m));
+  }
+  return s;
+}
+
+}  // namespace locsched

@@ -1,0 +1,52 @@
+// JsqMaxWeight: Wang et al.'s policy. An arriving task joins the shortest of
+// its replicas' local queues and the remote queue (ties uniformly at random);
+// a free slot on machine m serves Q_m if alpha*|Q_m| >= gamma*|R|, else R,
+// staying work-conserving. Owned by the Scheduler; single-threaded.
+#pragma once
+
+#include <optional>
+
+#include "algorithms/policy.h"
+#include "algorithms/queues.h"
+#include "algorithms/rng.h"
+
+namespace locsched {
+
+/// JSQ routing + MaxWeight serving over LocalityQueues.
+class JsqMaxWeight final : public Policy {
+ public:
+  /// A policy over `cluster` with rates and intra-queue policy from params.
+  JsqMaxWeight(const PolicyParams& params, Cluster& cluster);
+
+  void AddMachine(MachineId m) override;
+  void Enqueue(TaskId t) override;
+  void Withdraw(TaskId t) override { queues_.Remove(t); }
+  std::optional<Pick> PickFor(MachineId m) override;
+  void OnJobChanged(JobId) override {}
+  void OnMachineUnavailable(MachineId m) override;
+  void OnMachineAvailable(MachineId m) override { routable_[m] = 1; }
+  void SetRates(double alpha, double gamma) override;
+  QueueStats Stats() const override;
+  uint64_t LocalQueueLength(MachineId m) const override { return queues_.Length(m); }
+
+  /// The queue JSQ picks for task t now (a machine id or LocalityQueues::kRemote).
+  uint32_t Route(TaskId t);
+  /// The queue MaxWeight serves for a free slot of m: m, kRemote, or kNoId if both are empty.
+  uint32_t ChooseQueue(MachineId m) const;
+  /// The queues, for inspection.
+  const LocalityQueues& queues() const { return queues_; }
+  /// The queues, for the priority re-solve.
+  LocalityQueues& mutable_queues() { return queues_; }
+
+ private:
+  bool Routable(MachineId m) const { return routable_[m]; }
+
+  Cluster& cluster_;
+  LocalityQueues queues_;
+  std::vector<uint8_t> routable_;  // by machine: up and not draining (dense for Route)
+  Rng rng_;
+  double alpha_;
+  double gamma_;
+};
+
+}  // namespace locsched

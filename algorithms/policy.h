@@ -1,0 +1,91 @@
+// Policy: the interface every scheduling policy implements (JSQ+MaxWeight and
+// the baselines), plus the names and parameters that select one. The Scheduler
+// owns one Policy and calls it on every arrival and free slot. Single-threaded.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/cluster.h"
+
+namespace locsched {
+
+/// The scheduling policies.
+enum class PolicyKind {
+  kJsqMaxWeight,  ///< JSQ routing + MaxWeight serving over local queues and one remote queue
+  kFair,          ///< naive fair sharing: job with fewest running tasks, local task if any
+  kFifo,          ///< Hadoop's default: oldest job first, local task if any
+  kDelay,         ///< delay scheduling: fair order, a job skips up to D slots waiting for locality
+};
+
+/// How a machine picks a job inside the queue it chose (JSQ+MaxWeight only).
+enum class IntraQueue {
+  kFair,      ///< the job with the fewest running tasks (ties: oldest)
+  kFifo,      ///< the oldest job
+  kPriority,  ///< the job with the smallest priority rank (set by an LP re-solve; ties: oldest)
+};
+
+struct PolicyParams {
+  PolicyKind kind = PolicyKind::kJsqMaxWeight;
+  IntraQueue intra = IntraQueue::kFair;
+  double alpha = 0.8;          ///< local service rate
+  double gamma = 0.2;          ///< remote service rate, < alpha
+  uint32_t delay_skips = 1000; ///< D for delay scheduling: skips before a job may run remotely
+  uint64_t seed = 1;           ///< seeds JSQ's random tie-breaks
+};
+
+/// One decision: which task a free slot runs, and whether it runs local to its data.
+struct Pick {
+  TaskId task = kNoId;
+  bool local = false;
+};
+
+/// Queue figures for status and tests.
+struct QueueStats {
+  uint64_t queued = 0;           ///< tasks waiting in all queues
+  uint64_t remote_queue = 0;     ///< tasks in the common remote queue (JSQ+MaxWeight)
+  uint64_t longest_local = 0;    ///< longest local queue (JSQ+MaxWeight)
+};
+
+/// A scheduling policy: holds the queued tasks and decides what a free slot runs.
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  /// Adopts a newly added machine (ids are dense, added in order).
+  virtual void AddMachine(MachineId m) = 0;
+  /// Takes a task that just became runnable (state already kQueued).
+  virtual void Enqueue(TaskId t) = 0;
+  /// Removes a queued task (cancel); its state is still kQueued when called.
+  virtual void Withdraw(TaskId t) = 0;
+  /// Chooses a task for one free slot of machine m and removes it from the queues.
+  virtual std::optional<Pick> PickFor(MachineId m) = 0;
+  /// Job j's running or queued count changed (the Scheduler calls this after every change).
+  virtual void OnJobChanged(JobId j) = 0;
+  /// Machine m went down or started draining: it takes no more local work.
+  virtual void OnMachineUnavailable(MachineId m) = 0;
+  /// Machine m is up and not draining again.
+  virtual void OnMachineAvailable(MachineId m) = 0;
+  /// Updates the service rates (learnt online).
+  virtual void SetRates(double alpha, double gamma) = 0;
+  /// Queue lengths now.
+  virtual QueueStats Stats() const = 0;
+  /// Tasks queued for machine m specifically (its local queue), if the policy has one.
+  virtual uint64_t LocalQueueLength(MachineId m) const = 0;
+};
+
+/// Builds the policy selected by params over `cluster` (which must outlive it).
+std::unique_ptr<Policy> MakePolicy(const PolicyParams& params, Cluster& cluster);
+
+/// Parses "jsq-maxweight", "fair", "fifo", "delay"; nullopt if unknown.
+std::optional<PolicyKind> ParsePolicyKind(std::string_view name);
+/// The canonical name of a policy.
+std::string_view PolicyKindName(PolicyKind kind);
+/// Parses "fair", "fifo", "priority"; nullopt if unknown.
+std::optional<IntraQueue> ParseIntraQueue(std::string_view name);
+/// The canonical name of an intra-queue policy.
+std::string_view IntraQueueName(IntraQueue intra);
+
+}  // namespace locsched

@@ -1,0 +1,198 @@
+#include "algorithms/queues.h"
+
+#include <cassert>
+#include <utility>
+
+namespace locsched {
+
+LocalityQueues::LocalityQueues(Cluster& cluster, IntraQueue intra)
+    : cluster_(cluster), intra_(intra) {}
+
+void LocalityQueues::AddMachine() {
+  local_.emplace_back();
+  lengths_.push_back(0);
+}
+
+void LocalityQueues::AddLength(uint32_t queue, int32_t delta) {
+  Queue& q = At(queue);
+  q.length += delta;
+  if (queue != kRemote) lengths_[queue] = q.length;
+}
+
+uint64_t LocalityQueues::KeyOf(JobId job) const {
+  const uint64_t seq = cluster_.job(job).seq;
+  if (intra_ != IntraQueue::kPriority) return seq;
+  const uint64_t rank = job < ranks_.size() ? ranks_[job] : UINT32_MAX;
+  return rank << 40 | (seq & ((uint64_t{1} << 40) - 1));
+}
+
+size_t LocalityQueues::FindEntry(const Queue& q, uint32_t queue, JobId job) const {
+  if (q.hashed) {
+    const uint32_t i = index_.Find(MapKey(queue, job));
+    return i == FlatMap64::kMissing ? kMissing : i;
+  }
+  const JobId* ids = q.ids.data();
+  for (size_t i = q.ids.size(); i-- > 0;)
+    if (ids[i] == job) return i;
+  return kMissing;
+}
+
+void LocalityQueues::Push(TaskId t, uint32_t queue) {
+  Task& task = cluster_.task(t);
+  Queue& q = At(queue);
+  task.queue = queue;
+  task.next = kNoId;
+  AddLength(queue, 1);
+  const size_t i = FindEntry(q, queue, task.job);
+  if (i == kMissing) {
+    task.prev = kNoId;
+    AddEntry(queue, Entry{KeyOf(task.job), task.job, t, t, 1});
+    return;
+  }
+  Entry& e = q.jobs[i];
+  task.prev = e.tail;
+  cluster_.task(e.tail).next = t;
+  e.tail = t;
+  ++e.count;
+}
+
+void LocalityQueues::Remove(TaskId t) {
+  const Task& task = cluster_.task(t);
+  assert(task.queue != kNoId);
+  const size_t i = FindEntry(At(task.queue), task.queue, task.job);
+  assert(i != kMissing);
+  RemoveAt(task.queue, i, t);
+}
+
+void LocalityQueues::RemoveAt(uint32_t queue, size_t i, TaskId t) {
+  Task& task = cluster_.task(t);
+  Entry& e = At(queue).jobs[i];
+  if (task.prev != kNoId) cluster_.task(task.prev).next = task.next;
+  else e.head = task.next;
+  if (task.next != kNoId) cluster_.task(task.next).prev = task.prev;
+  else e.tail = task.prev;
+  task.queue = task.prev = task.next = kNoId;
+  AddLength(queue, -1);
+  if (--e.count == 0) EraseEntry(queue, i);
+}
+
+TaskId LocalityQueues::PopBest(uint32_t queue) {
+  const Queue& q = At(queue);
+  if (q.length == 0) return kNoId;
+  const size_t i = BestIndex(q);
+  const TaskId t = q.jobs[i].head;
+  RemoveAt(queue, i, t);
+  return t;
+}
+
+JobId LocalityQueues::BestJob(uint32_t queue) const {
+  const Queue& q = At(queue);
+  return q.length == 0 ? kNoId : q.jobs[BestIndex(q)].job;
+}
+
+size_t LocalityQueues::BestIndex(const Queue& q) const {
+  if (Heaped()) return 0;
+  // Fair: the running counts change on every start and finish of any task of
+  // a job, so they are read live; the scan is over jobs present in this queue.
+  size_t best = 0;
+  uint32_t best_running = cluster_.job(q.jobs[0].job).running;
+  for (size_t i = 1; i < q.jobs.size(); ++i) {
+    const uint32_t running = cluster_.job(q.jobs[i].job).running;
+    if (running < best_running || (running == best_running && q.jobs[i].key < q.jobs[best].key)) {
+      best = i;
+      best_running = running;
+    }
+  }
+  return best;
+}
+
+void LocalityQueues::AddEntry(uint32_t queue, Entry e) {
+  Queue& q = At(queue);
+  q.jobs.push_back(e);
+  q.ids.push_back(e.job);
+  const size_t i = q.jobs.size() - 1;
+  if (q.hashed) index_.Put(MapKey(queue, e.job), static_cast<uint32_t>(i));
+  if (Heaped()) SiftUp(q, queue, i);
+  if (!q.hashed && q.jobs.size() > kHashAbove) SetHashed(q, queue, true);
+}
+
+void LocalityQueues::EraseEntry(uint32_t queue, size_t i) {
+  Queue& q = At(queue);
+  if (q.hashed) index_.Erase(MapKey(queue, q.jobs[i].job));
+  const Entry last = q.jobs.back();
+  q.jobs.pop_back();
+  q.ids.pop_back();
+  if (i < q.jobs.size()) {
+    Place(q, queue, i, last);
+    if (Heaped()) SiftUp(q, queue, SiftDown(q, queue, i));
+  }
+  if (q.hashed && q.jobs.size() < kUnhashBelow) SetHashed(q, queue, false);
+}
+
+void LocalityQueues::Place(Queue& q, uint32_t queue, size_t i, const Entry& e) {
+  q.jobs[i] = e;
+  q.ids[i] = e.job;
+  if (q.hashed) index_.Put(MapKey(queue, e.job), static_cast<uint32_t>(i));
+}
+
+size_t LocalityQueues::SiftUp(Queue& q, uint32_t queue, size_t i) {
+  const Entry e = q.jobs[i];
+  while (i > 0 && e.key < q.jobs[(i - 1) / 2].key) {
+    Place(q, queue, i, q.jobs[(i - 1) / 2]);
+    i = (i - 1) / 2;
+  }
+  Place(q, queue, i, e);
+  return i;
+}
+
+size_t LocalityQueues::SiftDown(Queue& q, uint32_t queue, size_t i) {
+  const Entry e = q.jobs[i];
+  const size_t n = q.jobs.size();
+  for (size_t child = 2 * i + 1; child < n; child = 2 * i + 1) {
+    if (child + 1 < n && q.jobs[child + 1].key < q.jobs[child].key) ++child;
+    if (!(q.jobs[child].key < e.key)) break;
+    Place(q, queue, i, q.jobs[child]);
+    i = child;
+  }
+  Place(q, queue, i, e);
+  return i;
+}
+
+void LocalityQueues::SetHashed(Queue& q, uint32_t queue, bool hashed) {
+  for (size_t i = 0; i < q.jobs.size(); ++i) {
+    if (hashed) index_.Put(MapKey(queue, q.jobs[i].job), static_cast<uint32_t>(i));
+    else index_.Erase(MapKey(queue, q.jobs[i].job));
+  }
+  q.hashed = hashed;
+}
+
+void LocalityQueues::Reorder(Queue& q, uint32_t queue) {
+  for (Entry& e : q.jobs) e.key = KeyOf(e.job);
+  if (!Heaped()) return;
+  for (size_t i = q.jobs.size() / 2; i-- > 0;) SiftDown(q, queue, i);
+}
+
+void LocalityQueues::SetPriorityRanks(std::vector<uint32_t> ranks) {
+  ranks_ = std::move(ranks);
+  if (intra_ == IntraQueue::kPriority) SetIntraQueue(intra_);
+}
+
+void LocalityQueues::SetIntraQueue(IntraQueue intra) {
+  intra_ = intra;
+  for (uint32_t m = 0; m < local_.size(); ++m) Reorder(local_[m], m);
+  Reorder(remote_, kRemote);
+}
+
+std::vector<TaskId> LocalityQueues::DrainQueue(uint32_t queue) {
+  std::vector<TaskId> out;
+  out.reserve(At(queue).length);
+  while (At(queue).length > 0) {
+    const size_t i = At(queue).jobs.size() - 1;
+    const TaskId t = At(queue).jobs[i].head;
+    out.push_back(t);
+    RemoveAt(queue, i, t);
+  }
+  return out;
+}
+
+}  // namespace locsched

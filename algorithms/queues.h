@@ -1,0 +1,98 @@
+// LocalityQueues: the queue architecture of the JSQ+MaxWeight paper. One local
+// queue per machine plus one common remote queue; each queue is split into
+// per-job subqueues. Lengths are O(1); a pick chooses a job by the intra-queue
+// policy and pops the head of its subqueue. Owned by JsqMaxWeight; single-threaded.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "algorithms/cluster.h"
+#include "algorithms/flat_map.h"
+#include "algorithms/policy.h"
+
+namespace locsched {
+
+/// Local queues Q_1..Q_M and the remote queue R, each split by job.
+class LocalityQueues {
+ public:
+  /// The remote queue's index (local queues are indexed by machine id).
+  static constexpr uint32_t kRemote = UINT32_MAX - 1;
+
+  /// Queues over `cluster`'s tasks and jobs, picking jobs by `intra`.
+  LocalityQueues(Cluster& cluster, IntraQueue intra);
+
+  /// Adds an empty local queue for the next machine id.
+  void AddMachine();
+  /// Appends task t to its job's subqueue in `queue`.
+  void Push(TaskId t, uint32_t queue);
+  /// Unlinks queued task t from wherever it is.
+  void Remove(TaskId t);
+  /// Pops the head of the best job's subqueue in `queue`; kNoId if the queue is empty.
+  TaskId PopBest(uint32_t queue);
+  /// Tasks in `queue`, O(1).
+  uint32_t Length(uint32_t queue) const { return queue == kRemote ? remote_.length : lengths_[queue]; }
+  /// Jobs with at least one task in `queue`, O(1).
+  uint32_t JobCount(uint32_t queue) const { return static_cast<uint32_t>(At(queue).jobs.size()); }
+  /// The job the next PopBest(queue) would serve; kNoId if empty.
+  JobId BestJob(uint32_t queue) const;
+  /// Sets each job's priority rank (index = job id; missing jobs rank last) and re-orders.
+  void SetPriorityRanks(std::vector<uint32_t> ranks);
+  /// Switches the intra-queue policy and re-orders every queue.
+  void SetIntraQueue(IntraQueue intra);
+  /// Removes and returns every task of `queue`, oldest first per job.
+  std::vector<TaskId> DrainQueue(uint32_t queue);
+  /// Number of local queues.
+  uint32_t num_local() const { return static_cast<uint32_t>(local_.size()); }
+
+ private:
+  // One nonempty per-job subqueue, stored inline in its queue's job list: the
+  // job, its ordering key and the ends of its FIFO of tasks (linked through
+  // Task::prev/next). Keeping these together means a push or a pop touches one
+  // contiguous array instead of a heap, a record pool and a hash table.
+  struct Entry {
+    uint64_t key;  // fixed ordering key: seq (fifo, fair tie-break) or rank|seq (priority)
+    JobId job;
+    TaskId head, tail;
+    uint32_t count;
+  };
+  struct Queue {
+    uint32_t length = 0;         // mirrored in lengths_ for local queues (JSQ reads those)
+    bool hashed = false;         // job -> position kept in index_ (else found by scanning)
+    std::vector<Entry> jobs;     // a min-heap by key unless intra is fair (then unordered)
+    std::vector<JobId> ids;      // ids[i] == jobs[i].job: a compact array for the job search
+  };
+  // A queue with many jobs finds a job's entry through index_; one with fewer
+  // scans its contiguous job list, which the prefetcher makes cheaper than a
+  // random hash probe. Hysteresis keeps a queue from flapping.
+  static constexpr size_t kHashAbove = 128;
+  static constexpr size_t kUnhashBelow = 32;
+  static constexpr size_t kMissing = SIZE_MAX;
+
+  Queue& At(uint32_t q) { return q == kRemote ? remote_ : local_[q]; }
+  const Queue& At(uint32_t q) const { return q == kRemote ? remote_ : local_[q]; }
+  static uint64_t MapKey(uint32_t queue, JobId job) { return uint64_t{queue} << 32 | job; }
+  uint64_t KeyOf(JobId job) const;
+  bool Heaped() const { return intra_ != IntraQueue::kFair; }
+  size_t BestIndex(const Queue& q) const;
+  size_t FindEntry(const Queue& q, uint32_t queue, JobId job) const;
+  void RemoveAt(uint32_t queue, size_t i, TaskId t);
+  void AddEntry(uint32_t queue, Entry e);
+  void EraseEntry(uint32_t queue, size_t i);
+  void Place(Queue& q, uint32_t queue, size_t i, const Entry& e);
+  size_t SiftUp(Queue& q, uint32_t queue, size_t i);
+  size_t SiftDown(Queue& q, uint32_t queue, size_t i);
+  void SetHashed(Queue& q, uint32_t queue, bool hashed);
+  void Reorder(Queue& q, uint32_t queue);
+  void AddLength(uint32_t queue, int32_t delta);
+
+  Cluster& cluster_;
+  IntraQueue intra_;
+  std::vector<Queue> local_;
+  std::vector<uint32_t> lengths_;  // local queue lengths, dense for JSQ's comparisons
+  Queue remote_;
+  FlatMap64 index_;                // (queue, job) -> position in jobs, for hashed queues only
+  std::vector<uint32_t> ranks_;    // priority rank by job id
+};
+
+}  // namespace locsched

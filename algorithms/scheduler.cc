@@ -1,0 +1,152 @@
+#include "algorithms/scheduler.h"
+
+#include <cassert>
+#include <utility>
+
+namespace locsched {
+
+Scheduler::Scheduler(const PolicyParams& params)
+    : params_(params), policy_(MakePolicy(params, cluster_)) {}
+
+MachineId Scheduler::AddMachine(Machine machine) {
+  const MachineId m = cluster_.AddMachine(std::move(machine));
+  policy_->AddMachine(m);
+  return m;
+}
+
+JobId Scheduler::SubmitJob(double weight, std::span<const TaskSpec> tasks) {
+  const JobId j = cluster_.NewJob(weight);
+  for (const TaskSpec& spec : tasks) {
+    const TaskId t = cluster_.NewTask(j, spec.kind);
+    Task& task = cluster_.task(t);
+    task.replicas.Assign(spec.replicas);
+    task.size = spec.size;
+    task.duration = spec.duration;
+  }
+  Job& job = cluster_.job(j);
+  for (TaskId t : job.tasks) {
+    if (cluster_.task(t).kind == TaskKind::kMap) MakeRunnable(t);
+    else ++blocked_;
+  }
+  if (job.maps_left == 0) ReleaseReduces(job);
+  return j;
+}
+
+void Scheduler::MakeRunnable(TaskId t) {
+  Task& task = cluster_.task(t);
+  task.state = TaskState::kQueued;
+  ++task.generation;
+  ++cluster_.job(task.job).queued;
+  ++queued_;
+  policy_->Enqueue(t);
+  policy_->OnJobChanged(task.job);
+}
+
+void Scheduler::ReleaseReduces(Job& job) {
+  for (TaskId t : job.tasks) {
+    if (cluster_.task(t).state != TaskState::kBlocked) continue;
+    --blocked_;
+    MakeRunnable(t);
+  }
+}
+
+std::optional<Assignment> Scheduler::Assign(MachineId m) {
+  Machine& machine = cluster_.machine(m);
+  if (!machine.up || machine.draining || machine.running >= machine.slots) return std::nullopt;
+  const std::optional<Pick> pick = policy_->PickFor(m);
+  if (!pick) return std::nullopt;
+  Task& task = cluster_.task(pick->task);
+  Job& job = cluster_.job(task.job);
+  assert(task.state == TaskState::kQueued);
+  task.state = TaskState::kRunning;
+  ++task.generation;
+  task.machine = m;
+  task.ran_local = pick->local;
+  ++task.attempts;
+  --job.queued;
+  ++job.running;
+  ++machine.running;
+  --queued_;
+  ++running_;
+  policy_->OnJobChanged(task.job);
+  return Assignment{pick->task, task.job, m, pick->local};
+}
+
+void Scheduler::StopRunning(Task& task) {
+  assert(task.state == TaskState::kRunning);
+  --cluster_.machine(task.machine).running;
+  --cluster_.job(task.job).running;
+  --running_;
+  task.machine = kNoId;
+}
+
+Completion Scheduler::Finish(TaskId t) {
+  Task& task = cluster_.task(t);
+  const JobId j = task.job;
+  Job& job = cluster_.job(j);
+  StopRunning(task);
+  task.state = TaskState::kDone;
+  ++job.done;
+  if (task.kind == TaskKind::kMap && --job.maps_left == 0) ReleaseReduces(job);
+  if (!job.Finished()) {
+    policy_->OnJobChanged(j);
+    return Completion{j, false};
+  }
+  cluster_.FreeJob(j);
+  policy_->OnJobChanged(j);
+  return Completion{j, true};
+}
+
+void Scheduler::Requeue(TaskId t) {
+  Task& task = cluster_.task(t);
+  StopRunning(task);
+  MakeRunnable(t);
+}
+
+void Scheduler::CancelJob(JobId j) {
+  Job& job = cluster_.job(j);
+  for (TaskId t : job.tasks) {
+    Task& task = cluster_.task(t);
+    if (task.state == TaskState::kQueued) {
+      policy_->Withdraw(t);
+      --queued_;
+    } else if (task.state == TaskState::kRunning) {
+      StopRunning(task);
+    } else if (task.state == TaskState::kBlocked) {
+      --blocked_;
+    }
+    task.state = TaskState::kDone;
+  }
+  job.queued = 0;
+  cluster_.FreeJob(j);
+  policy_->OnJobChanged(j);
+}
+
+std::vector<TaskId> Scheduler::MachineDown(MachineId m) {
+  cluster_.machine(m).up = false;
+  policy_->OnMachineUnavailable(m);
+  // Rare event: a scan of the task table finds what ran on m.
+  std::vector<TaskId> lost;
+  for (TaskId t = 0; t < cluster_.task_capacity(); ++t) {
+    const Task& task = cluster_.task(t);
+    if (task.job != kNoId && task.state == TaskState::kRunning && task.machine == m) lost.push_back(t);
+  }
+  for (TaskId t : lost) Requeue(t);
+  return lost;
+}
+
+void Scheduler::MachineUp(MachineId m) {
+  cluster_.machine(m).up = true;
+  cluster_.machine(m).draining = false;
+  policy_->OnMachineAvailable(m);
+}
+
+void Scheduler::SetDraining(MachineId m, bool draining) {
+  Machine& machine = cluster_.machine(m);
+  const bool was = machine.draining;
+  machine.draining = draining;
+  if (draining && !was) policy_->OnMachineUnavailable(m);
+  if (!draining && was && machine.up) policy_->OnMachineAvailable(m);
+}
+
+}  // namespace locsched

@@ -1,0 +1,95 @@
+// Scheduler: the pure scheduling core that the daemon and the simulator both
+// drive. It owns the Cluster and one Policy, keeps task and job state
+// consistent (reduces wait for maps, counts, retries), and answers "what does
+// this free slot run?". No I/O, clocks or logging; single-threaded.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "algorithms/cluster.h"
+#include "algorithms/policy.h"
+
+namespace locsched {
+
+/// A task as submitted: its replica machines and optional attributes.
+struct TaskSpec {
+  std::span<const MachineId> replicas;  ///< distinct, existing machine ids (not owned)
+  TaskKind kind = TaskKind::kMap;
+  double size = 0;      ///< input bytes, 0 if unknown
+  double duration = 0;  ///< expected duration, 0 if unknown
+};
+
+/// A task started on a machine slot.
+struct Assignment {
+  TaskId task = kNoId;
+  JobId job = kNoId;
+  MachineId machine = kNoId;
+  bool local = false;  ///< the machine holds a replica of its input
+};
+
+/// What a task completion changed.
+struct Completion {
+  JobId job = kNoId;
+  bool job_done = false;  ///< the job finished and its ids were freed
+};
+
+/// The scheduling core: cluster state plus one policy.
+class Scheduler {
+ public:
+  /// A core running the policy described by params.
+  explicit Scheduler(const PolicyParams& params);
+
+  /// Adds a machine (up, idle) and returns its id.
+  MachineId AddMachine(Machine machine);
+  /// Submits a job; maps become runnable, reduces wait for all maps. Returns its id.
+  JobId SubmitJob(double weight, std::span<const TaskSpec> tasks);
+  /// Fills one free slot of machine m; nullopt if m is full, down, draining or nothing fits.
+  std::optional<Assignment> Assign(MachineId m);
+  /// A running task finished successfully.
+  Completion Finish(TaskId t);
+  /// A running task failed or was lost: it becomes runnable again.
+  void Requeue(TaskId t);
+  /// Removes a job: its queued tasks leave the queues, running ones are forgotten.
+  void CancelJob(JobId j);
+  /// Marks m down and requeues the tasks running on it; returns them.
+  std::vector<TaskId> MachineDown(MachineId m);
+  /// Marks m up again (it takes work on its next free slot).
+  void MachineUp(MachineId m);
+  /// Sets or clears draining: a draining machine finishes its tasks and takes no new ones.
+  void SetDraining(MachineId m, bool draining);
+  /// Updates the service rates the policy weighs queues by.
+  void SetRates(double alpha, double gamma) { policy_->SetRates(alpha, gamma); }
+
+  /// The cluster state (read-only).
+  const Cluster& cluster() const { return cluster_; }
+  /// The policy (for inspection and policy-specific controls).
+  Policy& policy() { return *policy_; }
+  /// The policy (read-only).
+  const Policy& policy() const { return *policy_; }
+  /// The parameters the policy was built with.
+  const PolicyParams& params() const { return params_; }
+  /// Tasks runnable and waiting.
+  uint64_t queued() const { return queued_; }
+  /// Tasks running.
+  uint64_t running() const { return running_; }
+  /// Reduces waiting for their job's maps.
+  uint64_t blocked() const { return blocked_; }
+
+ private:
+  void MakeRunnable(TaskId t);
+  void ReleaseReduces(Job& job);
+  void StopRunning(Task& task);
+
+  PolicyParams params_;
+  Cluster cluster_;
+  std::unique_ptr<Policy> policy_;
+  uint64_t queued_ = 0;
+  uint64_t running_ = 0;
+  uint64_t blocked_ = 0;
+};
+
+}  // namespace locsched

@@ -1,0 +1,59 @@
+// Status: the one error type of locsched (after leveldb's Status). Named
+// factories build it; the message always names the subject (a field, a key,
+// a flag). Plain value type, safe to copy across threads.
+#pragma once
+
+#include <string>
+#include <utility>
+
+namespace locsched {
+
+/// Success, or an error code plus a message that names what was wrong.
+class Status {
+ public:
+  enum class Code { kOk, kInvalidArgument, kNotFound, kAlreadyExists, kFailedPrecondition,
+                    kResourceExhausted, kIoError, kInternal };
+
+  /// The success value.
+  Status() = default;
+  /// Success.
+  static Status Ok() { return Status(); }
+  /// Bad input: `subject` names the field, key or flag.
+  static Status InvalidArgument(std::string subject, std::string what) {
+    return Status(Code::kInvalidArgument, std::move(subject) + ": " + std::move(what));
+  }
+  /// An id that does not exist (job, task, machine).
+  static Status NotFound(std::string subject, std::string what) {
+    return Status(Code::kNotFound, std::move(subject) + ": " + std::move(what));
+  }
+  /// An id that exists already.
+  static Status AlreadyExists(std::string subject, std::string what) {
+    return Status(Code::kAlreadyExists, std::move(subject) + ": " + std::move(what));
+  }
+  /// The request is valid but the state does not allow it now.
+  static Status FailedPrecondition(std::string subject, std::string what) {
+    return Status(Code::kFailedPrecondition, std::move(subject) + ": " + std::move(what));
+  }
+  /// A configured limit was hit.
+  static Status ResourceExhausted(std::string subject, std::string what) {
+    return Status(Code::kResourceExhausted, std::move(subject) + ": " + std::move(what));
+  }
+  /// A file or socket operation failed.
+  static Status IoError(std::string subject, std::string what) {
+    return Status(Code::kIoError, std::move(subject) + ": " + std::move(what));
+  }
+
+  /// True on success.
+  bool ok() const { return code_ == Code::kOk; }
+  /// The error class.
+  Code code() const { return code_; }
+  /// "subject: what", empty on success.
+  const std::string& message() const { return message_; }
+
+ private:
+  Status(Code code, std::string message) : code_(code), message_(std::move(message)) {}
+  Code code_ = Code::kOk;
+  std::string message_;
+};
+
+}  // namespace locsched

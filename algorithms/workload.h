@@ -1,0 +1,46 @@
+// Workload: the simulator's arrival process (Poisson jobs, job sizes, replica
+// placement, and each task's service-time draws), generated in batches of time
+// slots. It never looks at scheduler state, so it can run ahead on another
+// thread and the results do not depend on whether it does. Single-threaded.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "algorithms/cluster.h"
+#include "algorithms/rng.h"
+#include "algorithms/simulator.h"
+
+namespace locsched {
+
+/// The arrivals of a run of consecutive time slots.
+struct ArrivalBatch {
+  uint64_t first_slot = 0;
+  std::vector<uint32_t> jobs_per_slot;   ///< jobs arriving in each slot of the batch
+  std::vector<uint32_t> job_sizes;       ///< tasks of each job, in arrival order
+  std::vector<MachineId> replicas;       ///< `replicas` machines per task, tasks in order
+  std::vector<uint32_t> service_local;   ///< per task: slots it takes if run local
+  std::vector<uint32_t> service_remote;  ///< per task: slots it takes if run remote
+};
+
+/// Deterministic generator of the arrival process for one SimParams.
+class Workload {
+ public:
+  explicit Workload(const SimParams& params);
+  /// Overwrites `batch` with the arrivals of slots [first, first + count).
+  void Fill(uint64_t first, uint64_t count, ArrivalBatch& batch);
+
+ private:
+  uint32_t DrawJobSize();
+  void DrawReplicas(std::vector<MachineId>& out);
+
+  SimParams p_;
+  Rng rng_;
+  std::poisson_distribution<uint64_t> job_arrivals_;
+  double inv_log_local_, inv_log_remote_, inv_log_size_;
+  double pareto_xm_;
+  uint32_t pareto_cap_;
+};
+
+}  // namespace locsched

@@ -1,0 +1,150 @@
+#!/usr/bin/python3
+"""Black-box test of the locsched-sim command line: runs the real binary.
+
+Usage: sim_cli_test.py /path/to/locsched-sim [unittest options]
+--chart uses the plot script in LOCSCHED_PLOT_SCRIPT if set (CTest sets it to
+tools/plot_sweep.py), else the one locsched-sim finds itself.
+"""
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SIM = None  # set from the command line in __main__
+SMALL = {"--machines": "50", "--data-machines": "40", "--load": "20", "--slots": "2000"}
+CSV_HEADER = ["policy", "load", "mean_tasks_in_system", "mean_jobs_in_system",
+              "tasks_in_system_end", "stable", "stopped_early", "mean_job_delay",
+              "mean_task_delay", "locality", "slots", "wall_seconds", "capacity"]
+
+
+def run(*args, timeout=120, **flags):
+    """Runs locsched-sim -q with the small model, flags overriding it (an
+    underscore in a keyword stands for a dash), then args."""
+    options = dict(SMALL)
+    options.update({"--" + k.replace("_", "-"): v for k, v in flags.items()})
+    argv = [SIM, "-q"] + [x for kv in options.items() for x in kv] + list(args)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+
+
+def have_matplotlib():
+    return subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
+                          capture_output=True).returncode == 0
+
+
+class SinglePoint(unittest.TestCase):
+    def test_json_has_the_figures(self):
+        out = run("--json")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        result = json.loads(out.stdout)
+        for key in ("mean_tasks_in_system", "tasks_in_system_end", "stable", "mean_job_delay",
+                    "mean_task_delay", "locality", "slots", "wall_seconds"):
+            self.assertIn(key, result)
+        self.assertIsInstance(result["stable"], bool)
+        self.assertEqual(result["slots"], 2000)
+        self.assertTrue(0 <= result["locality"] <= 1)
+
+    def test_same_seed_same_figures(self):
+        a, b, c = (run("--json", seed=seed) for seed in ("7", "7", "8"))
+        figures = []
+        for out in (a, b, c):
+            self.assertEqual(out.returncode, 0, out.stderr)
+            result = json.loads(out.stdout)
+            del result["wall_seconds"]
+            figures.append(result)
+        self.assertEqual(figures[0], figures[1])
+        self.assertNotEqual(figures[0], figures[2], "the seed changes nothing")
+
+    def test_text_output(self):
+        out = run()
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("locality", out.stdout)
+
+    def test_help(self):
+        out = subprocess.run([SIM, "--help"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(out.returncode, 0)
+        self.assertIn("--policy", out.stdout)
+        self.assertIn("--sweep", out.stdout)
+
+
+class BadValues(unittest.TestCase):
+    # (the flag the message must name, the flags given)
+    CASES = [
+        ("--policy", {"policy": "bogus"}),
+        ("--machines", {"machines": "0"}),
+        ("--data-machines", {"data_machines": "60"}),
+        ("--alpha", {"alpha": "0"}),
+        ("--alpha", {"alpha": "1.5"}),
+        ("--gamma", {"alpha": "0.5", "gamma": "0.6"}),
+        ("--load", {"load": "-1"}),
+        ("--load", {"load": "abc"}),
+        ("--slots", {"slots": "0"}),
+        ("--slots", {"slots": "-3"}),
+        ("--job-size-dist", {"job_size_dist": "bogus"}),
+        ("--pareto-shape", {"job_size_dist": "pareto", "pareto_shape": "1"}),
+        ("--warmup", {"warmup": "1"}),
+        ("--sweep", {"sweep": "5:1:1"}),
+        ("--sweep", {"sweep": "a,b"}),
+        ("--csv", {"csv": os.devnull}),
+        ("--intra", {"intra": "priority"}),
+        ("--policy", {"policy": "jsq-maxweight,fair"}),  # a list needs --sweep
+    ]
+
+    def test_each_bad_value_fails_naming_its_flag(self):
+        for flag, flags in self.CASES:
+            with self.subTest(flags=flags):
+                out = run(timeout=20, **flags)  # --slots -3 once ran for ever
+                self.assertNotEqual(out.returncode, 0, "accepted")
+                # the flag itself, not --slots inside --slots-per-machine
+                self.assertRegex(out.stderr, r"(?<![\w-])" + re.escape(flag) + r"(?![\w-])")
+                self.assertEqual(out.stdout, "")
+
+
+class Sweep(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+
+    def test_csv_and_json_lines(self):
+        path = os.path.join(self.dir.name, "sweep.csv")
+        out = run("--json", sweep="20,30", policy="jsq-maxweight,fair", csv=path)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        with open(path, newline="") as f:
+            rows = list(csv.reader(f))
+        self.assertEqual(rows[0], CSV_HEADER)
+        self.assertEqual(len(rows), 5)
+        points = {(r[0], float(r[1])) for r in rows[1:]}
+        self.assertEqual(points, {(p, l) for p in ("jsq-maxweight", "fair") for l in (20, 30)})
+        for r in rows[1:]:
+            self.assertIn(r[5], ("0", "1"))  # stable
+            self.assertIn(r[6], ("0", "1"))  # stopped_early
+            self.assertEqual(float(r[12]), 40 * 0.8 + 10 * 0.2)  # capacity
+        lines = out.stdout.splitlines()
+        self.assertEqual(len(lines), 4)
+        self.assertEqual({(j["policy"], j["load"]) for j in map(json.loads, lines)}, points)
+
+    def test_range(self):
+        out = run("--json", sweep="20:30:5")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual([json.loads(l)["load"] for l in out.stdout.splitlines()], [20, 25, 30])
+
+    @unittest.skipUnless(have_matplotlib(), "/usr/bin/python3 has no matplotlib")
+    def test_chart_is_a_png(self):
+        png = os.path.join(self.dir.name, "sweep.png")
+        out = run(sweep="20,30", policy="jsq-maxweight,fair", chart=png)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        with open(png, "rb") as f:
+            data = f.read()
+        self.assertGreater(len(data), 1000)
+        self.assertEqual(data[:8], b"\x89PNG\r\n\x1a\n")
+        self.assertTrue(os.path.exists(png + ".csv"), "no CSV next to the chart")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or not os.access(sys.argv[1], os.X_OK):
+        sys.exit(f"usage: {sys.argv[0]} /path/to/locsched-sim [unittest options]")
+    SIM = os.path.abspath(sys.argv[1])
+    unittest.main(argv=[sys.argv[0]] + sys.argv[2:], exit=True)

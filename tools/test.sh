@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The README's test command (and CI's): installs what is missing, builds, and
+# runs the whole suite twice: optimized, then under AddressSanitizer + UBSan.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/install-deps.sh
+for flavour in release asan; do
+  echo "== $flavour: build"
+  bash tools/build.sh "$flavour"
+  echo "== $flavour: test"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir "build/$flavour" --output-on-failure -j "$(nproc)" --timeout 600
+done
