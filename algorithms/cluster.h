@@ -37,22 +37,22 @@ struct Machine {
   bool draining = false; ///< takes no new local tasks, finishes what it runs
 };
 
-// Hot fields first: the queue links, ids and state fit one cache line with the
-// inline replicas.
-struct Task {
+// One cache line: the queue links, ids, state and inline replicas are what
+// every routing and serving decision touches.
+struct alignas(64) Task {
   JobId job = kNoId;
   // Queue links, owned by the policy that holds the task (intrusive lists).
   uint32_t queue = kNoId;                 ///< the queue holding it (policy-defined)
   TaskId prev = kNoId, next = kNoId;      ///< neighbours inside that subqueue
   uint32_t generation = 0;                ///< bumped whenever it (re)enters or leaves a queue
   MachineId machine = kNoId;              ///< where it runs, while running
+  uint32_t attempts = 0;                  ///< times it was started
   TaskKind kind = TaskKind::kMap;
   TaskState state = TaskState::kBlocked;
   bool ran_local = false;                 ///< valid while running or done
-  uint32_t attempts = 0;                  ///< times it was started
+  float size = 0;                         ///< optional input size (bytes), 0 if unknown
+  float duration = 0;                     ///< optional expected duration, 0 if unknown
   ReplicaList replicas;                   ///< machines holding its input (its local set)
-  double size = 0;                        ///< optional input size (bytes), 0 if unknown
-  double duration = 0;                    ///< optional expected duration, 0 if unknown
 
   /// True if machine m holds a replica of its input.
   bool IsLocalTo(MachineId m) const {
@@ -61,6 +61,8 @@ struct Task {
     return false;
   }
 };
+
+static_assert(sizeof(Task) == 64, "Task should stay one cache line");
 
 struct Job {
   double weight = 1;          ///< weight in weighted completion time

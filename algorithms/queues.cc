@@ -19,11 +19,10 @@ void LocalityQueues::AddLength(uint32_t queue, int32_t delta) {
   if (queue != kRemote) lengths_[queue] = q.length;
 }
 
-uint64_t LocalityQueues::KeyOf(JobId job) const {
-  const uint64_t seq = cluster_.job(job).seq;
-  if (intra_ != IntraQueue::kPriority) return seq;
-  const uint64_t rank = job < ranks_.size() ? ranks_[job] : UINT32_MAX;
-  return rank << 40 | (seq & ((uint64_t{1} << 40) - 1));
+LocalityQueues::Entry LocalityQueues::MakeEntry(JobId job) const {
+  Entry e{cluster_.job(job).seq, 0, job, kNoId, kNoId, 0};
+  if (intra_ == IntraQueue::kPriority) e.rank = job < ranks_.size() ? ranks_[job] : UINT32_MAX;
+  return e;
 }
 
 size_t LocalityQueues::FindEntry(const Queue& q, uint32_t queue, JobId job) const {
@@ -46,7 +45,10 @@ void LocalityQueues::Push(TaskId t, uint32_t queue) {
   const size_t i = FindEntry(q, queue, task.job);
   if (i == kMissing) {
     task.prev = kNoId;
-    AddEntry(queue, Entry{KeyOf(task.job), task.job, t, t, 1});
+    Entry e = MakeEntry(task.job);
+    e.head = e.tail = t;
+    e.count = 1;
+    AddEntry(queue, e);
     return;
   }
   Entry& e = q.jobs[i];
@@ -98,7 +100,7 @@ size_t LocalityQueues::BestIndex(const Queue& q) const {
   uint32_t best_running = cluster_.job(q.jobs[0].job).running;
   for (size_t i = 1; i < q.jobs.size(); ++i) {
     const uint32_t running = cluster_.job(q.jobs[i].job).running;
-    if (running < best_running || (running == best_running && q.jobs[i].key < q.jobs[best].key)) {
+    if (running < best_running || (running == best_running && q.jobs[i].seq < q.jobs[best].seq)) {
       best = i;
       best_running = running;
     }
@@ -137,7 +139,7 @@ void LocalityQueues::Place(Queue& q, uint32_t queue, size_t i, const Entry& e) {
 
 size_t LocalityQueues::SiftUp(Queue& q, uint32_t queue, size_t i) {
   const Entry e = q.jobs[i];
-  while (i > 0 && e.key < q.jobs[(i - 1) / 2].key) {
+  while (i > 0 && Before(e, q.jobs[(i - 1) / 2])) {
     Place(q, queue, i, q.jobs[(i - 1) / 2]);
     i = (i - 1) / 2;
   }
@@ -149,8 +151,8 @@ size_t LocalityQueues::SiftDown(Queue& q, uint32_t queue, size_t i) {
   const Entry e = q.jobs[i];
   const size_t n = q.jobs.size();
   for (size_t child = 2 * i + 1; child < n; child = 2 * i + 1) {
-    if (child + 1 < n && q.jobs[child + 1].key < q.jobs[child].key) ++child;
-    if (!(q.jobs[child].key < e.key)) break;
+    if (child + 1 < n && Before(q.jobs[child + 1], q.jobs[child])) ++child;
+    if (!Before(q.jobs[child], e)) break;
     Place(q, queue, i, q.jobs[child]);
     i = child;
   }
@@ -167,7 +169,7 @@ void LocalityQueues::SetHashed(Queue& q, uint32_t queue, bool hashed) {
 }
 
 void LocalityQueues::Reorder(Queue& q, uint32_t queue) {
-  for (Entry& e : q.jobs) e.key = KeyOf(e.job);
+  for (Entry& e : q.jobs) e.rank = MakeEntry(e.job).rank;
   if (!Heaped()) return;
   for (size_t i = q.jobs.size() / 2; i-- > 0;) SiftDown(q, queue, i);
 }

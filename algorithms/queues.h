@@ -51,7 +51,8 @@ class LocalityQueues {
   // Task::prev/next). Keeping these together means a push or a pop touches one
   // contiguous array instead of a heap, a record pool and a hash table.
   struct Entry {
-    uint64_t key;  // fixed ordering key: seq (fifo, fair tie-break) or rank|seq (priority)
+    uint64_t seq;   // the job's arrival order: the fifo key and every policy's tie-break
+    uint32_t rank;  // priority rank (0 unless intra is priority)
     JobId job;
     TaskId head, tail;
     uint32_t count;
@@ -72,7 +73,10 @@ class LocalityQueues {
   Queue& At(uint32_t q) { return q == kRemote ? remote_ : local_[q]; }
   const Queue& At(uint32_t q) const { return q == kRemote ? remote_ : local_[q]; }
   static uint64_t MapKey(uint32_t queue, JobId job) { return uint64_t{queue} << 32 | job; }
-  uint64_t KeyOf(JobId job) const;
+  Entry MakeEntry(JobId job) const;
+  static bool Before(const Entry& a, const Entry& b) {
+    return a.rank != b.rank ? a.rank < b.rank : a.seq < b.seq;
+  }
   bool Heaped() const { return intra_ != IntraQueue::kFair; }
   size_t BestIndex(const Queue& q) const;
   size_t FindEntry(const Queue& q, uint32_t queue, JobId job) const;

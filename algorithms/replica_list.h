@@ -28,13 +28,10 @@ class ReplicaList {
   /// Replaces the contents with `ids`.
   void Assign(std::span<const uint32_t> ids) {
     size_ = static_cast<uint32_t>(ids.size());
-    if (size_ > kInline && size_ > heap_capacity_) {
-      heap_ = std::make_unique<uint32_t[]>(size_);
-      heap_capacity_ = size_;
-    }
+    if (size_ > kInline) heap_ = std::make_unique<uint32_t[]>(size_);  // rare: > 3 replicas
     std::copy(ids.begin(), ids.end(), data());
   }
-  /// Empties the list (keeps any heap capacity).
+  /// Empties the list.
   void clear() { size_ = 0; }
   /// Number of replicas.
   size_t size() const { return size_; }
@@ -52,8 +49,7 @@ class ReplicaList {
 
   uint32_t inline_[kInline] = {};
   uint32_t size_ = 0;
-  uint32_t heap_capacity_ = 0;
-  std::unique_ptr<uint32_t[]> heap_;
+  std::unique_ptr<uint32_t[]> heap_;  // holds the ids when size_ > kInline
 };
 
 }  // namespace locsched

@@ -20,8 +20,8 @@ JobId Scheduler::SubmitJob(double weight, std::span<const TaskSpec> tasks) {
     const TaskId t = cluster_.NewTask(j, spec.kind);
     Task& task = cluster_.task(t);
     task.replicas.Assign(spec.replicas);
-    task.size = spec.size;
-    task.duration = spec.duration;
+    task.size = static_cast<float>(spec.size);
+    task.duration = static_cast<float>(spec.duration);
   }
   Job& job = cluster_.job(j);
   for (TaskId t : job.tasks) {

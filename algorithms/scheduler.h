@@ -42,6 +42,9 @@ class Scheduler {
  public:
   /// A core running the policy described by params.
   explicit Scheduler(const PolicyParams& params);
+  // The policy holds a reference to cluster_, so the core stays where it was built.
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
 
   /// Adds a machine (up, idle) and returns its id.
   MachineId AddMachine(Machine machine);

@@ -197,7 +197,7 @@ SimResult Simulation::Run(const SimProgress& progress) {
     ServeIdle(t);
     Record(t);
     if (progress && t % tick == 0) progress(Snapshot(t));
-    if (sched_.queued() + sched_.running() > cap_) {
+    if (sched_.queued() + sched_.running() + sched_.blocked() > cap_) {
       r_.stopped_early = true;
       ++t;
       break;
@@ -214,17 +214,22 @@ void Simulation::Summarize() {
   r_.mean_tasks_in_system = sum_tasks_ / w;
   r_.mean_jobs_in_system = sum_jobs_ / w;
   r_.tasks_in_system_end = sched_.queued() + sched_.running() + sched_.blocked();
+  r_.measured = window_slots_ > 0;
   r_.growth = trend_.Slope() * static_cast<double>(window_slots_);
-  // Stable: the run reached its end below the backlog cap, and the fitted rise
-  // over the window is under 30% of the mean backlog plus 0.1 task per machine.
-  r_.stable = !r_.stopped_early &&
-              r_.growth <= 0.3 * r_.mean_tasks_in_system + 0.1 * p_.machines;
+  // Stable: the run reached its end below the backlog cap, and the least-squares
+  // rise of tasks in system over the window stays under 30% of their mean plus
+  // 0.5% of the tasks that arrived in the window. A backlog that grows slower
+  // than that cannot be told from a fluctuation in a run of this length.
+  const double arrived_in_window = p_.load * static_cast<double>(window_slots_);
+  r_.stable = !r_.stopped_early && r_.measured &&
+              r_.growth <= 0.3 * r_.mean_tasks_in_system + 0.005 * arrived_in_window;
   r_.mean_job_delay = r_.jobs_done ? sum_job_delay_ / static_cast<double>(r_.jobs_done) : 0;
   r_.mean_task_delay =
       window_tasks_done_ ? sum_task_delay_ / static_cast<double>(window_tasks_done_) : 0;
   r_.locality = starts_ ? static_cast<double>(local_starts_) / static_cast<double>(starts_) : 0;
   r_.offered_load = static_cast<double>(tasks_arrived_) / static_cast<double>(std::max<uint64_t>(1, r_.slots));
   r_.mean_job_size = MeanJobSize(p_);
+  r_.capacity = Capacity(p_);
   const double per_block = static_cast<double>(p_.slots) / kTraceBlocks;
   for (double s : block_sum_) r_.trace.push_back(s / std::max(1.0, per_block));
   if (r_.stopped_early) r_.trace.resize(std::min<size_t>(kTraceBlocks, r_.slots * kTraceBlocks / p_.slots + 1));
@@ -248,6 +253,11 @@ double MeanJobSize(const SimParams& p) {
     }
   }
   return 1;
+}
+
+double Capacity(const SimParams& p) {
+  return (p.data_machines * p.policy.alpha + (p.machines - p.data_machines) * p.policy.gamma) *
+         p.slots_per_machine;
 }
 
 std::string ValidateSimParams(const SimParams& p) {

@@ -31,7 +31,7 @@ struct SimParams {
   uint64_t slots = 100000;          ///< time slots to simulate
   uint64_t seed = 1;                ///< seeds arrivals and service times
   JobSizeDist size_dist = JobSizeDist::kGeometric;
-  double job_size_mean = 100;       ///< mean tasks per job
+  double job_size_mean = 300;       ///< mean tasks per job (see docs/simulator.md)
   double pareto_shape = 1.5;        ///< Pareto tail index (> 1)
   uint32_t job_size_max = 0;        ///< cap on a Pareto job's size; 0 means 100 x mean
   double warmup_fraction = 0.2;     ///< leading share of slots excluded from the figures
@@ -44,7 +44,8 @@ struct SimResult {
   double mean_tasks_in_system = 0;  ///< queued + running, time-averaged
   double mean_jobs_in_system = 0;   ///< concurrent jobs, time-averaged
   uint64_t tasks_in_system_end = 0; ///< queued + running at the last slot
-  bool stable = true;               ///< see StabilityVerdict
+  bool measured = false;            ///< the run reached its measurement window (else figures are 0)
+  bool stable = true;               ///< reached the end under the cap, without a sustained rise
   bool stopped_early = false;       ///< the backlog cap ended the run
   double growth = 0;                ///< fitted rise of tasks in system over the window
   double mean_job_delay = 0;        ///< slots from arrival to last task done (jobs arrived in window)
@@ -53,6 +54,7 @@ struct SimResult {
   double offered_load = 0;          ///< measured task arrivals per slot
   double mean_job_size = 0;         ///< the size distribution's exact mean
   uint64_t slots = 0;               ///< slots actually simulated
+  double capacity = 0;              ///< K*alpha + (M-K)*gamma, times slots per machine
   uint64_t jobs_arrived = 0;        ///< over the whole run
   uint64_t jobs_done = 0;           ///< jobs that arrived in the window and finished
   uint64_t tasks_done = 0;          ///< over the whole run
@@ -73,6 +75,8 @@ using SimProgress = std::function<void(const SimSnapshot&)>;
 
 /// Checks params; returns an empty string or a message naming the bad field.
 std::string ValidateSimParams(const SimParams& params);
+/// The capacity bound of the paper's model: the most tasks per slot any policy can serve.
+double Capacity(const SimParams& params);
 /// Runs one simulation (params must be valid).
 SimResult Simulate(const SimParams& params, const SimProgress& progress = {});
 /// The exact mean job size the arrival process uses for params.

@@ -16,6 +16,8 @@ import sys
 
 USAGE = "usage: plot_sweep.py SWEEP.csv OUT.png  (the CSV of locsched-sim --sweep --csv)"
 NUMBERS = ("load", "mean_jobs_in_system", "stable", "mean_job_delay", "locality", "capacity")
+# Figures of the measurement window are empty for a run that stopped before it.
+OPTIONAL = ("mean_jobs_in_system", "mean_job_delay", "locality")
 NAMES = {"jsq-maxweight": "JSQ+MaxWeight", "fair": "Fair sharing", "fifo": "FIFO",
          "delay": "Delay scheduling"}
 
@@ -43,6 +45,9 @@ def read_sweep(path):
     by_policy = {}
     for line, row in enumerate(rows, start=2):
         for column in NUMBERS:
+            if column in OPTIONAL and row[column] == "":
+                row[column] = None
+                continue
             try:
                 row[column] = float(row[column])
             except (TypeError, ValueError):
@@ -69,19 +74,19 @@ def plot(sweep, png):
         fail("needs matplotlib (Debian: apt install python3-matplotlib)")
     rows = [r for rs in sweep.values() for r in rs]
     capacity = rows[0]["capacity"]
-    # A run the backlog cap stopped before its warm-up ended has no figures (all
-    # zero): panel (a) puts it at the top edge, (b) and (c) leave it out.
-    top = 3 * max((r["mean_jobs_in_system"] for r in rows if r["mean_jobs_in_system"] > 0),
-                  default=1)
-    off_chart = any(r["mean_jobs_in_system"] <= 0 for r in rows)
+    # A run the backlog cap stopped before its warm-up ended has no figures
+    # (empty fields): panel (a) puts it at the top edge, (b) and (c) leave it out.
+    measured = [r for r in rows if r["mean_jobs_in_system"] is not None]
+    top = 3 * max((r["mean_jobs_in_system"] for r in measured), default=1)
+    off_chart = len(measured) < len(rows)
     for r in rows:
-        r["jobs_shown"] = r["mean_jobs_in_system"] if r["mean_jobs_in_system"] > 0 else top
+        r["jobs_shown"] = r["mean_jobs_in_system"] if r["mean_jobs_in_system"] is not None else top
 
     fig, (ax_jobs, ax_delay, ax_local) = plt.subplots(1, 3, figsize=(16, 5), sharex=True)
     for i, policy_rows in enumerate(sweep.values()):
         draw(ax_jobs, policy_rows, "jobs_shown", f"C{i}")
         draw(ax_delay, [r for r in policy_rows if r["stable"]], "mean_job_delay", f"C{i}")
-        draw(ax_local, [r for r in policy_rows if r["mean_jobs_in_system"] > 0], "locality",
+        draw(ax_local, [r for r in policy_rows if r["locality"] is not None], "locality",
              f"C{i}")
     for ax in (ax_jobs, ax_delay, ax_local):
         ax.set_xlim(right=max([capacity] + [r["load"] for r in rows]) * 1.04)

@@ -2,6 +2,8 @@
 // over the same scheduling core the daemon uses. One load point prints its
 // figures (text or --json); --sweep runs many load points in parallel and
 // writes CSV, and --chart turns that CSV into a PNG with tools/plot_sweep.py.
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -175,6 +177,11 @@ void ResolveChoices(Options& o) {
   if (o.threads < 1) throw std::invalid_argument("--threads: must be at least 1");
 }
 
+// Window figures of a run that stopped before its measurement window are null.
+nlohmann::json Measured(const SimResult& r, double value) {
+  return r.measured ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
 nlohmann::json ToJson(const Point& pt, const SimParams& p) {
   const SimResult& r = pt.result;
   return {{"policy", PolicyKindName(pt.policy)},
@@ -184,15 +191,16 @@ nlohmann::json ToJson(const Point& pt, const SimParams& p) {
           {"alpha", p.policy.alpha},
           {"gamma", p.policy.gamma},
           {"seed", p.seed},
-          {"mean_tasks_in_system", r.mean_tasks_in_system},
-          {"mean_jobs_in_system", r.mean_jobs_in_system},
+          {"capacity", r.capacity},
+          {"mean_tasks_in_system", Measured(r, r.mean_tasks_in_system)},
+          {"mean_jobs_in_system", Measured(r, r.mean_jobs_in_system)},
           {"tasks_in_system_end", r.tasks_in_system_end},
           {"stable", r.stable},
           {"stopped_early", r.stopped_early},
           {"growth", r.growth},
-          {"mean_job_delay", r.mean_job_delay},
-          {"mean_task_delay", r.mean_task_delay},
-          {"locality", r.locality},
+          {"mean_job_delay", Measured(r, r.mean_job_delay)},
+          {"mean_task_delay", Measured(r, r.mean_task_delay)},
+          {"locality", Measured(r, r.locality)},
           {"offered_load", r.offered_load},
           {"mean_job_size", r.mean_job_size},
           {"jobs_arrived", r.jobs_arrived},
@@ -217,12 +225,13 @@ void PrintText(const Point& pt) {
   std::printf(
       "policy %s  load %.1f tasks/slot  slots %llu  wall %.2fs\n"
       "  %s%s: tasks in system mean %.1f (end %llu), concurrent jobs %.1f\n"
-      "  locality %.3f  mean job delay %.2f slots  mean task delay %.2f slots\n",
+      "  locality %.3f  mean job delay %.2f slots  mean task delay %.2f slots\n%s",
       std::string(PolicyKindName(pt.policy)).c_str(), pt.load,
       static_cast<unsigned long long>(r.slots), pt.wall_seconds, r.stable ? "STABLE" : "UNSTABLE",
       r.stopped_early ? " (backlog cap reached)" : "", r.mean_tasks_in_system,
       static_cast<unsigned long long>(r.tasks_in_system_end), r.mean_jobs_in_system, r.locality,
-      r.mean_job_delay, r.mean_task_delay);
+      r.mean_job_delay, r.mean_task_delay,
+      r.measured ? "" : "  (stopped before the measurement window: the figures above are not measured)\n");
 }
 
 int RunSingle(const Options& o) {
@@ -262,18 +271,24 @@ std::vector<Point> RunSweepPoints(const Options& o, const std::vector<PolicyKind
   return points;
 }
 
-void WriteCsv(const std::string& path, const std::vector<Point>& points, const SimParams& p) {
+void WriteCsv(const std::string& path, const std::vector<Point>& points) {
   std::ofstream out(path);
   if (!out) throw std::runtime_error("--csv: cannot write '" + path + "'");
   out << "policy,load,mean_tasks_in_system,mean_jobs_in_system,tasks_in_system_end,stable,"
          "stopped_early,mean_job_delay,mean_task_delay,locality,slots,wall_seconds,capacity\n";
-  const double capacity = p.data_machines * p.policy.alpha + (p.machines - p.data_machines) * p.policy.gamma;
+  out.precision(10);
+  char buf[32];
   for (const Point& pt : points) {
     const SimResult& r = pt.result;
-    out << PolicyKindName(pt.policy) << ',' << pt.load << ',' << r.mean_tasks_in_system << ','
-        << r.mean_jobs_in_system << ',' << r.tasks_in_system_end << ',' << r.stable << ','
-        << r.stopped_early << ',' << r.mean_job_delay << ',' << r.mean_task_delay << ','
-        << r.locality << ',' << r.slots << ',' << pt.wall_seconds << ',' << capacity << '\n';
+    // Window figures stay empty when the run stopped before its window.
+    auto m = [&](double v) {
+      std::snprintf(buf, sizeof buf, "%.10g", v);
+      return r.measured ? std::string(buf) : std::string();
+    };
+    out << PolicyKindName(pt.policy) << ',' << pt.load << ',' << m(r.mean_tasks_in_system) << ','
+        << m(r.mean_jobs_in_system) << ',' << r.tasks_in_system_end << ',' << r.stable << ','
+        << r.stopped_early << ',' << m(r.mean_job_delay) << ',' << m(r.mean_task_delay) << ','
+        << m(r.locality) << ',' << r.slots << ',' << pt.wall_seconds << ',' << r.capacity << '\n';
   }
   if (!out) throw std::runtime_error("--csv: write to '" + path + "' failed");
 }
@@ -288,9 +303,18 @@ std::string PlotScript() {
 }
 
 void DrawChart(const std::string& csv, const std::string& png) {
-  const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  const std::string cmd = python + " '" + PlotScript() + "' '" + csv + "' '" + png + "'";
-  if (std::system(cmd.c_str()) != 0)
+  // Spawned without a shell, so no path needs quoting.
+  const std::string python =
+      std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  const std::string script = PlotScript();
+  std::vector<char*> argv;
+  for (const std::string* arg : {&python, &script, &csv, &png})
+    argv.push_back(const_cast<char*>(arg->c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  int status = 0;
+  if (posix_spawnp(&pid, python.c_str(), nullptr, nullptr, argv.data(), environ) != 0 ||
+      waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw std::runtime_error("--chart: the plot script failed (is python3-matplotlib installed?)");
 }
 
@@ -299,7 +323,7 @@ int RunSweep(const Options& o) {
   const auto loads = ParseLoads(o.sweep);
   const std::vector<Point> points = RunSweepPoints(o, policies, loads);
   const std::string csv = o.csv.empty() && !o.chart.empty() ? o.chart + ".csv" : o.csv;
-  if (!csv.empty()) WriteCsv(csv, points, o.params);
+  if (!csv.empty()) WriteCsv(csv, points);
   if (!o.chart.empty()) DrawChart(csv, o.chart);
   for (const Point& pt : points) {
     if (o.json) std::cout << ToJson(pt, o.params).dump() << "\n";
