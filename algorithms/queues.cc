@@ -19,12 +19,6 @@ void LocalityQueues::AddLength(uint32_t queue, int32_t delta) {
   if (queue != kRemote) lengths_[queue] = q.length;
 }
 
-LocalityQueues::Entry LocalityQueues::MakeEntry(JobId job) const {
-  Entry e{cluster_.job(job).seq, 0, job, kNoId, kNoId, 0};
-  if (intra_ == IntraQueue::kPriority) e.rank = job < ranks_.size() ? ranks_[job] : UINT32_MAX;
-  return e;
-}
-
 size_t LocalityQueues::FindEntry(const Queue& q, uint32_t queue, JobId job) const {
   if (q.hashed) {
     const uint32_t i = index_.Find(MapKey(queue, job));
@@ -45,10 +39,7 @@ void LocalityQueues::Push(TaskId t, uint32_t queue) {
   const size_t i = FindEntry(q, queue, task.job);
   if (i == kMissing) {
     task.prev = kNoId;
-    Entry e = MakeEntry(task.job);
-    e.head = e.tail = t;
-    e.count = 1;
-    AddEntry(queue, e);
+    AddEntry(queue, Entry{cluster_.job(task.job).seq, task.job, t, t, 1});
     return;
   }
   Entry& e = q.jobs[i];
@@ -169,7 +160,6 @@ void LocalityQueues::SetHashed(Queue& q, uint32_t queue, bool hashed) {
 }
 
 void LocalityQueues::Reorder(Queue& q, uint32_t queue) {
-  for (Entry& e : q.jobs) e.rank = MakeEntry(e.job).rank;
   if (!Heaped()) return;
   for (size_t i = q.jobs.size() / 2; i-- > 0;) SiftDown(q, queue, i);
 }

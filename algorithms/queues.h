@@ -52,7 +52,6 @@ class LocalityQueues {
   // contiguous array instead of a heap, a record pool and a hash table.
   struct Entry {
     uint64_t seq;   // the job's arrival order: the fifo key and every policy's tie-break
-    uint32_t rank;  // priority rank (0 unless intra is priority)
     JobId job;
     TaskId head, tail;
     uint32_t count;
@@ -73,9 +72,12 @@ class LocalityQueues {
   Queue& At(uint32_t q) { return q == kRemote ? remote_ : local_[q]; }
   const Queue& At(uint32_t q) const { return q == kRemote ? remote_ : local_[q]; }
   static uint64_t MapKey(uint32_t queue, JobId job) { return uint64_t{queue} << 32 | job; }
-  Entry MakeEntry(JobId job) const;
-  static bool Before(const Entry& a, const Entry& b) {
-    return a.rank != b.rank ? a.rank < b.rank : a.seq < b.seq;
+  uint32_t Rank(JobId job) const { return job < ranks_.size() ? ranks_[job] : UINT32_MAX; }
+  // Heap order: priority rank first (priority only), then arrival.
+  bool Before(const Entry& a, const Entry& b) const {
+    if (intra_ == IntraQueue::kPriority && Rank(a.job) != Rank(b.job))
+      return Rank(a.job) < Rank(b.job);
+    return a.seq < b.seq;
   }
   bool Heaped() const { return intra_ != IntraQueue::kFair; }
   size_t BestIndex(const Queue& q) const;

@@ -138,13 +138,14 @@ void BM_Lifecycle_JsqMaxWeightFair(benchmark::State& s) {
   RunLifecycle(s, Params(PolicyKind::kJsqMaxWeight, IntraQueue::kFair));
 }
 
-// Arg: tasks per job (1,000 jobs of 1,000 tasks; 10,000 jobs of 100 tasks).
-BENCHMARK(BM_Decisions_BaselineFifo)->Arg(1000)->Arg(100)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Decisions_JsqMaxWeightFifo)->Arg(1000)->Arg(100)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Decisions_JsqMaxWeightFair)->Arg(1000)->Arg(100)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Lifecycle_BaselineFifo)->Arg(1000)->Arg(100)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Lifecycle_JsqMaxWeightFifo)->Arg(1000)->Arg(100)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Lifecycle_JsqMaxWeightFair)->Arg(1000)->Arg(100)->Unit(benchmark::kMillisecond);
+// Arg: tasks per job, from 10 jobs of 100,000 tasks to 10,000 jobs of 100 tasks: the
+// fewer tasks per job, the more jobs share each queue (up to ~100 per local queue).
+BENCHMARK(BM_Decisions_BaselineFifo)->Arg(100000)->Arg(10000)->Arg(1000)->Arg(100)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Decisions_JsqMaxWeightFifo)->Arg(100000)->Arg(10000)->Arg(1000)->Arg(100)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Decisions_JsqMaxWeightFair)->Arg(100000)->Arg(10000)->Arg(1000)->Arg(100)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Lifecycle_BaselineFifo)->Arg(100000)->Arg(10000)->Arg(1000)->Arg(100)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Lifecycle_JsqMaxWeightFifo)->Arg(100000)->Arg(10000)->Arg(1000)->Arg(100)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Lifecycle_JsqMaxWeightFair)->Arg(100000)->Arg(10000)->Arg(1000)->Arg(100)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace locsched
