@@ -15,6 +15,7 @@ MachineId Scheduler::AddMachine(Machine machine) {
 }
 
 JobId Scheduler::SubmitJob(double weight, std::span<const TaskSpec> tasks) {
+  if (tasks.empty()) return kNoId;
   const JobId j = cluster_.NewJob(weight);
   for (const TaskSpec& spec : tasks) {
     const TaskId t = cluster_.NewTask(j, spec.kind);

@@ -48,7 +48,8 @@ class Scheduler {
 
   /// Adds a machine (up, idle) and returns its id.
   MachineId AddMachine(Machine machine);
-  /// Submits a job; maps become runnable, reduces wait for all maps. Returns its id.
+  /// Submits a job; maps become runnable, reduces wait for all maps. Returns its id,
+  /// or kNoId for a job without tasks (it is finished at once and nothing is kept).
   JobId SubmitJob(double weight, std::span<const TaskSpec> tasks);
   /// Fills one free slot of machine m; nullopt if m is full, down, draining or nothing fits.
   std::optional<Assignment> Assign(MachineId m);

@@ -274,8 +274,9 @@ std::string ValidateSimParams(const SimParams& p) {
   else if (!(p.load > 0) || !std::isfinite(p.load)) err << "load: must be a positive number";
   else if (p.slots < 1) err << "slots: must be at least 1";
   else if (p.slots_per_machine < 1) err << "slots-per-machine: must be at least 1";
-  else if (!(p.job_size_mean >= 1) || !std::isfinite(p.job_size_mean))
-    err << "job-size-mean: must be at least 1";
+  else if (!(p.job_size_mean >= 1 && p.job_size_mean <= 1e7))
+    err << "job-size-mean: must be between 1 and 10,000,000";
+  else if (p.job_size_max > 1000000000) err << "job-size-max: must be at most 1,000,000,000";
   else if (p.size_dist == JobSizeDist::kPareto && !(p.pareto_shape > 1))
     err << "pareto-shape: must be greater than 1";
   else if (!(p.warmup_fraction >= 0 && p.warmup_fraction < 1))
