@@ -3,6 +3,8 @@
 #include <cassert>
 #include <utility>
 
+#include "algorithms/slot_pool.h"
+
 namespace locsched {
 
 MachineId Cluster::AddMachine(Machine machine) {
@@ -12,14 +14,7 @@ MachineId Cluster::AddMachine(Machine machine) {
 }
 
 JobId Cluster::NewJob(double weight) {
-  JobId id;
-  if (!free_jobs_.empty()) {
-    id = free_jobs_.back();
-    free_jobs_.pop_back();
-  } else {
-    id = static_cast<JobId>(jobs_.size());
-    jobs_.emplace_back();
-  }
+  const JobId id = TakeSlot(jobs_, free_jobs_);
   Job& j = jobs_[id];
   std::vector<TaskId> keep = std::move(j.tasks);  // reuse the vector's capacity
   keep.clear();
@@ -33,14 +28,7 @@ JobId Cluster::NewJob(double weight) {
 }
 
 TaskId Cluster::NewTask(JobId job, TaskKind kind) {
-  TaskId id;
-  if (!free_tasks_.empty()) {
-    id = free_tasks_.back();
-    free_tasks_.pop_back();
-  } else {
-    id = static_cast<TaskId>(tasks_.size());
-    tasks_.emplace_back();
-  }
+  const TaskId id = TakeSlot(tasks_, free_tasks_);
   Task& t = tasks_[id];
   t.state = TaskState::kBlocked;
   t.ran_local = false;

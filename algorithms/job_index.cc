@@ -1,5 +1,7 @@
 #include "algorithms/job_index.h"
 
+#include "algorithms/slot_pool.h"
+
 namespace locsched {
 
 void JobIndex::Add(TaskId t) {
@@ -11,26 +13,13 @@ void JobIndex::Add(TaskId t) {
 void JobIndex::Append(JobId j, uint32_t m, TaskId t) {
   uint32_t l = index_.Find(Key(j, m));
   if (l == FlatMap64::kMissing) {
-    if (!free_lists_.empty()) {
-      l = free_lists_.back();
-      free_lists_.pop_back();
-    } else {
-      l = static_cast<uint32_t>(lists_.size());
-      lists_.emplace_back();
-    }
+    l = TakeSlot(lists_, free_lists_);
     lists_[l] = List{};
     index_.Put(Key(j, m), l);
     if (job_keys_.size() <= j) job_keys_.resize(j + 1);
     job_keys_[j].push_back(m);
   }
-  uint32_t n;
-  if (!free_nodes_.empty()) {
-    n = free_nodes_.back();
-    free_nodes_.pop_back();
-  } else {
-    n = static_cast<uint32_t>(nodes_.size());
-    nodes_.emplace_back();
-  }
+  const uint32_t n = TakeSlot(nodes_, free_nodes_);
   nodes_[n] = Node{t, cluster_.task(t).generation, kNoId};
   List& list = lists_[l];
   if (list.tail != kNoId) nodes_[list.tail].next = n;
