@@ -222,16 +222,20 @@ Point RunPoint(SimParams p, PolicyKind policy, double load, const SimProgress& p
 
 void PrintText(const Point& pt) {
   const SimResult& r = pt.result;
+  std::printf("policy %s  load %.1f tasks/slot  slots %llu  wall %.2fs\n",
+              std::string(PolicyKindName(pt.policy)).c_str(), pt.load,
+              static_cast<unsigned long long>(r.slots), pt.wall_seconds);
+  if (!r.measured) {
+    std::printf("  UNSTABLE: %llu tasks in system hit the backlog cap before the measurement window\n",
+                static_cast<unsigned long long>(r.tasks_in_system_end));
+    return;
+  }
   std::printf(
-      "policy %s  load %.1f tasks/slot  slots %llu  wall %.2fs\n"
       "  %s%s: tasks in system mean %.1f (end %llu), concurrent jobs %.1f\n"
-      "  locality %.3f  mean job delay %.2f slots  mean task delay %.2f slots\n%s",
-      std::string(PolicyKindName(pt.policy)).c_str(), pt.load,
-      static_cast<unsigned long long>(r.slots), pt.wall_seconds, r.stable ? "STABLE" : "UNSTABLE",
-      r.stopped_early ? " (backlog cap reached)" : "", r.mean_tasks_in_system,
-      static_cast<unsigned long long>(r.tasks_in_system_end), r.mean_jobs_in_system, r.locality,
-      r.mean_job_delay, r.mean_task_delay,
-      r.measured ? "" : "  (stopped before the measurement window: the figures above are not measured)\n");
+      "  locality %.3f  mean job delay %.2f slots  mean task delay %.2f slots\n",
+      r.stable ? "STABLE" : "UNSTABLE", r.stopped_early ? " (backlog cap reached)" : "",
+      r.mean_tasks_in_system, static_cast<unsigned long long>(r.tasks_in_system_end),
+      r.mean_jobs_in_system, r.locality, r.mean_job_delay, r.mean_task_delay);
 }
 
 int RunSingle(const Options& o) {
