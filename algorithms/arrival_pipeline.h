@@ -41,8 +41,8 @@ class ArrivalPipeline {
   std::vector<ArrivalBatch> ring_;
   std::mutex mu_;
   std::condition_variable cv_;
-  uint64_t produced_ = 0;   // batches filled
-  uint64_t consumed_ = 0;   // batches handed out (the last one is in use)
+  uint64_t produced_ = 0;  // batches filled
+  uint64_t consumed_ = 0;  // batches handed out (the last one is in use)
   bool stop_ = false;
   std::thread thread_;
 };

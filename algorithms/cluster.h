@@ -29,12 +29,12 @@ enum class TaskState : uint8_t {
 };
 
 struct Machine {
-  std::string name;      ///< external name (may be empty in the simulator)
-  uint32_t rack = 0;     ///< rack index, for rack-aware extensions
-  uint32_t slots = 1;    ///< concurrent tasks it runs, >= 1
-  uint32_t running = 0;  ///< tasks running on it now
-  bool up = true;        ///< false once reported down
-  bool draining = false; ///< takes no new local tasks, finishes what it runs
+  std::string name;       ///< external name (may be empty in the simulator)
+  uint32_t rack = 0;      ///< rack index, for rack-aware extensions
+  uint32_t slots = 1;     ///< concurrent tasks it runs, >= 1
+  uint32_t running = 0;   ///< tasks running on it now
+  bool up = true;         ///< false once reported down
+  bool draining = false;  ///< takes no new local tasks, finishes what it runs
 };
 
 // 64 bytes: the queue links, ids, state and inline replicas that every routing
@@ -42,17 +42,17 @@ struct Machine {
 struct Task {
   JobId job = kNoId;
   // Queue links, owned by the policy that holds the task (intrusive lists).
-  uint32_t queue = kNoId;                 ///< the queue holding it (policy-defined)
-  TaskId prev = kNoId, next = kNoId;      ///< neighbours inside that subqueue
-  uint32_t generation = 0;                ///< bumped whenever it (re)enters or leaves a queue
-  MachineId machine = kNoId;              ///< where it runs, while running
-  uint32_t attempts = 0;                  ///< times it was started
+  uint32_t queue = kNoId;             ///< the queue holding it (policy-defined)
+  TaskId prev = kNoId, next = kNoId;  ///< neighbours inside that subqueue
+  uint32_t generation = 0;            ///< bumped whenever it (re)enters or leaves a queue
+  MachineId machine = kNoId;          ///< where it runs, while running
+  uint32_t attempts = 0;              ///< times it was started
   TaskKind kind = TaskKind::kMap;
   TaskState state = TaskState::kBlocked;
-  bool ran_local = false;                 ///< valid while running or done
-  float size = 0;                         ///< optional input size (bytes), 0 if unknown
-  float duration = 0;                     ///< optional expected duration, 0 if unknown
-  ReplicaList replicas;                   ///< machines holding its input (its local set)
+  bool ran_local = false;  ///< valid while running or done
+  float size = 0;          ///< optional input size (bytes), 0 if unknown
+  float duration = 0;      ///< optional expected duration, 0 if unknown
+  ReplicaList replicas;    ///< machines holding its input (its local set)
 
   /// True if machine m holds a replica of its input.
   bool IsLocalTo(MachineId m) const {

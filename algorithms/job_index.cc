@@ -22,8 +22,10 @@ void JobIndex::Append(JobId j, uint32_t m, TaskId t) {
   const uint32_t n = TakeSlot(nodes_, free_nodes_);
   nodes_[n] = Node{t, cluster_.task(t).generation, kNoId};
   List& list = lists_[l];
-  if (list.tail != kNoId) nodes_[list.tail].next = n;
-  else list.head = n;
+  if (list.tail != kNoId)
+    nodes_[list.tail].next = n;
+  else
+    list.head = n;
   list.tail = n;
 }
 
@@ -46,9 +48,13 @@ TaskId JobIndex::FrontLive(JobId j, uint32_t m) {
   return list.head == kNoId ? kNoId : nodes_[list.head].task;
 }
 
-TaskId JobIndex::FindLocal(JobId j, MachineId m) { return FrontLive(j, m); }
+TaskId JobIndex::FindLocal(JobId j, MachineId m) {
+  return FrontLive(j, m);
+}
 
-TaskId JobIndex::FindAny(JobId j) { return FrontLive(j, kAny); }
+TaskId JobIndex::FindAny(JobId j) {
+  return FrontLive(j, kAny);
+}
 
 void JobIndex::DropJob(JobId j) {
   if (j >= job_keys_.size()) return;

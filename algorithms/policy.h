@@ -31,10 +31,10 @@ enum class IntraQueue {
 struct PolicyParams {
   PolicyKind kind = PolicyKind::kJsqMaxWeight;
   IntraQueue intra = IntraQueue::kFair;
-  double alpha = 0.8;          ///< local service rate
-  double gamma = 0.2;          ///< remote service rate, < alpha
-  uint32_t delay_skips = 1000; ///< D for delay scheduling: skips before a job may run remotely
-  uint64_t seed = 1;           ///< seeds JSQ's random tie-breaks
+  double alpha = 0.8;           ///< local service rate
+  double gamma = 0.2;           ///< remote service rate, < alpha
+  uint32_t delay_skips = 1000;  ///< D for delay scheduling: skips before a job may run remotely
+  uint64_t seed = 1;            ///< seeds JSQ's random tie-breaks
 };
 
 /// One decision: which task a free slot runs, and whether it runs local to its data.
@@ -45,9 +45,9 @@ struct Pick {
 
 /// Queue figures for status and tests.
 struct QueueStats {
-  uint64_t queued = 0;           ///< tasks waiting in all queues
-  uint64_t remote_queue = 0;     ///< tasks in the common remote queue (JSQ+MaxWeight)
-  uint64_t longest_local = 0;    ///< longest local queue (JSQ+MaxWeight)
+  uint64_t queued = 0;         ///< tasks waiting in all queues
+  uint64_t remote_queue = 0;   ///< tasks in the common remote queue (JSQ+MaxWeight)
+  uint64_t longest_local = 0;  ///< longest local queue (JSQ+MaxWeight)
 };
 
 /// A scheduling policy: holds the queued tasks and decides what a free slot runs.

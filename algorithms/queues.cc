@@ -60,10 +60,14 @@ void LocalityQueues::Remove(TaskId t) {
 void LocalityQueues::RemoveAt(uint32_t queue, size_t i, TaskId t) {
   Task& task = cluster_.task(t);
   Entry& e = At(queue).jobs[i];
-  if (task.prev != kNoId) cluster_.task(task.prev).next = task.next;
-  else e.head = task.next;
-  if (task.next != kNoId) cluster_.task(task.next).prev = task.prev;
-  else e.tail = task.prev;
+  if (task.prev != kNoId)
+    cluster_.task(task.prev).next = task.next;
+  else
+    e.head = task.next;
+  if (task.next != kNoId)
+    cluster_.task(task.next).prev = task.prev;
+  else
+    e.tail = task.prev;
   task.queue = task.prev = task.next = kNoId;
   AddLength(queue, -1);
   if (--e.count == 0) EraseEntry(queue, i);
@@ -153,8 +157,10 @@ size_t LocalityQueues::SiftDown(Queue& q, uint32_t queue, size_t i) {
 
 void LocalityQueues::SetHashed(Queue& q, uint32_t queue, bool hashed) {
   for (size_t i = 0; i < q.jobs.size(); ++i) {
-    if (hashed) index_.Put(MapKey(queue, q.jobs[i].job), static_cast<uint32_t>(i));
-    else index_.Erase(MapKey(queue, q.jobs[i].job));
+    if (hashed)
+      index_.Put(MapKey(queue, q.jobs[i].job), static_cast<uint32_t>(i));
+    else
+      index_.Erase(MapKey(queue, q.jobs[i].job));
   }
   q.hashed = hashed;
 }

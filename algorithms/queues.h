@@ -31,7 +31,9 @@ class LocalityQueues {
   /// Pops the head of the best job's subqueue in `queue`; kNoId if the queue is empty.
   TaskId PopBest(uint32_t queue);
   /// Tasks in `queue`, O(1).
-  uint32_t Length(uint32_t queue) const { return queue == kRemote ? remote_.length : lengths_[queue]; }
+  uint32_t Length(uint32_t queue) const {
+    return queue == kRemote ? remote_.length : lengths_[queue];
+  }
   /// Jobs with at least one task in `queue`, O(1).
   uint32_t JobCount(uint32_t queue) const { return static_cast<uint32_t>(At(queue).jobs.size()); }
   /// The job the next PopBest(queue) would serve; kNoId if empty.
@@ -51,16 +53,16 @@ class LocalityQueues {
   // Task::prev/next). Keeping these together means a push or a pop touches one
   // contiguous array instead of a heap, a record pool and a hash table.
   struct Entry {
-    uint64_t seq;   // the job's arrival order: the fifo key and every policy's tie-break
+    uint64_t seq;  // the job's arrival order: the fifo key and every policy's tie-break
     JobId job;
     TaskId head, tail;
     uint32_t count;
   };
   struct Queue {
-    uint32_t length = 0;         // mirrored in lengths_ for local queues (JSQ reads those)
-    bool hashed = false;         // job -> position kept in index_ (else found by scanning)
-    std::vector<Entry> jobs;     // a min-heap by key unless intra is fair (then unordered)
-    std::vector<JobId> ids;      // ids[i] == jobs[i].job: a compact array for the job search
+    uint32_t length = 0;      // mirrored in lengths_ for local queues (JSQ reads those)
+    bool hashed = false;      // job -> position kept in index_ (else found by scanning)
+    std::vector<Entry> jobs;  // a min-heap by key unless intra is fair (then unordered)
+    std::vector<JobId> ids;   // ids[i] == jobs[i].job: a compact array for the job search
   };
   // A queue with many jobs finds a job's entry through index_; one with fewer
   // scans its contiguous job list, which the prefetcher makes cheaper than a
@@ -97,8 +99,8 @@ class LocalityQueues {
   std::vector<Queue> local_;
   std::vector<uint32_t> lengths_;  // local queue lengths, dense for JSQ's comparisons
   Queue remote_;
-  FlatMap64 index_;                // (queue, job) -> position in jobs, for hashed queues only
-  std::vector<uint32_t> ranks_;    // priority rank by job id
+  FlatMap64 index_;              // (queue, job) -> position in jobs, for hashed queues only
+  std::vector<uint32_t> ranks_;  // priority rank by job id
 };
 
 }  // namespace locsched

@@ -26,8 +26,10 @@ JobId Scheduler::SubmitJob(double weight, std::span<const TaskSpec> tasks) {
   }
   Job& job = cluster_.job(j);
   for (TaskId t : job.tasks) {
-    if (cluster_.task(t).kind == TaskKind::kMap) MakeRunnable(t);
-    else ++blocked_;
+    if (cluster_.task(t).kind == TaskKind::kMap)
+      MakeRunnable(t);
+    else
+      ++blocked_;
   }
   if (job.maps_left == 0) ReleaseReduces(job);
   return j;
@@ -130,7 +132,8 @@ std::vector<TaskId> Scheduler::MachineDown(MachineId m) {
   std::vector<TaskId> lost;
   for (TaskId t = 0; t < cluster_.task_capacity(); ++t) {
     const Task& task = cluster_.task(t);
-    if (task.job != kNoId && task.state == TaskState::kRunning && task.machine == m) lost.push_back(t);
+    if (task.job != kNoId && task.state == TaskState::kRunning && task.machine == m)
+      lost.push_back(t);
   }
   for (TaskId t : lost) Requeue(t);
   return lost;

@@ -11,7 +11,7 @@
 namespace locsched {
 namespace {
 
-constexpr size_t kWheel = 4096;   // completion calendar span in slots
+constexpr size_t kWheel = 4096;  // completion calendar span in slots
 constexpr size_t kTraceBlocks = 100;
 
 struct Finish {
@@ -67,9 +67,9 @@ class Simulation {
   std::vector<Service> service_;         // by task id
   std::vector<std::vector<Finish>> wheel_;
   std::priority_queue<Finish, std::vector<Finish>, std::greater<>> overflow_;
-  std::vector<MachineId> idle_;           // one entry per free slot
-  std::vector<TaskSpec> specs_;           // reused across arrivals
-  std::vector<uint64_t> job_arrival_;     // by job id
+  std::vector<MachineId> idle_;        // one entry per free slot
+  std::vector<TaskSpec> specs_;        // reused across arrivals
+  std::vector<uint64_t> job_arrival_;  // by job id
   uint64_t warmup_;
   uint64_t cap_;
   // Window accumulators.
@@ -157,8 +157,10 @@ void Simulation::ServeIdle(uint64_t t) {
     const Service& service = service_[a->task];
     const uint64_t due = t + (a->local ? service.local : service.remote);
     const Finish f{due, a->task, a->machine};
-    if (due - t < kWheel) wheel_[due % kWheel].push_back(f);
-    else overflow_.push(f);
+    if (due - t < kWheel)
+      wheel_[due % kWheel].push_back(f);
+    else
+      overflow_.push(f);
     if (t >= warmup_) {
       ++starts_;
       local_starts_ += a->local;
@@ -169,7 +171,8 @@ void Simulation::ServeIdle(uint64_t t) {
 }
 
 void Simulation::Record(uint64_t t) {
-  const double in_system = static_cast<double>(sched_.queued() + sched_.running() + sched_.blocked());
+  const double in_system =
+      static_cast<double>(sched_.queued() + sched_.running() + sched_.blocked());
   block_sum_[t * kTraceBlocks / p_.slots] += in_system;
   if (t < warmup_) return;
   ++window_slots_;
@@ -227,12 +230,14 @@ void Simulation::Summarize() {
   r_.mean_task_delay =
       window_tasks_done_ ? sum_task_delay_ / static_cast<double>(window_tasks_done_) : 0;
   r_.locality = starts_ ? static_cast<double>(local_starts_) / static_cast<double>(starts_) : 0;
-  r_.offered_load = static_cast<double>(tasks_arrived_) / static_cast<double>(std::max<uint64_t>(1, r_.slots));
+  r_.offered_load =
+      static_cast<double>(tasks_arrived_) / static_cast<double>(std::max<uint64_t>(1, r_.slots));
   r_.mean_job_size = MeanJobSize(p_);
   r_.capacity = Capacity(p_);
   const double per_block = static_cast<double>(p_.slots) / kTraceBlocks;
   for (double s : block_sum_) r_.trace.push_back(s / std::max(1.0, per_block));
-  if (r_.stopped_early) r_.trace.resize(std::min<size_t>(kTraceBlocks, r_.slots * kTraceBlocks / p_.slots + 1));
+  if (r_.stopped_early)
+    r_.trace.resize(std::min<size_t>(kTraceBlocks, r_.slots * kTraceBlocks / p_.slots + 1));
 }
 
 }  // namespace
@@ -262,7 +267,8 @@ double Capacity(const SimParams& p) {
 
 std::string ValidateSimParams(const SimParams& p) {
   std::ostringstream err;
-  if (p.machines < 1) err << "machines: must be at least 1";
+  if (p.machines < 1)
+    err << "machines: must be at least 1";
   else if (p.data_machines < 1 || p.data_machines > p.machines)
     err << "data-machines: must be between 1 and machines (" << p.machines << ")";
   else if (p.replicas < 1 || p.replicas > p.data_machines)
@@ -271,12 +277,16 @@ std::string ValidateSimParams(const SimParams& p) {
     err << "alpha: must be in (0, 1]";
   else if (!(p.policy.gamma > 0 && p.policy.gamma <= p.policy.alpha))
     err << "gamma: must be in (0, alpha]";
-  else if (!(p.load > 0) || !std::isfinite(p.load)) err << "load: must be a positive number";
-  else if (p.slots < 1) err << "slots: must be at least 1";
-  else if (p.slots_per_machine < 1) err << "slots-per-machine: must be at least 1";
+  else if (!(p.load > 0) || !std::isfinite(p.load))
+    err << "load: must be a positive number";
+  else if (p.slots < 1)
+    err << "slots: must be at least 1";
+  else if (p.slots_per_machine < 1)
+    err << "slots-per-machine: must be at least 1";
   else if (!(p.job_size_mean >= 1 && p.job_size_mean <= 1e7))
     err << "job-size-mean: must be between 1 and 10,000,000";
-  else if (p.job_size_max > 1000000000) err << "job-size-max: must be at most 1,000,000,000";
+  else if (p.job_size_max > 1000000000)
+    err << "job-size-max: must be at most 1,000,000,000";
   else if (p.size_dist == JobSizeDist::kPareto && !(p.pareto_shape > 1))
     err << "pareto-shape: must be greater than 1";
   else if (!(p.warmup_fraction >= 0 && p.warmup_fraction < 1))

@@ -22,52 +22,52 @@ enum class JobSizeDist {
 };
 
 struct SimParams {
-  PolicyParams policy;              ///< policy, intra-queue policy, alpha, gamma, delay D, seed
-  uint32_t machines = 1000;         ///< M
-  uint32_t data_machines = 800;     ///< K: machines 0..K-1 hold data
-  uint32_t replicas = 3;            ///< replicas per task, distinct, <= K
-  uint32_t slots_per_machine = 1;   ///< task slots on each machine
-  double load = 640;                ///< mean task arrivals per time slot
-  uint64_t slots = 100000;          ///< time slots to simulate
-  uint64_t seed = 1;                ///< seeds arrivals and service times
+  PolicyParams policy;             ///< policy, intra-queue policy, alpha, gamma, delay D, seed
+  uint32_t machines = 1000;        ///< M
+  uint32_t data_machines = 800;    ///< K: machines 0..K-1 hold data
+  uint32_t replicas = 3;           ///< replicas per task, distinct, <= K
+  uint32_t slots_per_machine = 1;  ///< task slots on each machine
+  double load = 640;               ///< mean task arrivals per time slot
+  uint64_t slots = 100000;         ///< time slots to simulate
+  uint64_t seed = 1;               ///< seeds arrivals and service times
   JobSizeDist size_dist = JobSizeDist::kGeometric;
-  double job_size_mean = 300;       ///< mean tasks per job (see docs/simulator.md)
-  double pareto_shape = 1.5;        ///< Pareto tail index (> 1)
-  uint32_t job_size_max = 0;        ///< cap on a Pareto job's size; 0 means 100 x mean
-  double warmup_fraction = 0.2;     ///< leading share of slots excluded from the figures
-  uint64_t max_backlog = 0;         ///< stop early above this many tasks in system; 0 means 200 x M
-  bool pipeline = true;             ///< generate arrivals on a second thread (same results)
+  double job_size_mean = 300;    ///< mean tasks per job (see docs/simulator.md)
+  double pareto_shape = 1.5;     ///< Pareto tail index (> 1)
+  uint32_t job_size_max = 0;     ///< cap on a Pareto job's size; 0 means 100 x mean
+  double warmup_fraction = 0.2;  ///< leading share of slots excluded from the figures
+  uint64_t max_backlog = 0;      ///< stop early above this many tasks in system; 0 means 200 x M
+  bool pipeline = true;          ///< generate arrivals on a second thread (same results)
 };
 
 /// The figures of one run; means are over the measurement window (after warm-up).
 struct SimResult {
-  double mean_tasks_in_system = 0;  ///< queued + running, time-averaged
-  double mean_jobs_in_system = 0;   ///< concurrent jobs, time-averaged
-  uint64_t tasks_in_system_end = 0; ///< queued + running at the last slot
-  bool measured = false;            ///< the run reached its measurement window (else figures are 0)
-  bool stable = true;               ///< reached the end under the cap, without a sustained rise
-  bool stopped_early = false;       ///< the backlog cap ended the run
-  double growth = 0;                ///< fitted rise of tasks in system over the window
-  double mean_job_delay = 0;        ///< slots from arrival to last task done (jobs arrived in window)
-  double mean_task_delay = 0;       ///< slots from arrival to done (tasks of those jobs)
-  double locality = 0;              ///< share of tasks started in the window that ran local
-  double offered_load = 0;          ///< measured task arrivals per slot
-  double mean_job_size = 0;         ///< the size distribution's exact mean
-  uint64_t slots = 0;               ///< slots actually simulated
-  double capacity = 0;              ///< K*alpha + (M-K)*gamma, times slots per machine
-  uint64_t jobs_arrived = 0;        ///< over the whole run
-  uint64_t jobs_done = 0;           ///< jobs that arrived in the window and finished
-  uint64_t tasks_done = 0;          ///< over the whole run
-  std::vector<double> trace;        ///< tasks in system, averaged over 100 equal blocks of the run
+  double mean_tasks_in_system = 0;   ///< queued + running, time-averaged
+  double mean_jobs_in_system = 0;    ///< concurrent jobs, time-averaged
+  uint64_t tasks_in_system_end = 0;  ///< queued + running at the last slot
+  bool measured = false;       ///< the run reached its measurement window (else figures are 0)
+  bool stable = true;          ///< reached the end under the cap, without a sustained rise
+  bool stopped_early = false;  ///< the backlog cap ended the run
+  double growth = 0;           ///< fitted rise of tasks in system over the window
+  double mean_job_delay = 0;   ///< slots from arrival to last task done (jobs arrived in window)
+  double mean_task_delay = 0;  ///< slots from arrival to done (tasks of those jobs)
+  double locality = 0;         ///< share of tasks started in the window that ran local
+  double offered_load = 0;     ///< measured task arrivals per slot
+  double mean_job_size = 0;    ///< the size distribution's exact mean
+  uint64_t slots = 0;          ///< slots actually simulated
+  double capacity = 0;         ///< K*alpha + (M-K)*gamma, times slots per machine
+  uint64_t jobs_arrived = 0;   ///< over the whole run
+  uint64_t jobs_done = 0;      ///< jobs that arrived in the window and finished
+  uint64_t tasks_done = 0;     ///< over the whole run
+  std::vector<double> trace;   ///< tasks in system, averaged over 100 equal blocks of the run
 };
 
 /// A live view of a run, handed to the progress callback.
 struct SimSnapshot {
-  uint64_t slot = 0;            ///< slots done
-  uint64_t total = 0;           ///< slots to do
-  uint64_t tasks_in_system = 0; ///< queued + running now
-  uint64_t jobs_in_system = 0;  ///< jobs alive now
-  double locality = 0;          ///< share of local starts in the window so far
+  uint64_t slot = 0;             ///< slots done
+  uint64_t total = 0;            ///< slots to do
+  uint64_t tasks_in_system = 0;  ///< queued + running now
+  uint64_t jobs_in_system = 0;   ///< jobs alive now
+  double locality = 0;           ///< share of local starts in the window so far
 };
 
 /// Called about 200 times per run, and once at the end.

@@ -11,8 +11,16 @@ namespace locsched {
 /// Success, or an error code plus a message that names what was wrong.
 class Status {
  public:
-  enum class Code { kOk, kInvalidArgument, kNotFound, kAlreadyExists, kFailedPrecondition,
-                    kResourceExhausted, kIoError, kInternal };
+  enum class Code {
+    kOk,
+    kInvalidArgument,
+    kNotFound,
+    kAlreadyExists,
+    kFailedPrecondition,
+    kResourceExhausted,
+    kIoError,
+    kInternal
+  };
 
   /// The success value.
   Status() = default;

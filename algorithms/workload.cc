@@ -7,7 +7,9 @@ namespace locsched {
 namespace {
 
 // 1 / ln(1 - rate): a geometric draw is 1 + floor(ln U / ln(1 - rate)).
-double InvLog(double rate) { return rate >= 1 ? 0 : 1 / std::log1p(-rate); }
+double InvLog(double rate) {
+  return rate >= 1 ? 0 : 1 / std::log1p(-rate);
+}
 
 // A geometric draw on {1, 2, ...} from ln U (U uniform in (0, 1]).
 uint32_t Geometric(double log_u, double inv_log) {

@@ -44,8 +44,7 @@ std::vector<MachineId> MakeReplicaPool(uint32_t tasks, uint64_t seed) {
 class Backlog {
  public:
   Backlog(const PolicyParams& params, uint32_t job_size)
-      : sched_(params), job_size_(job_size), pool_(MakeReplicaPool(kQueued, 42)),
-        specs_(job_size) {
+      : sched_(params), job_size_(job_size), pool_(MakeReplicaPool(kQueued, 42)), specs_(job_size) {
     for (uint32_t m = 0; m < kMachines; ++m) sched_.AddMachine(Machine{});
     while (sched_.queued() < kQueued) SubmitJob();
   }
@@ -140,12 +139,42 @@ void BM_Lifecycle_JsqMaxWeightFair(benchmark::State& s) {
 
 // Arg: tasks per job, from 10 jobs of 100,000 tasks to 10,000 jobs of 100 tasks: the
 // fewer tasks per job, the more jobs share each queue (up to ~100 per local queue).
-BENCHMARK(BM_Decisions_BaselineFifo)->Arg(100000)->Arg(10000)->Arg(1000)->Arg(100)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Decisions_JsqMaxWeightFifo)->Arg(100000)->Arg(10000)->Arg(1000)->Arg(100)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Decisions_JsqMaxWeightFair)->Arg(100000)->Arg(10000)->Arg(1000)->Arg(100)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Lifecycle_BaselineFifo)->Arg(100000)->Arg(10000)->Arg(1000)->Arg(100)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Lifecycle_JsqMaxWeightFifo)->Arg(100000)->Arg(10000)->Arg(1000)->Arg(100)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Lifecycle_JsqMaxWeightFair)->Arg(100000)->Arg(10000)->Arg(1000)->Arg(100)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Decisions_BaselineFifo)
+    ->Arg(100000)
+    ->Arg(10000)
+    ->Arg(1000)
+    ->Arg(100)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Decisions_JsqMaxWeightFifo)
+    ->Arg(100000)
+    ->Arg(10000)
+    ->Arg(1000)
+    ->Arg(100)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Decisions_JsqMaxWeightFair)
+    ->Arg(100000)
+    ->Arg(10000)
+    ->Arg(1000)
+    ->Arg(100)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Lifecycle_BaselineFifo)
+    ->Arg(100000)
+    ->Arg(10000)
+    ->Arg(1000)
+    ->Arg(100)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Lifecycle_JsqMaxWeightFifo)
+    ->Arg(100000)
+    ->Arg(10000)
+    ->Arg(1000)
+    ->Arg(100)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Lifecycle_JsqMaxWeightFair)
+    ->Arg(100000)
+    ->Arg(10000)
+    ->Arg(1000)
+    ->Arg(100)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace locsched

@@ -91,7 +91,8 @@ void AddWorkloadFlags(CLI::App& app, Options& o) {
       ->capture_default_str();
   app.add_option("--job-size-max", p.job_size_max, "Cap on a Pareto job's size (0: 100 x mean)")
       ->capture_default_str();
-  app.add_option("--delay-skips", p.policy.delay_skips, "Delay scheduling: skips before running remote")
+  app.add_option("--delay-skips", p.policy.delay_skips,
+                 "Delay scheduling: skips before running remote")
       ->capture_default_str();
   app.add_option("--warmup", p.warmup_fraction, "Leading share of slots left out of the figures")
       ->capture_default_str();
@@ -165,8 +166,8 @@ void ResolveChoices(Options& o) {
     throw std::invalid_argument("--intra: choose fair or fifo, not '" + o.intra + "'");
   o.params.policy.intra = *intra;
   static const std::map<std::string, JobSizeDist> kDists{{"geometric", JobSizeDist::kGeometric},
-                                                        {"fixed", JobSizeDist::kFixed},
-                                                        {"pareto", JobSizeDist::kPareto}};
+                                                         {"fixed", JobSizeDist::kFixed},
+                                                         {"pareto", JobSizeDist::kPareto}};
   const auto it = kDists.find(o.size_dist);
   if (it == kDists.end())
     throw std::invalid_argument("--job-size-dist: choose geometric, fixed or pareto, not '" +
@@ -215,8 +216,7 @@ Point RunPoint(SimParams p, PolicyKind policy, double load, const SimProgress& p
   p.load = load;
   const auto start = std::chrono::steady_clock::now();
   Point pt{policy, load, Simulate(p, progress)};
-  pt.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  pt.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return pt;
 }
 
@@ -226,8 +226,9 @@ void PrintText(const Point& pt) {
               std::string(PolicyKindName(pt.policy)).c_str(), pt.load,
               static_cast<unsigned long long>(r.slots), pt.wall_seconds);
   if (!r.measured) {
-    std::printf("  UNSTABLE: %llu tasks in system hit the backlog cap before the measurement window\n",
-                static_cast<unsigned long long>(r.tasks_in_system_end));
+    std::printf(
+        "  UNSTABLE: %llu tasks in system hit the backlog cap before the measurement window\n",
+        static_cast<unsigned long long>(r.tasks_in_system_end));
     return;
   }
   std::printf(
@@ -249,8 +250,10 @@ int RunSingle(const Options& o) {
     bar.Update(s.slot, note);
   });
   bar.Finish();
-  if (o.json) std::cout << ToJson(pt, o.params).dump() << "\n";
-  else PrintText(pt);
+  if (o.json)
+    std::cout << ToJson(pt, o.params).dump() << "\n";
+  else
+    PrintText(pt);
   return 0;
 }
 
@@ -265,11 +268,13 @@ std::vector<Point> RunSweepPoints(const Options& o, const std::vector<PolicyKind
   auto worker = [&] {
     for (size_t i = next++; i < points.size(); i = next++) {
       points[i] = RunPoint(o.params, points[i].policy, points[i].load, {});
-      bar.Update(++done, std::to_string(done.load()) + "/" + std::to_string(points.size()) + " points");
+      bar.Update(++done,
+                 std::to_string(done.load()) + "/" + std::to_string(points.size()) + " points");
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned t = 0; t < std::min<size_t>(o.threads, points.size()); ++t) pool.emplace_back(worker);
+  for (unsigned t = 0; t < std::min<size_t>(o.threads, points.size()); ++t)
+    pool.emplace_back(worker);
   for (auto& th : pool) th.join();
   bar.Finish();
   return points;
@@ -330,8 +335,10 @@ int RunSweep(const Options& o) {
   if (!csv.empty()) WriteCsv(csv, points);
   if (!o.chart.empty()) DrawChart(csv, o.chart);
   for (const Point& pt : points) {
-    if (o.json) std::cout << ToJson(pt, o.params).dump() << "\n";
-    else PrintText(pt);
+    if (o.json)
+      std::cout << ToJson(pt, o.params).dump() << "\n";
+    else
+      PrintText(pt);
   }
   return 0;
 }
@@ -341,8 +348,9 @@ int RunSweep(const Options& o) {
 
 int main(int argc, char** argv) {
   using namespace locsched;
-  CLI::App app{"locsched-sim: the JSQ+MaxWeight paper's discrete-time cluster simulator,\n"
-               "running locsched's own scheduling core. Prints one load point, or sweeps many."};
+  CLI::App app{
+      "locsched-sim: the JSQ+MaxWeight paper's discrete-time cluster simulator,\n"
+      "running locsched's own scheduling core. Prints one load point, or sweeps many."};
   Options o;
   AddModelFlags(app, o);
   AddWorkloadFlags(app, o);
