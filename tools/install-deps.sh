@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   # toolchain
-  cmake ninja-build g++ pkg-config
+  cmake ninja-build g++ pkg-config clang-format git
   # libraries (see ../shared/DESIGN.md, "Verified dependency recipe")
   libboost-dev liblemon-dev libglpk-dev libtomlplusplus-dev libspdlog-dev catch2
   nlohmann-json3-dev libcli11-dev libsystemd-dev libbenchmark-dev

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # The README's test command (and CI's): installs what is missing, builds, and
-# runs the whole suite twice: optimized, then under AddressSanitizer + UBSan.
+# checks formatting, then runs the whole suite twice: optimized, then under
+# AddressSanitizer + UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-deps.sh
+echo "== format: clang-format --dry-run (style in .clang-format)"
+{ git ls-files '*.cc' '*.h' 2>/dev/null ||
+  find algorithms bench daemon io config tests tools -name '*.cc' -o -name '*.h'; } |
+  xargs clang-format --dry-run --Werror
 for flavour in release asan; do
   echo "== $flavour: build"
   bash tools/build.sh "$flavour"
