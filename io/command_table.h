@@ -1,0 +1,85 @@
+// CommandTable: every operation of the wire protocol, as data: its name, the
+// socket that accepts it, its flags (mutating, admin), its fields with types,
+// and a one-line summary. The request decoder, the daemon's dispatcher and
+// `help`, and locschedctl's verbs and completion all read this one table, so
+// they cannot drift. Immutable; safe from any thread.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace locsched {
+
+/// The operations, in table order.
+enum class Op : uint8_t {
+  kMachineUp,
+  kMachineDown,
+  kMachineDrain,
+  kJobSubmit,
+  kHeartbeat,
+  kTaskStarted,
+  kTaskDone,
+  kTaskFailed,
+  kJobCancel,
+  kStatus,
+  kQueues,
+  kJobs,
+  kJob,
+  kMachines,
+  kHelp,
+  kMetrics,
+  kReload,
+};
+
+/// The JSON type a field must have.
+enum class FieldType : uint8_t {
+  kName,      ///< a non-empty string (machine, job or task name)
+  kString,    ///< any string
+  kCount,     ///< an integer >= 0
+  kPositive,  ///< an integer >= 1
+  kNumber,    ///< a finite number >= 0
+  kBool,      ///< true or false
+  kKind,      ///< "map" or "reduce"
+  kNames,     ///< an array of names
+  kTasks,     ///< an array of task objects (job_submit)
+};
+
+struct FieldSpec {
+  std::string_view name;
+  FieldType type;
+  bool required;
+  std::string_view help;
+};
+
+/// Flags of a command.
+enum CommandFlags : uint32_t {
+  kMutating = 1u << 0,       ///< changes scheduling state; journaled; may carry an "id"
+  kAdmin = 1u << 1,          ///< on the control socket, needs an authorized peer
+  kEventSocket = 1u << 2,    ///< accepted on the event socket (agents, tailer)
+  kControlSocket = 1u << 3,  ///< accepted on the control socket (locschedctl)
+};
+
+struct CommandSpec {
+  std::string_view name;
+  Op op;
+  uint32_t flags;
+  std::span<const FieldSpec> fields;
+  std::string_view summary;
+};
+
+/// Every command, in Op order.
+std::span<const CommandSpec> CommandTable();
+/// The command named `name`, or nullptr.
+const CommandSpec* FindCommand(std::string_view name);
+/// The spec of op.
+const CommandSpec& SpecOf(Op op);
+/// The closest command name to `name` (edit distance <= 3), or "" if none is close.
+std::string_view SuggestCommand(std::string_view name);
+/// The fields of task objects inside job_submit's "tasks".
+std::span<const FieldSpec> TaskFields();
+/// A field named `name` in `fields`, or nullptr.
+const FieldSpec* FindField(std::span<const FieldSpec> fields, std::string_view name);
+
+}  // namespace locsched

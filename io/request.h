@@ -1,0 +1,44 @@
+// Request: one decoded line of the wire protocol, and DecodeRequest, which
+// turns a JSON line into it using the CommandTable. Every rejection is a
+// Status naming the offending field by its path ("tasks[2].replicas[0]").
+// Pure: called by connections on the event-loop thread; no shared state.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/cluster.h"
+#include "algorithms/status.h"
+#include "io/command_table.h"
+
+namespace locsched {
+
+/// A task inside job_submit.
+struct TaskRequest {
+  std::string task;
+  std::vector<std::string> replicas;
+  TaskKind kind = TaskKind::kMap;
+  double size = 0;
+  double duration = 0;
+};
+
+/// A decoded request; fields the op does not use keep their defaults.
+struct Request {
+  Op op = Op::kStatus;
+  bool has_id = false;  ///< the request carried an "id" (mutating ops are deduplicated by it)
+  std::string id;       ///< the "id" as text (a string, or an integer's digits)
+  std::string machine, job, task, rack, reason, command;
+  uint64_t slots = 1;
+  uint64_t free_slots = 0;
+  uint64_t top = 10;
+  double weight = 1;
+  bool drain = true;
+  std::vector<TaskRequest> tasks;
+};
+
+/// Decodes one protocol line (without its newline) into *out.
+Status DecodeRequest(std::string_view line, Request* out);
+
+}  // namespace locsched
