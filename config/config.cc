@@ -1,0 +1,481 @@
+#include "config/config.h"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace locsched {
+namespace {
+
+constexpr std::array<std::string_view, 4> kPolicies{"jsq-maxweight", "fair", "fifo", "delay"};
+constexpr std::array<std::string_view, 3> kIntraQueues{"fair", "fifo", "priority"};
+constexpr std::array<std::string_view, 6> kLogLevels{"trace", "debug", "info",
+                                                     "warn",  "error", "off"};
+constexpr std::array<std::string_view, 3> kLogTargets{"auto", "stderr", "journal"};
+
+std::string FormatDouble(double v) {
+  std::array<char, 64> buf{};
+  auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+  return ec == std::errc() ? std::string(buf.data(), end) : std::string("?");
+}
+
+// Generic apply/format for a field `Field` of section `Section` of Config.
+template <auto Section, auto Field>
+void ApplyInt(const ConfigValue& v, Config* c) {
+  auto& field = (c->*Section).*Field;
+  field = static_cast<std::remove_reference_t<decltype(field)>>(std::get<int64_t>(v));
+}
+template <auto Section, auto Field>
+std::string FormatInt(const Config& c) {
+  return std::to_string((c.*Section).*Field);
+}
+template <auto Section, auto Field>
+void ApplyDouble(const ConfigValue& v, Config* c) {
+  (c->*Section).*Field = std::get<double>(v);
+}
+template <auto Section, auto Field>
+std::string FormatDoubleField(const Config& c) {
+  return FormatDouble((c.*Section).*Field);
+}
+template <auto Section, auto Field>
+void ApplyBool(const ConfigValue& v, Config* c) {
+  (c->*Section).*Field = std::get<bool>(v);
+}
+template <auto Section, auto Field>
+std::string FormatBool(const Config& c) {
+  return (c.*Section).*Field ? "true" : "false";
+}
+template <auto Section, auto Field>
+void ApplyString(const ConfigValue& v, Config* c) {
+  (c->*Section).*Field = std::get<std::string>(v);
+}
+template <auto Section, auto Field>
+std::string FormatString(const Config& c) {
+  return (c.*Section).*Field;
+}
+template <auto Section, auto Field>
+void ApplyMode(const ConfigValue& v, Config* c) {
+  (c->*Section).*Field = ParseFileMode(std::get<std::string>(v)).value_or(0);
+}
+template <auto Section, auto Field>
+std::string FormatMode(const Config& c) {
+  return FormatFileMode((c.*Section).*Field);
+}
+
+// Index of `name` in a names array (the enum's underlying order); validated before.
+template <typename Enum, size_t N>
+Enum EnumFromName(const std::array<std::string_view, N>& names, const std::string& name) {
+  for (size_t i = 0; i < N; ++i)
+    if (names[i] == name) return static_cast<Enum>(i);
+  return static_cast<Enum>(0);
+}
+
+void ApplyPolicy(const ConfigValue& v, Config* c) {
+  c->scheduler.policy = ParsePolicyKind(std::get<std::string>(v)).value_or(c->scheduler.policy);
+}
+std::string FormatPolicy(const Config& c) {
+  return std::string(PolicyKindName(c.scheduler.policy));
+}
+void ApplyIntra(const ConfigValue& v, Config* c) {
+  c->scheduler.intra_queue =
+      ParseIntraQueue(std::get<std::string>(v)).value_or(c->scheduler.intra_queue);
+}
+std::string FormatIntra(const Config& c) {
+  return std::string(IntraQueueName(c.scheduler.intra_queue));
+}
+void ApplyLevel(const ConfigValue& v, Config* c) {
+  c->log.level = EnumFromName<LogLevel>(kLogLevels, std::get<std::string>(v));
+}
+std::string FormatLevel(const Config& c) {
+  return std::string(LogLevelName(c.log.level));
+}
+void ApplyTarget(const ConfigValue& v, Config* c) {
+  c->log.target = EnumFromName<LogTarget>(kLogTargets, std::get<std::string>(v));
+}
+std::string FormatTarget(const Config& c) {
+  return std::string(LogTargetName(c.log.target));
+}
+
+constexpr auto kSockets = &Config::sockets;
+constexpr auto kLimits = &Config::limits;
+constexpr auto kSched = &Config::scheduler;
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+// The schema. Keep config/locsched.toml and docs/config.md in step (tests check both).
+const ConfigKey kTable[] = {
+    // [sockets]
+    {.key = "sockets.event_path",
+     .default_text = "/run/locsched/events.sock",
+     .help = "path of the event socket (cluster agents, tailer)",
+     .apply = ApplyString<kSockets, &SocketsConfig::event_path>,
+     .format = FormatString<kSockets, &SocketsConfig::event_path>},
+    {.key = "sockets.event_mode",
+     .type = ConfigType::kMode,
+     .default_text = "0660",
+     .help = "file mode of the event socket, octal",
+     .apply = ApplyMode<kSockets, &SocketsConfig::event_mode>,
+     .format = FormatMode<kSockets, &SocketsConfig::event_mode>},
+    {.key = "sockets.event_group",
+     .default_text = "",
+     .help = "group owning the event socket; \"\" = the daemon's group",
+     .apply = ApplyString<kSockets, &SocketsConfig::event_group>,
+     .format = FormatString<kSockets, &SocketsConfig::event_group>},
+    {.key = "sockets.control_path",
+     .default_text = "/run/locsched/control.sock",
+     .help = "path of the control socket (locschedctl)",
+     .apply = ApplyString<kSockets, &SocketsConfig::control_path>,
+     .format = FormatString<kSockets, &SocketsConfig::control_path>},
+    {.key = "sockets.control_mode",
+     .type = ConfigType::kMode,
+     .default_text = "0600",
+     .help = "file mode of the control socket, octal",
+     .apply = ApplyMode<kSockets, &SocketsConfig::control_mode>,
+     .format = FormatMode<kSockets, &SocketsConfig::control_mode>},
+    {.key = "sockets.control_group",
+     .default_text = "",
+     .help = "group owning the control socket; \"\" = the daemon's group",
+     .apply = ApplyString<kSockets, &SocketsConfig::control_group>,
+     .format = FormatString<kSockets, &SocketsConfig::control_group>},
+    // [limits]
+    {.key = "limits.max_line_bytes",
+     .type = ConfigType::kInt,
+     .min_int = 256,
+     .max_int = 67108864,
+     .default_text = "1048576",
+     .reloadable = true,
+     .help = "longest request line in bytes; longer lines are rejected",
+     .apply = ApplyInt<kLimits, &LimitsConfig::max_line_bytes>,
+     .format = FormatInt<kLimits, &LimitsConfig::max_line_bytes>},
+    {.key = "limits.max_clients",
+     .type = ConfigType::kInt,
+     .min_int = 1,
+     .max_int = 100000,
+     .default_text = "1024",
+     .reloadable = true,
+     .help = "clients connected at once, both sockets together",
+     .apply = ApplyInt<kLimits, &LimitsConfig::max_clients>,
+     .format = FormatInt<kLimits, &LimitsConfig::max_clients>},
+    {.key = "limits.max_tasks_per_job",
+     .type = ConfigType::kInt,
+     .min_int = 1,
+     .max_int = 10000000,
+     .default_text = "1000000",
+     .reloadable = true,
+     .help = "tasks in one submitted job",
+     .apply = ApplyInt<kLimits, &LimitsConfig::max_tasks_per_job>,
+     .format = FormatInt<kLimits, &LimitsConfig::max_tasks_per_job>},
+    {.key = "limits.dedupe_window",
+     .type = ConfigType::kInt,
+     .min_int = 0,
+     .max_int = 100000000,
+     .default_text = "1000000",
+     .help = "how many recent event ids are remembered to drop duplicates; 0 = off",
+     .apply = ApplyInt<kLimits, &LimitsConfig::dedupe_window>,
+     .format = FormatInt<kLimits, &LimitsConfig::dedupe_window>},
+    {.key = "limits.client_buffer_bytes",
+     .type = ConfigType::kInt,
+     .min_int = 4096,
+     .max_int = 1073741824,
+     .default_text = "8388608",
+     .reloadable = true,
+     .help = "per-client output buffer in bytes before backpressure",
+     .apply = ApplyInt<kLimits, &LimitsConfig::client_buffer_bytes>,
+     .format = FormatInt<kLimits, &LimitsConfig::client_buffer_bytes>},
+    // [scheduler]
+    {.key = "scheduler.policy",
+     .type = ConfigType::kEnum,
+     .allowed = kPolicies,
+     .default_text = "jsq-maxweight",
+     .help = "scheduling policy",
+     .apply = ApplyPolicy,
+     .format = FormatPolicy},
+    {.key = "scheduler.intra_queue",
+     .type = ConfigType::kEnum,
+     .allowed = kIntraQueues,
+     .default_text = "fair",
+     .reloadable = true,
+     .help = "which job a machine serves inside the queue it chose (jsq-maxweight)",
+     .apply = ApplyIntra,
+     .format = FormatIntra},
+    {.key = "scheduler.alpha",
+     .type = ConfigType::kDouble,
+     .min_real = 0,
+     .min_real_open = true,
+     .max_real = 1,
+     .default_text = "0.8",
+     .reloadable = true,
+     .help = "local service rate (tasks per slot) before any is learnt",
+     .apply = ApplyDouble<kSched, &SchedulerConfig::alpha>,
+     .format = FormatDoubleField<kSched, &SchedulerConfig::alpha>},
+    {.key = "scheduler.gamma",
+     .type = ConfigType::kDouble,
+     .min_real = 0,
+     .min_real_open = true,
+     .max_real = 1,
+     .default_text = "0.2",
+     .reloadable = true,
+     .help = "remote service rate before any is learnt; must be <= alpha",
+     .apply = ApplyDouble<kSched, &SchedulerConfig::gamma>,
+     .format = FormatDoubleField<kSched, &SchedulerConfig::gamma>},
+    {.key = "scheduler.learn_rates",
+     .type = ConfigType::kBool,
+     .default_text = "true",
+     .reloadable = true,
+     .help = "learn alpha and gamma from observed task durations",
+     .apply = ApplyBool<kSched, &SchedulerConfig::learn_rates>,
+     .format = FormatBool<kSched, &SchedulerConfig::learn_rates>},
+    {.key = "scheduler.rate_window",
+     .type = ConfigType::kInt,
+     .min_int = 10,
+     .max_int = 100000000,
+     .default_text = "10000",
+     .reloadable = true,
+     .help = "completions the learnt rates average over",
+     .apply = ApplyInt<kSched, &SchedulerConfig::rate_window>,
+     .format = FormatInt<kSched, &SchedulerConfig::rate_window>},
+    {.key = "scheduler.delay_skips",
+     .type = ConfigType::kInt,
+     .min_int = 0,
+     .max_int = 1000000,
+     .default_text = "1000",
+     .reloadable = true,
+     .help = "delay policy: slots a job may skip waiting for a local one",
+     .apply = ApplyInt<kSched, &SchedulerConfig::delay_skips>,
+     .format = FormatInt<kSched, &SchedulerConfig::delay_skips>},
+    {.key = "scheduler.max_task_retries",
+     .type = ConfigType::kInt,
+     .min_int = 0,
+     .max_int = 1000,
+     .default_text = "3",
+     .reloadable = true,
+     .help = "times a failed task is requeued before its job fails",
+     .apply = ApplyInt<kSched, &SchedulerConfig::max_task_retries>,
+     .format = FormatInt<kSched, &SchedulerConfig::max_task_retries>},
+    {.key = "scheduler.seed",
+     .type = ConfigType::kInt,
+     .min_int = 0,
+     .max_int = kInt64Max,
+     .default_text = "1",
+     .help = "seed of the random tie-breaks (same seed + same events = same decisions)",
+     .apply = ApplyInt<kSched, &SchedulerConfig::seed>,
+     .format = FormatInt<kSched, &SchedulerConfig::seed>},
+    // [log]
+    {.key = "log.level",
+     .type = ConfigType::kEnum,
+     .allowed = kLogLevels,
+     .default_text = "info",
+     .reloadable = true,
+     .help = "least severe level written",
+     .apply = ApplyLevel,
+     .format = FormatLevel},
+    {.key = "log.target",
+     .type = ConfigType::kEnum,
+     .allowed = kLogTargets,
+     .default_text = "auto",
+     .help = "where logs go; auto = the journal under systemd, else stderr",
+     .apply = ApplyTarget,
+     .format = FormatTarget},
+    // [watchdog]
+    {.key = "watchdog.enabled",
+     .type = ConfigType::kBool,
+     .default_text = "true",
+     .help = "answer systemd's watchdog (WatchdogSec=) from the event loop",
+     .apply = ApplyBool<&Config::watchdog, &WatchdogConfig::enabled>,
+     .format = FormatBool<&Config::watchdog, &WatchdogConfig::enabled>},
+};
+
+std::string_view ValueTypeName(const ConfigValue& v) {
+  static constexpr std::array<std::string_view, 4> kNames{"boolean", "integer", "float", "string"};
+  return kNames[v.index()];
+}
+
+std::string WrongType(const ConfigKey& k, const ConfigValue& v) {
+  return "expected " + DescribeType(k) + ", got " + std::string(ValueTypeName(v));
+}
+
+std::string OutOfRange(const ConfigKey& k, const std::string& value) {
+  return value + " is out of range " + DescribeLimits(k);
+}
+
+Status CheckNumber(const ConfigKey& k, ConfigValue* v) {
+  if (k.type == ConfigType::kInt) {
+    if (!std::holds_alternative<int64_t>(*v))
+      return Status::InvalidArgument(std::string(k.key), WrongType(k, *v));
+    int64_t i = std::get<int64_t>(*v);
+    if (i < k.min_int || i > k.max_int)
+      return Status::InvalidArgument(std::string(k.key), OutOfRange(k, std::to_string(i)));
+    return Status::Ok();
+  }
+  if (std::holds_alternative<int64_t>(*v)) *v = static_cast<double>(std::get<int64_t>(*v));
+  if (!std::holds_alternative<double>(*v))
+    return Status::InvalidArgument(std::string(k.key), WrongType(k, *v));
+  double d = std::get<double>(*v);
+  bool above_min = k.min_real_open ? d > k.min_real : d >= k.min_real;
+  if (!(above_min && d <= k.max_real))  // also rejects NaN
+    return Status::InvalidArgument(std::string(k.key), OutOfRange(k, FormatDouble(d)));
+  return Status::Ok();
+}
+
+Status CheckText(const ConfigKey& k, const ConfigValue& v) {
+  if (!std::holds_alternative<std::string>(v))
+    return Status::InvalidArgument(std::string(k.key), WrongType(k, v));
+  const std::string& s = std::get<std::string>(v);
+  if (k.type == ConfigType::kMode && !ParseFileMode(s))
+    return Status::InvalidArgument(std::string(k.key),
+                                   "\"" + s + "\" is not an octal file mode " + DescribeLimits(k));
+  if (k.type == ConfigType::kEnum) {
+    for (std::string_view a : k.allowed)
+      if (a == s) return Status::Ok();
+    return Status::InvalidArgument(std::string(k.key),
+                                   "\"" + s + "\" is not one of " + DescribeLimits(k));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::span<const ConfigKey> ConfigTable() {
+  return kTable;
+}
+
+const ConfigKey* FindConfigKey(std::string_view key) {
+  for (const ConfigKey& k : kTable)
+    if (k.key == key) return &k;
+  return nullptr;
+}
+
+std::string_view ConfigSection(const ConfigKey& k) {
+  return k.key.substr(0, k.key.find('.'));
+}
+
+std::string_view ConfigName(const ConfigKey& k) {
+  return k.key.substr(k.key.find('.') + 1);
+}
+
+std::string DescribeLimits(const ConfigKey& k) {
+  switch (k.type) {
+    case ConfigType::kInt:
+      return "[" + std::to_string(k.min_int) + ", " + std::to_string(k.max_int) + "]";
+    case ConfigType::kDouble:
+      return (k.min_real_open ? "(" : "[") + FormatDouble(k.min_real) + ", " +
+             FormatDouble(k.max_real) + "]";
+    case ConfigType::kEnum: {
+      std::string out;
+      for (std::string_view a : k.allowed) out += (out.empty() ? "" : "|") + std::string(a);
+      return out;
+    }
+    case ConfigType::kMode:
+      return "0000..0777";
+    default:
+      return "";
+  }
+}
+
+std::string DescribeType(const ConfigKey& k) {
+  switch (k.type) {
+    case ConfigType::kBool:
+      return "a boolean";
+    case ConfigType::kInt:
+      return "an integer in " + DescribeLimits(k);
+    case ConfigType::kDouble:
+      return "a number in " + DescribeLimits(k);
+    case ConfigType::kEnum:
+      return "one of " + DescribeLimits(k);
+    case ConfigType::kMode:
+      return "an octal mode string " + DescribeLimits(k);
+    default:
+      return "a string";
+  }
+}
+
+Status SetConfigValue(const ConfigKey& k, const ConfigValue& v, Config* c) {
+  ConfigValue value = v;
+  Status s;
+  switch (k.type) {
+    case ConfigType::kBool:
+      if (!std::holds_alternative<bool>(v))
+        s = Status::InvalidArgument(std::string(k.key), WrongType(k, v));
+      break;
+    case ConfigType::kInt:
+    case ConfigType::kDouble:
+      s = CheckNumber(k, &value);
+      break;
+    default:
+      s = CheckText(k, v);
+  }
+  if (s.ok()) k.apply(value, c);
+  return s;
+}
+
+Status SetConfigText(const ConfigKey& k, std::string_view text, Config* c) {
+  const char* end = text.data() + text.size();
+  ConfigValue v = std::string(text);
+  bool ok = true;
+  if (k.type == ConfigType::kBool) {
+    ok = text == "true" || text == "false";
+    v = text == "true";
+  } else if (k.type == ConfigType::kInt) {
+    int64_t i = 0;
+    auto r = std::from_chars(text.data(), end, i);
+    ok = r.ec == std::errc() && r.ptr == end;
+    v = i;
+  } else if (k.type == ConfigType::kDouble) {
+    double d = 0;
+    auto r = std::from_chars(text.data(), end, d);
+    ok = r.ec == std::errc() && r.ptr == end;
+    v = d;
+  }
+  if (!ok)
+    return Status::InvalidArgument(std::string(k.key),
+                                   "\"" + std::string(text) + "\" is not " + DescribeType(k));
+  return SetConfigValue(k, v, c);
+}
+
+std::string TomlLiteral(const ConfigKey& k, std::string_view text) {
+  if (k.type == ConfigType::kBool || k.type == ConfigType::kInt || k.type == ConfigType::kDouble)
+    return std::string(text);
+  std::string out = "\"";
+  for (char ch : text) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+Status ValidateConfig(const Config& c) {
+  if (c.scheduler.gamma > c.scheduler.alpha)
+    return Status::InvalidArgument("scheduler.gamma", FormatDouble(c.scheduler.gamma) +
+                                                          " must be <= scheduler.alpha (" +
+                                                          FormatDouble(c.scheduler.alpha) + ")");
+  return Status::Ok();
+}
+
+std::optional<uint32_t> ParseFileMode(std::string_view text) {
+  if (text.size() < 3 || text.size() > 4) return std::nullopt;
+  uint32_t mode = 0;
+  for (char ch : text) {
+    if (ch < '0' || ch > '7') return std::nullopt;
+    mode = mode * 8 + static_cast<uint32_t>(ch - '0');
+  }
+  if (mode > 0777) return std::nullopt;
+  return mode;
+}
+
+std::string FormatFileMode(uint32_t mode) {
+  std::string out(4, '0');
+  for (int i = 3; i >= 0 && mode != 0; --i, mode /= 8)
+    out[static_cast<size_t>(i)] = static_cast<char>('0' + mode % 8);
+  return out;
+}
+
+std::string_view LogLevelName(LogLevel level) {
+  return kLogLevels[static_cast<size_t>(level)];
+}
+
+std::string_view LogTargetName(LogTarget target) {
+  return kLogTargets[static_cast<size_t>(target)];
+}
+
+}  // namespace locsched

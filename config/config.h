@@ -1,0 +1,141 @@
+// Config: every setting of locschedd as one plain struct, and the schema table
+// (key, type, limits, default, reloadable, help, apply) the loader, the docs and
+// --check-config are driven by. The loader and the daemon call it. Pure data and
+// pure functions: safe from any thread; a Config is a plain value.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "algorithms/policy.h"
+#include "algorithms/status.h"
+
+namespace locsched {
+
+/// Log verbosity ([log] level).
+enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError, kOff };
+/// Where logs go ([log] target): auto = journal under systemd, else stderr.
+enum class LogTarget { kAuto, kStderr, kJournal };
+
+/// [sockets]: where the daemon listens and who may connect.
+struct SocketsConfig {
+  std::string event_path = "/run/locsched/events.sock";     ///< event socket (agents, tailer)
+  uint32_t event_mode = 0660;                               ///< its file mode
+  std::string event_group;                                  ///< its group; "" = process group
+  std::string control_path = "/run/locsched/control.sock";  ///< control socket (CLI)
+  uint32_t control_mode = 0600;                             ///< its file mode
+  std::string control_group;                                ///< its group; "" = process group
+  bool operator==(const SocketsConfig&) const = default;    ///< field-wise equality
+};
+
+/// [limits]: bounds that turn abuse into clear errors instead of crashes.
+struct LimitsConfig {
+  uint64_t max_line_bytes = 1048576;       ///< longest accepted request line
+  uint32_t max_clients = 1024;             ///< connected clients at once
+  uint64_t max_tasks_per_job = 1000000;    ///< tasks in one job
+  uint64_t dedupe_window = 1000000;        ///< recent event ids remembered
+  uint64_t client_buffer_bytes = 8388608;  ///< per-client output buffer before backpressure
+  bool operator==(const LimitsConfig&) const = default;  ///< field-wise equality
+};
+
+/// [scheduler]: the policy and its parameters.
+struct SchedulerConfig {
+  PolicyKind policy = PolicyKind::kJsqMaxWeight;  ///< the scheduling policy
+  IntraQueue intra_queue = IntraQueue::kFair;     ///< job order inside a queue
+  double alpha = 0.8;                             ///< initial local service rate
+  double gamma = 0.2;                             ///< initial remote service rate, <= alpha
+  bool learn_rates = true;                        ///< learn alpha/gamma from completions
+  uint64_t rate_window = 10000;                   ///< completions the learnt rates average over
+  uint32_t delay_skips = 1000;                    ///< D for delay scheduling
+  uint32_t max_task_retries = 3;                  ///< retries of a failed task
+  uint64_t seed = 1;                              ///< seeds random tie-breaks
+  bool operator==(const SchedulerConfig&) const = default;  ///< field-wise equality
+};
+
+/// [log]: verbosity and destination.
+struct LogConfig {
+  LogLevel level = LogLevel::kInfo;                   ///< least severe level written
+  LogTarget target = LogTarget::kAuto;                ///< where log lines go
+  bool operator==(const LogConfig&) const = default;  ///< field-wise equality
+};
+
+/// [watchdog]: the systemd watchdog.
+struct WatchdogConfig {
+  bool enabled = true;  ///< ping WATCHDOG=1 when systemd asks for it
+  bool operator==(const WatchdogConfig&) const = default;  ///< field-wise equality
+};
+
+/// Every setting; default-constructed = the shipped defaults.
+struct Config {
+  SocketsConfig sockets;                           ///< [sockets]
+  LimitsConfig limits;                             ///< [limits]
+  SchedulerConfig scheduler;                       ///< [scheduler]
+  LogConfig log;                                   ///< [log]
+  WatchdogConfig watchdog;                         ///< [watchdog]
+  bool operator==(const Config&) const = default;  ///< field-wise equality
+};
+
+/// The type of a config key as written in TOML.
+enum class ConfigType {
+  kBool,    ///< true / false
+  kInt,     ///< a 64-bit integer within [min_int, max_int]
+  kDouble,  ///< a number within min_real..max_real (integers accepted)
+  kString,  ///< any string
+  kEnum,    ///< a string, one of `allowed`
+  kMode,    ///< an octal file mode as a string, "0000".."0777"
+};
+
+/// A typed value before it is stored (the loader converts TOML nodes to this).
+using ConfigValue = std::variant<bool, int64_t, double, std::string>;
+
+/// One row of the schema.
+struct ConfigKey {
+  std::string_view key;                            ///< dotted key, "section.name"
+  ConfigType type = ConfigType::kString;           ///< TOML type
+  std::span<const std::string_view> allowed = {};  ///< kEnum: the accepted values
+  int64_t min_int = 0;                             ///< kInt: smallest value
+  int64_t max_int = 0;                             ///< kInt: largest value
+  double min_real = 0;                             ///< kDouble: lower bound
+  bool min_real_open = false;                      ///< kDouble: lower bound excluded
+  double max_real = 0;                             ///< kDouble: upper bound (included)
+  std::string_view default_text;                   ///< the default, unquoted ("0.8", "fair")
+  bool reloadable = false;                         ///< SIGHUP reload may change it
+  std::string_view help;                           ///< one line for docs and --check-config
+  void (*apply)(const ConfigValue& v, Config* c) = nullptr;  ///< stores a validated value
+  std::string (*format)(const Config& c) = nullptr;          ///< the current value, unquoted
+};
+
+/// The schema: every key, in file order (sections grouped).
+std::span<const ConfigKey> ConfigTable();
+/// The row for a dotted key, or nullptr.
+const ConfigKey* FindConfigKey(std::string_view key);
+/// The section part of a dotted key ("scheduler" for "scheduler.alpha").
+std::string_view ConfigSection(const ConfigKey& k);
+/// The name part of a dotted key ("alpha" for "scheduler.alpha").
+std::string_view ConfigName(const ConfigKey& k);
+/// Human name of a type, with its limits ("double in (0, 1]").
+std::string DescribeType(const ConfigKey& k);
+/// The range or allowed set alone ("(0, 1]", "[1, 100000]", "fair|fifo"); "" if none.
+std::string DescribeLimits(const ConfigKey& k);
+/// Checks v against k's type and limits and stores it; the error names the key and value.
+Status SetConfigValue(const ConfigKey& k, const ConfigValue& v, Config* c);
+/// Parses unquoted text as k's type ("0.8", "true", "fair"); the error names the key.
+Status SetConfigText(const ConfigKey& k, std::string_view text, Config* c);
+/// The value as a TOML literal: strings quoted, numbers and booleans bare.
+std::string TomlLiteral(const ConfigKey& k, std::string_view text);
+/// Cross-key checks after all keys are set (gamma <= alpha); names the offending key.
+Status ValidateConfig(const Config& c);
+/// Parses "0660"-style octal modes (3 or 4 digits, <= 0777).
+std::optional<uint32_t> ParseFileMode(std::string_view text);
+/// Formats a mode as 4 octal digits ("0660").
+std::string FormatFileMode(uint32_t mode);
+/// The canonical name of a log level ("info").
+std::string_view LogLevelName(LogLevel level);
+/// The canonical name of a log target ("auto").
+std::string_view LogTargetName(LogTarget target);
+
+}  // namespace locsched

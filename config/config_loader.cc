@@ -1,0 +1,226 @@
+#include "config/config_loader.h"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+
+namespace locsched {
+namespace {
+
+// One problem found in a file, kept to report all of them in source order.
+struct LoadError {
+  toml::source_position pos;
+  std::string text;  // "key: problem"
+};
+
+// Optimal-string-alignment distance (a swap of two neighbours costs 1).
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+std::string_view Leaf(std::string_view key) {
+  size_t dot = key.rfind('.');
+  return dot == std::string_view::npos ? key : key.substr(dot + 1);
+}
+
+std::string UnknownKey(std::string_view key, std::string_view what) {
+  std::string text = std::string(key) + ": " + std::string(what);
+  std::string guess = SuggestConfigKey(key);
+  if (!guess.empty()) text += "; did you mean '" + guess + "'?";
+  return text;
+}
+
+std::string_view NodeTypeName(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::table:
+      return "table";
+    case toml::node_type::array:
+      return "array";
+    case toml::node_type::date:
+      return "date";
+    case toml::node_type::time:
+      return "time";
+    case toml::node_type::date_time:
+      return "date-time";
+    default:
+      return "value";
+  }
+}
+
+std::optional<ConfigValue> ToValue(const toml::node& node) {
+  if (auto b = node.value_exact<bool>()) return ConfigValue(*b);
+  if (auto i = node.value_exact<int64_t>()) return ConfigValue(*i);
+  if (auto d = node.value_exact<double>()) return ConfigValue(*d);
+  if (auto s = node.value_exact<std::string>()) return ConfigValue(*s);
+  return std::nullopt;
+}
+
+bool IsSection(std::string_view name) {
+  for (const ConfigKey& k : ConfigTable())
+    if (ConfigSection(k) == name) return true;
+  return false;
+}
+
+// Checks and stores one key of a known section.
+void LoadKey(const std::string& dotted, const toml::key& key, const toml::node& node, Config* c,
+             std::vector<LoadError>* errors) {
+  const ConfigKey* row = FindConfigKey(dotted);
+  if (row == nullptr) {
+    errors->push_back({key.source().begin, UnknownKey(dotted, "unknown key")});
+    return;
+  }
+  std::optional<ConfigValue> v = ToValue(node);
+  if (!v) {
+    errors->push_back({node.source().begin, dotted + ": expected " + DescribeType(*row) + ", got " +
+                                                std::string(NodeTypeName(node))});
+    return;
+  }
+  Status s = SetConfigValue(*row, *v, c);
+  if (!s.ok()) errors->push_back({node.source().begin, s.message()});
+}
+
+// Walks the document's sections; every problem becomes one LoadError.
+void LoadTable(const toml::table& doc, Config* c, std::vector<LoadError>* errors) {
+  for (auto&& [key, node] : doc) {
+    std::string section(key.str());
+    const toml::table* tbl = node.as_table();
+    if (!IsSection(section)) {
+      errors->push_back(
+          {key.source().begin, UnknownKey(section, tbl ? "unknown section" : "unknown key")});
+    } else if (tbl == nullptr) {
+      errors->push_back({node.source().begin, section + ": expected a table [" + section + "]"});
+    } else {
+      for (auto&& [name, child] : *tbl)
+        LoadKey(section + "." + std::string(name.str()), name, child, c, errors);
+    }
+  }
+}
+
+// Where the key a cross-key error names (its "subject") is written; 1:1 if absent.
+toml::source_position ErrorPosition(const toml::table& doc, const Status& s) {
+  std::string key = s.message().substr(0, s.message().find(':'));
+  const toml::node* at = doc.at_path(key).node();
+  return at != nullptr ? at->source().begin : toml::source_position{1, 1};
+}
+
+std::string Where(std::string_view source, const toml::source_position& pos) {
+  return std::string(source) + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column);
+}
+
+Status Report(std::string_view source, std::vector<LoadError> errors) {
+  std::stable_sort(errors.begin(), errors.end(), [](const LoadError& a, const LoadError& b) {
+    return a.pos.line != b.pos.line ? a.pos.line < b.pos.line : a.pos.column < b.pos.column;
+  });
+  std::string rest;
+  for (size_t i = 1; i < errors.size(); ++i)
+    rest += "\n" + Where(source, errors[i].pos) + ": " + errors[i].text;
+  return Status::InvalidArgument(Where(source, errors[0].pos), errors[0].text + rest);
+}
+
+}  // namespace
+
+std::string SuggestConfigKey(std::string_view unknown) {
+  std::set<std::string_view> candidates;
+  for (const ConfigKey& k : ConfigTable()) {
+    candidates.insert(k.key);
+    candidates.insert(ConfigSection(k));
+  }
+  std::string_view leaf = Leaf(unknown);
+  size_t best = std::max<size_t>(2, leaf.size() / 3) + 1;
+  std::string_view best_key;
+  for (std::string_view cand : candidates) {
+    size_t d = EditDistance(unknown, cand);
+    // A known name in the wrong section (or at the top level) is one edit away.
+    if (cand.find('.') != std::string_view::npos)
+      d = std::min(d, EditDistance(leaf, Leaf(cand)) + 1);
+    if (d < best) best = d, best_key = cand;
+  }
+  return std::string(best_key);
+}
+
+Status LoadConfigText(std::string_view text, std::string_view source_name, Config* out) {
+  toml::table doc;
+  try {
+    doc = toml::parse(text, source_name);
+  } catch (const toml::parse_error& e) {
+    return Status::InvalidArgument(Where(source_name, e.source().begin),
+                                   std::string(e.description()));
+  }
+  Config c;
+  std::vector<LoadError> errors;
+  LoadTable(doc, &c, &errors);
+  if (errors.empty()) {
+    Status s = ValidateConfig(c);
+    if (!s.ok()) errors.push_back({ErrorPosition(doc, s), s.message()});
+  }
+  if (!errors.empty()) return Report(source_name, std::move(errors));
+  *out = std::move(c);
+  return Status::Ok();
+}
+
+Status LoadConfigFile(const std::string& path, Config* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IoError(path, std::strerror(errno));
+  std::stringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) return Status::IoError(path, "read failed");
+  return LoadConfigText(buf.str(), path, out);
+}
+
+Status CheckReload(const Config& running, const Config& next, std::vector<std::string>* changed) {
+  Status first;
+  for (const ConfigKey& k : ConfigTable()) {
+    if (k.format(running) == k.format(next)) continue;
+    if (changed != nullptr) changed->emplace_back(k.key);
+    if (!k.reloadable && first.ok())
+      first = Status::FailedPrecondition(std::string(k.key),
+                                         "cannot change on reload; restart the daemon");
+  }
+  return first;
+}
+
+std::string ExplainConfig(const Config& c) {
+  struct Row {
+    std::string cells[5];
+    std::string_view help;
+  };
+  std::vector<Row> rows{{{"key", "value", "default", "changed", "reload"}, "help"}};
+  const Config defaults;
+  for (const ConfigKey& k : ConfigTable()) {
+    std::string value = TomlLiteral(k, k.format(c));
+    std::string def = TomlLiteral(k, k.default_text);
+    bool differs = k.format(c) != k.format(defaults);
+    rows.push_back(
+        {{std::string(k.key), value, def, differs ? "yes" : "-", k.reloadable ? "yes" : "no"},
+         k.help});
+  }
+  size_t width[5] = {};
+  for (const Row& r : rows)
+    for (size_t i = 0; i < 5; ++i) width[i] = std::max(width[i], r.cells[i].size());
+  std::string out;
+  for (const Row& r : rows) {
+    for (size_t i = 0; i < 5; ++i)
+      out += r.cells[i] + std::string(width[i] - r.cells[i].size() + 2, ' ');
+    out += std::string(r.help) + "\n";
+  }
+  return out;
+}
+
+}  // namespace locsched

@@ -1,0 +1,27 @@
+// ConfigLoader: reads a TOML file or text into a validated Config, compares a
+// running Config with a reloaded one, and explains a Config for --check-config.
+// Called by the daemon at start and on SIGHUP, and by tests. Stateless: safe
+// from any thread.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/status.h"
+#include "config/config.h"
+
+namespace locsched {
+
+/// Reads and validates `path`; on error *out is unchanged and the message names file and key.
+Status LoadConfigFile(const std::string& path, Config* out);
+/// Validates TOML text; errors read "SOURCE:LINE:COL: key: problem", one line per error.
+Status LoadConfigText(std::string_view toml, std::string_view source_name, Config* out);
+/// Lists the keys that differ into *changed; an error names the first non-reloadable one.
+Status CheckReload(const Config& running, const Config& next, std::vector<std::string>* changed);
+/// A table of every key: value, default, changed?, reloadable?, help.
+std::string ExplainConfig(const Config& c);
+/// The closest known key or section to `unknown` ("" if none is close).
+std::string SuggestConfigKey(std::string_view unknown);
+
+}  // namespace locsched
