@@ -1,5 +1,7 @@
 #include "io/command_table.h"
 
+#include "algorithms/edit_distance.h"
+
 #include <algorithm>
 #include <array>
 #include <vector>
@@ -86,21 +88,6 @@ constexpr bool InOpOrder() {
   return true;
 }
 static_assert(InOpOrder(), "kTable rows must follow the Op enum order");
-
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
 
 }  // namespace
 
