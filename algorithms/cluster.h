@@ -91,11 +91,17 @@ class Cluster {
   /// Frees a finished or cancelled job and its tasks, making their ids reusable.
   void FreeJob(JobId job);
 
+  /// Machine m (must exist).
   Machine& machine(MachineId m) { return machines_[m]; }
+  /// Machine m (must exist), read-only.
   const Machine& machine(MachineId m) const { return machines_[m]; }
+  /// Job j's record (live or free; check alive).
   Job& job(JobId j) { return jobs_[j]; }
+  /// Job j's record, read-only.
   const Job& job(JobId j) const { return jobs_[j]; }
+  /// Task t's record (a free one has job == kNoId).
   Task& task(TaskId t) { return tasks_[t]; }
+  /// Task t's record, read-only.
   const Task& task(TaskId t) const { return tasks_[t]; }
 
   /// Number of machine ids ever handed out.
