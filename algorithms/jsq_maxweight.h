@@ -35,7 +35,7 @@ class JsqMaxWeight final : public Policy {
   uint32_t ChooseQueue(MachineId m) const;
   /// The queues, for inspection.
   const LocalityQueues& queues() const { return queues_; }
-  /// The queues, for the priority re-solve.
+  /// The queues, writable: for tests that stage queue contents, and the priority re-solve.
   LocalityQueues& mutable_queues() { return queues_; }
 
  private:

@@ -37,11 +37,6 @@ struct TrendFit {
   }
 };
 
-uint32_t ParetoCap(const SimParams& p) {
-  return p.job_size_max ? p.job_size_max
-                        : static_cast<uint32_t>(std::max(1.0, std::ceil(100 * p.job_size_mean)));
-}
-
 class Simulation {
  public:
   explicit Simulation(const SimParams& p);
@@ -54,6 +49,9 @@ class Simulation {
   void Record(uint64_t t);
   void Summarize();
   SimSnapshot Snapshot(uint64_t t) const;
+  double Locality() const {
+    return starts_ ? static_cast<double>(local_starts_) / static_cast<double>(starts_) : 0;
+  }
 
   struct Service {
     uint32_t local, remote;  // drawn durations, in slots
@@ -187,7 +185,7 @@ SimSnapshot Simulation::Snapshot(uint64_t t) const {
   s.total = p_.slots;
   s.tasks_in_system = sched_.queued() + sched_.running() + sched_.blocked();
   s.jobs_in_system = sched_.cluster().live_jobs();
-  s.locality = starts_ ? static_cast<double>(local_starts_) / static_cast<double>(starts_) : 0;
+  s.locality = Locality();
   return s;
 }
 
@@ -229,7 +227,7 @@ void Simulation::Summarize() {
   r_.mean_job_delay = r_.jobs_done ? sum_job_delay_ / static_cast<double>(r_.jobs_done) : 0;
   r_.mean_task_delay =
       window_tasks_done_ ? sum_task_delay_ / static_cast<double>(window_tasks_done_) : 0;
-  r_.locality = starts_ ? static_cast<double>(local_starts_) / static_cast<double>(starts_) : 0;
+  r_.locality = Locality();
   r_.offered_load =
       static_cast<double>(tasks_arrived_) / static_cast<double>(std::max<uint64_t>(1, r_.slots));
   r_.mean_job_size = MeanJobSize(p_);
@@ -241,6 +239,11 @@ void Simulation::Summarize() {
 }
 
 }  // namespace
+
+uint32_t ParetoCap(const SimParams& p) {
+  return p.job_size_max ? p.job_size_max
+                        : static_cast<uint32_t>(std::max(1.0, std::ceil(100 * p.job_size_mean)));
+}
 
 double MeanJobSize(const SimParams& p) {
   switch (p.size_dist) {

@@ -79,6 +79,8 @@ std::string ValidateSimParams(const SimParams& params);
 double Capacity(const SimParams& params);
 /// Runs one simulation (params must be valid).
 SimResult Simulate(const SimParams& params, const SimProgress& progress = {});
+/// The largest Pareto job size: job_size_max, or 100 x the mean when that is 0.
+uint32_t ParetoCap(const SimParams& params);
 /// The exact mean job size the arrival process uses for params.
 double MeanJobSize(const SimParams& params);
 

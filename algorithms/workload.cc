@@ -27,8 +27,7 @@ Workload::Workload(const SimParams& p)
       inv_log_remote_(InvLog(p.policy.gamma)),
       inv_log_size_(InvLog(1 / p.job_size_mean)),
       pareto_xm_(p.job_size_mean * (p.pareto_shape - 1) / p.pareto_shape),
-      pareto_cap_(p.job_size_max ? p.job_size_max
-                                 : static_cast<uint32_t>(std::ceil(100 * p.job_size_mean))) {}
+      pareto_cap_(ParetoCap(p)) {}
 
 uint32_t Workload::DrawJobSize() {
   switch (p_.size_dist) {

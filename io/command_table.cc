@@ -2,9 +2,7 @@
 
 #include "algorithms/edit_distance.h"
 
-#include <algorithm>
 #include <array>
-#include <vector>
 
 namespace locsched {
 namespace {
