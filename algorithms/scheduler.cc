@@ -145,6 +145,12 @@ void Scheduler::MachineUp(MachineId m) {
   policy_->OnMachineAvailable(m);
 }
 
+void Scheduler::UpdateMachine(MachineId m, uint32_t slots, uint32_t rack) {
+  Machine& machine = cluster_.machine(m);
+  machine.slots = slots;
+  machine.rack = rack;
+}
+
 void Scheduler::SetDraining(MachineId m, bool draining) {
   Machine& machine = cluster_.machine(m);
   const bool was = machine.draining;

@@ -63,6 +63,8 @@ class Scheduler {
   std::vector<TaskId> MachineDown(MachineId m);
   /// Marks m up again (it takes work on its next free slot).
   void MachineUp(MachineId m);
+  /// Changes a machine's slot count and rack (a machine re-registering).
+  void UpdateMachine(MachineId m, uint32_t slots, uint32_t rack);
   /// Sets or clears draining: a draining machine finishes its tasks and takes no new ones.
   void SetDraining(MachineId m, bool draining);
   /// Updates the service rates the policy weighs queues by.

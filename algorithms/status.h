@@ -18,6 +18,7 @@ class Status {
     kAlreadyExists,
     kFailedPrecondition,
     kResourceExhausted,
+    kPermissionDenied,
     kIoError,
     kInternal
   };
@@ -46,6 +47,10 @@ class Status {
   static Status ResourceExhausted(std::string subject, std::string what) {
     return Status(Code::kResourceExhausted, std::move(subject) + ": " + std::move(what));
   }
+  /// The caller may not do this (an admin command from an unauthorized peer).
+  static Status PermissionDenied(std::string subject, std::string what) {
+    return Status(Code::kPermissionDenied, std::move(subject) + ": " + std::move(what));
+  }
   /// A file or socket operation failed.
   static Status IoError(std::string subject, std::string what) {
     return Status(Code::kIoError, std::move(subject) + ": " + std::move(what));
@@ -55,6 +60,10 @@ class Status {
   bool ok() const { return code_ == Code::kOk; }
   /// The error class.
   Code code() const { return code_; }
+  /// The code's wire name ("invalid_argument"); "ok" on success.
+  const char* code_name() const;
+  /// The subject the message names (the text before the first ": "), "" on success.
+  std::string subject() const;
   /// "subject: what", empty on success.
   const std::string& message() const { return message_; }
 

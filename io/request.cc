@@ -96,6 +96,7 @@ Status DecodeId(const json& obj, Request* out) {
     out->id = it->get<std::string>();
   } else if (it->is_number_unsigned()) {
     out->id = std::to_string(it->get<uint64_t>());
+    out->id_is_number = true;
   } else {
     return Bad("id", "must be a non-empty string or an integer >= 0");
   }

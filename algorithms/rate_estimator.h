@@ -1,0 +1,49 @@
+// RateEstimator: learns the local and remote service rates (alpha, gamma) of a
+// slot from observed task durations, with the configured rates as the prior.
+// Called by the daemon's Engine on each task completion. Pure and
+// single-threaded: the caller supplies the durations.
+#pragma once
+
+#include <cstdint>
+
+namespace locsched {
+
+/// Exponentially weighted mean durations, blended with a prior, turned into rates.
+class RateEstimator {
+ public:
+  /// Prior rates (tasks per second per slot) and the window, in completions, to average over.
+  RateEstimator(double alpha, double gamma, uint64_t window);
+
+  /// Records one completed task that ran for `seconds` locally or remotely.
+  /// Non-finite or negative durations are ignored (clock trouble, not data).
+  void Observe(bool local, double seconds);
+  /// Restarts from new prior rates and window, forgetting what was observed.
+  void Reset(double alpha, double gamma, uint64_t window);
+
+  /// Learnt local rate.
+  double alpha() const;
+  /// Learnt remote rate, never above alpha (MaxWeight needs gamma <= alpha).
+  double gamma() const;
+  /// Local completions observed since the last Reset.
+  uint64_t local_samples() const { return local_.samples; }
+  /// Remote completions observed since the last Reset.
+  uint64_t remote_samples() const { return remote_.samples; }
+
+  /// Weight of the prior, in pseudo-observations.
+  static constexpr double kPriorWeight = 10;
+
+ private:
+  struct Mean {
+    double prior_rate = 1;
+    double sum = 0;     // decayed sum of durations
+    double weight = 0;  // decayed count
+    uint64_t samples = 0;
+    double Rate() const;
+  };
+  void Add(Mean& m, double seconds) const;
+
+  Mean local_, remote_;
+  double decay_ = 1;
+};
+
+}  // namespace locsched

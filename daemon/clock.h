@@ -1,0 +1,28 @@
+// Clock: the daemon's only source of time, behind an interface so tests can
+// drive it (after leveldb's Env). The Engine reads it to time tasks for rate
+// learning and to report uptime. Called on the event-loop thread only.
+#pragma once
+
+#include <chrono>
+
+namespace locsched {
+
+/// Monotonic seconds since an arbitrary start.
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  /// Seconds since this clock's epoch; never decreases.
+  virtual double Now() const = 0;
+};
+
+/// The real monotonic clock.
+class SteadyClock final : public Clock {
+ public:
+  /// Seconds of std::chrono::steady_clock.
+  double Now() const override {
+    const auto d = std::chrono::steady_clock::now().time_since_epoch();
+    return std::chrono::duration<double>(d).count();
+  }
+};
+
+}  // namespace locsched

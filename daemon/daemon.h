@@ -1,0 +1,27 @@
+// Daemon: one running locschedd. It owns the io_context and, on its single
+// thread, the Engine, the Dispatcher and the Server, plus signals (SIGTERM and
+// SIGINT stop gracefully, SIGHUP reloads), systemd notifications and the
+// watchdog. main builds it from the parsed flags; Run blocks until stopped.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "algorithms/status.h"
+#include "config/config.h"
+
+namespace locsched {
+
+/// What main learnt from the command line.
+struct DaemonOptions {
+  std::string config_path;             ///< --config FILE ("" = built-in defaults)
+  std::vector<std::string> overrides;  ///< --set KEY=VALUE, applied after the file
+};
+
+/// Loads the file (if any), then applies the KEY=VALUE overrides, then validates.
+Status LoadConfig(const DaemonOptions& opts, Config* out);
+
+/// Serves until SIGTERM/SIGINT; returns the process exit code.
+int RunDaemon(const Config& cfg, const DaemonOptions& opts);
+
+}  // namespace locsched

@@ -1,0 +1,252 @@
+#include "daemon/dispatcher.h"
+
+#include <cassert>
+
+#include "io/json_writer.h"
+#include "io/request.h"
+
+namespace locsched {
+
+namespace {
+
+using Handler = Status (*)(Dispatcher& d, const Request& r, JsonWriter& w);
+
+// The handler table: one row per command, in CommandTable (Op) order. The
+// command table says what a command accepts; this says what it does.
+struct HandlerRow {
+  Op op;
+  Handler handler;
+};
+
+Status Help(Dispatcher& d, const Request& r, JsonWriter& w);
+Status StatusCmd(Dispatcher& d, const Request& r, JsonWriter& w);
+Status Metrics(Dispatcher& d, const Request& r, JsonWriter& w);
+Status ReloadCmd(Dispatcher& d, const Request& r, JsonWriter& w);
+
+#define LOCSCHED_ENGINE(method) \
+  [](Dispatcher& d, const Request& r, JsonWriter& w) { return d.engine().method(r, w); }
+
+constexpr HandlerRow kHandlers[] = {
+    {Op::kMachineUp, LOCSCHED_ENGINE(MachineUp)},
+    {Op::kMachineDown, LOCSCHED_ENGINE(MachineDown)},
+    {Op::kMachineDrain, LOCSCHED_ENGINE(MachineDrain)},
+    {Op::kJobSubmit, LOCSCHED_ENGINE(JobSubmit)},
+    {Op::kHeartbeat, LOCSCHED_ENGINE(Heartbeat)},
+    {Op::kTaskStarted, LOCSCHED_ENGINE(TaskStarted)},
+    {Op::kTaskDone, LOCSCHED_ENGINE(TaskDone)},
+    {Op::kTaskFailed, LOCSCHED_ENGINE(TaskFailed)},
+    {Op::kJobCancel, LOCSCHED_ENGINE(JobCancel)},
+    {Op::kStatus, StatusCmd},
+    {Op::kQueues, LOCSCHED_ENGINE(Queues)},
+    {Op::kJobs, LOCSCHED_ENGINE(Jobs)},
+    {Op::kJob, LOCSCHED_ENGINE(JobDetail)},
+    {Op::kMachines, LOCSCHED_ENGINE(Machines)},
+    {Op::kHelp, Help},
+    {Op::kMetrics, Metrics},
+    {Op::kReload, ReloadCmd},
+};
+#undef LOCSCHED_ENGINE
+
+constexpr bool HandlersInOpOrder() {
+  for (size_t i = 0; i < std::size(kHandlers); ++i)
+    if (static_cast<size_t>(kHandlers[i].op) != i) return false;
+  return true;
+}
+static_assert(HandlersInOpOrder(), "kHandlers rows must follow Op order");
+static_assert(std::size(kHandlers) == static_cast<size_t>(Op::kReload) + 1,
+              "every Op needs a handler");
+
+std::string_view TypeName(FieldType t) {
+  switch (t) {
+    case FieldType::kName: return "name";
+    case FieldType::kString: return "string";
+    case FieldType::kCount: return "count";
+    case FieldType::kPositive: return "positive";
+    case FieldType::kNumber: return "number";
+    case FieldType::kBool: return "bool";
+    case FieldType::kKind: return "kind";
+    case FieldType::kNames: return "names";
+    case FieldType::kTasks: return "tasks";
+  }
+  return "string";
+}
+
+void WriteCommandHeader(const CommandSpec& c, JsonWriter& w) {
+  w.Field("command", c.name).Field("summary", c.summary);
+  w.Key("sockets").BeginArray();
+  if (c.flags & kEventSocket) w.String("event");
+  if (c.flags & kControlSocket) w.String("control");
+  w.EndArray();
+  w.Field("mutating", (c.flags & kMutating) != 0).Field("admin", (c.flags & kAdmin) != 0);
+}
+
+void WriteFields(std::span<const FieldSpec> fields, JsonWriter& w) {
+  w.BeginArray();
+  for (const FieldSpec& f : fields) {
+    w.BeginObject().Field("name", f.name).Field("type", TypeName(f.type));
+    w.Field("required", f.required).Field("help", f.help).EndObject();
+  }
+  w.EndArray();
+}
+
+// help: every command in one line each, or one command with its fields.
+Status Help(Dispatcher&, const Request& r, JsonWriter& w) {
+  if (r.command.empty()) {
+    w.Key("commands").BeginArray();
+    for (const CommandSpec& c : CommandTable()) {
+      w.BeginObject();
+      WriteCommandHeader(c, w);
+      w.EndObject();
+    }
+    w.EndArray();
+    return Status::Ok();
+  }
+  const CommandSpec* c = FindCommand(r.command);
+  if (!c) {
+    const std::string_view guess = SuggestCommand(r.command);
+    return Status::NotFound("command", "unknown command '" + r.command + "'" +
+                                           (guess.empty() ? std::string()
+                                                          : "; did you mean '" +
+                                                                std::string(guess) + "'?"));
+  }
+  WriteCommandHeader(*c, w);
+  w.Key("fields");
+  WriteFields(c->fields, w);
+  if (c->op == Op::kJobSubmit) {
+    w.Key("task_fields");
+    WriteFields(TaskFields(), w);
+  }
+  return Status::Ok();
+}
+
+Status StatusCmd(Dispatcher& d, const Request& r, JsonWriter& w) {
+  if (Status s = d.engine().Summary(r, w); !s.ok()) return s;
+  w.Key("daemon").BeginObject().Field("clients", d.clients());
+  w.Field("requests", d.lines()).Field("remembered_ids", d.remembered_ids()).EndObject();
+  return Status::Ok();
+}
+
+void AppendCommandCounters(const Dispatcher& d, std::string* text) {
+  text->append("# HELP locsched_requests_total Requests per command.\n");
+  text->append("# TYPE locsched_requests_total counter\n");
+  for (const CommandSpec& c : CommandTable())
+    text->append("locsched_requests_total{op=\"").append(c.name).append("\"} ")
+        .append(std::to_string(d.counters(c.op).calls)).append("\n");
+  text->append("# HELP locsched_request_errors_total Requests answered ok:false.\n");
+  text->append("# TYPE locsched_request_errors_total counter\n");
+  for (const CommandSpec& c : CommandTable())
+    text->append("locsched_request_errors_total{op=\"").append(c.name).append("\"} ")
+        .append(std::to_string(d.counters(c.op).errors)).append("\n");
+}
+
+Status Metrics(Dispatcher& d, const Request&, JsonWriter& w) {
+  std::string text;
+  d.engine().AppendMetrics(&text);
+  AppendCommandCounters(d, &text);
+  w.Field("text", text);
+  return Status::Ok();
+}
+
+Status ReloadCmd(Dispatcher& d, const Request&, JsonWriter& w) {
+  std::vector<std::string> changed;
+  if (Status s = d.Reload(&changed); !s.ok()) return s;
+  w.Key("changed").BeginArray();
+  for (const std::string& key : changed) w.String(key);
+  w.EndArray();
+  return Status::Ok();
+}
+
+void OpenReply(bool ok, const Request& r, std::string* out) {
+  out->append(ok ? "{\"ok\":true" : "{\"ok\":false");
+  if (!r.has_id) return;
+  out->append(",\"id\":");
+  if (r.id_is_number) out->append(r.id);
+  else AppendJsonString(r.id, out);
+}
+
+void AppendErrorBody(const Status& s, std::string* out) {
+  JsonWriter w(out);
+  w.ResumeObject(true);
+  w.Key("error").BeginObject().Field("code", s.code_name()).Field("field", s.subject());
+  w.Field("message", s.message()).EndObject();
+  out->append("}\n");
+}
+
+// The socket and peer rules of the command table.
+Status CheckAccess(const CommandSpec& spec, const Caller& caller) {
+  const uint32_t socket = caller.control ? kControlSocket : kEventSocket;
+  if (!(spec.flags & socket))
+    return Status::FailedPrecondition(
+        "op", "'" + std::string(spec.name) + "' is not accepted on the " +
+                  (caller.control ? "control" : "event") + " socket");
+  if ((spec.flags & kAdmin) && caller.control && !caller.authorized)
+    return Status::PermissionDenied(
+        "op", "'" + std::string(spec.name) + "' is an admin command; uid " +
+                  std::to_string(caller.uid) + " is not allowed to run it");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Dispatcher::Dispatcher(Engine& engine, const Config& cfg)
+    : engine_(engine), dedupe_(cfg.limits.dedupe_window) {}
+
+void Dispatcher::ApplyConfig(const Config& cfg) {
+  dedupe_.SetCapacity(cfg.limits.dedupe_window);
+  engine_.ApplyConfig(cfg);
+}
+
+Status Dispatcher::Reload(std::vector<std::string>* changed) {
+  if (!reload_) return Status::FailedPrecondition("reload", "no configuration file to re-read");
+  return reload_(changed);
+}
+
+void Dispatcher::AppendError(const Status& s, std::string* out) {
+  OpenReply(false, Request{}, out);
+  AppendErrorBody(s, out);
+}
+
+void Dispatcher::HandleLine(std::string_view line, const Caller& caller, std::string* out) {
+  ++lines_;
+  Request r;
+  Status s = DecodeRequest(line, &r);
+  if (!s.ok()) {
+    ++undecodable_;
+    OpenReply(false, r, out);
+    AppendErrorBody(s, out);
+    return;
+  }
+  CommandCounters& counters = counters_[static_cast<size_t>(r.op)];
+  ++counters.calls;
+  const size_t start = out->size();
+  s = Run(r, caller, out);
+  if (s.ok()) return;
+  ++counters.errors;
+  out->resize(start);
+  OpenReply(false, r, out);
+  AppendErrorBody(s, out);
+}
+
+// Checks access, answers a repeated id from the window, or runs the handler and
+// remembers the reply body of a mutating command under its id.
+Status Dispatcher::Run(const Request& r, const Caller& caller, std::string* out) {
+  const CommandSpec& spec = SpecOf(r.op);
+  if (Status s = CheckAccess(spec, caller); !s.ok()) return s;
+  const bool dedupe = r.has_id && (spec.flags & kMutating);
+  OpenReply(true, r, out);
+  if (dedupe) {
+    if (const std::string* body = dedupe_.Find(r.id)) {
+      out->append(*body).append(",\"duplicate\":true}\n");
+      return Status::Ok();
+    }
+  }
+  const size_t body_start = out->size();
+  JsonWriter w(out);
+  w.ResumeObject(true);
+  if (Status s = kHandlers[static_cast<size_t>(r.op)].handler(*this, r, w); !s.ok()) return s;
+  if (dedupe) dedupe_.Remember(r.id, out->substr(body_start));
+  out->append("}\n");
+  return Status::Ok();
+}
+
+}  // namespace locsched

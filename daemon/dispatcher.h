@@ -1,0 +1,81 @@
+// Dispatcher: turns one request line into one reply line. It decodes with the
+// CommandTable, checks the socket and the peer, deduplicates event ids, calls
+// the command's handler from its handler table, counts calls and errors per
+// command, and serializes the reply. Connections call HandleLine on the
+// event-loop thread; it never blocks.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.h"
+#include "daemon/dedupe.h"
+#include "daemon/engine.h"
+#include "io/command_table.h"
+
+namespace locsched {
+
+/// Who sent a request: which socket, and whether the peer may run admin commands.
+struct Caller {
+  bool control = false;     ///< came in on the control socket
+  bool authorized = false;  ///< SO_PEERCRED allows admin commands (control socket)
+  uint32_t uid = 0;         ///< the peer's uid, for error messages
+};
+
+/// Re-reads the configuration; fills the changed keys. Installed by main.
+using ReloadHook = std::function<Status(std::vector<std::string>* changed)>;
+
+/// Per-command counters.
+struct CommandCounters {
+  uint64_t calls = 0;   ///< requests that named this command
+  uint64_t errors = 0;  ///< of those, the ones answered with ok:false
+};
+
+/// Request line in, reply line out, via the command table.
+class Dispatcher {
+ public:
+  /// Dispatches to `engine`, with limits from cfg; `engine` must outlive it.
+  Dispatcher(Engine& engine, const Config& cfg);
+
+  /// Handles one line (no newline) and appends exactly one reply line, '\n'-terminated.
+  void HandleLine(std::string_view line, const Caller& caller, std::string* out);
+  /// Appends the error reply for a line that broke a limit before it could be decoded.
+  static void AppendError(const Status& s, std::string* out);
+
+  /// Installs what `reload` and SIGHUP call.
+  void SetReloadHook(ReloadHook hook) { reload_ = std::move(hook); }
+  /// Runs the reload hook (SIGHUP comes here too).
+  Status Reload(std::vector<std::string>* changed);
+  /// Applies the reloadable settings of cfg.
+  void ApplyConfig(const Config& cfg);
+  /// Connected clients, kept up to date by the server for `status`.
+  void SetClients(uint64_t n) { clients_ = n; }
+
+  /// The engine behind the handlers.
+  Engine& engine() { return engine_; }
+  /// Calls and errors of op.
+  const CommandCounters& counters(Op op) const { return counters_[static_cast<size_t>(op)]; }
+  /// Every request line handled, good or bad.
+  uint64_t lines() const { return lines_; }
+  /// Connected clients.
+  uint64_t clients() const { return clients_; }
+  /// Event ids remembered for deduplication.
+  uint64_t remembered_ids() const { return dedupe_.size(); }
+
+ private:
+  Status Run(const Request& r, const Caller& caller, std::string* out);
+
+  Engine& engine_;
+  DedupeWindow dedupe_;
+  ReloadHook reload_;
+  std::array<CommandCounters, 32> counters_{};
+  uint64_t lines_ = 0;
+  uint64_t undecodable_ = 0;
+  uint64_t clients_ = 0;
+};
+
+}  // namespace locsched

@@ -1,0 +1,322 @@
+#include "daemon/engine.h"
+
+#include <algorithm>
+#include <cassert>
+#include <unordered_set>
+#include <utility>
+
+namespace locsched {
+
+namespace {
+
+PolicyParams PolicyFrom(const SchedulerConfig& s) {
+  PolicyParams p;
+  p.kind = s.policy;
+  p.intra = s.intra_queue;
+  p.alpha = s.alpha;
+  p.gamma = s.gamma;
+  p.delay_skips = s.delay_skips;
+  p.seed = s.seed;
+  return p;
+}
+
+std::string Quoted(std::string_view name) { return "'" + std::string(name) + "'"; }
+
+}  // namespace
+
+std::string_view JobOutcomeName(JobOutcome o) {
+  switch (o) {
+    case JobOutcome::kDone: return "done";
+    case JobOutcome::kFailed: return "failed";
+    case JobOutcome::kCancelled: return "cancelled";
+  }
+  return "done";
+}
+
+Engine::Engine(const Config& cfg, const Clock& clock)
+    : clock_(clock),
+      sched_(PolicyFrom(cfg.scheduler)),
+      rates_(cfg.scheduler.alpha, cfg.scheduler.gamma, cfg.scheduler.rate_window),
+      learn_rates_(cfg.scheduler.learn_rates),
+      max_task_retries_(cfg.scheduler.max_task_retries),
+      max_tasks_per_job_(cfg.limits.max_tasks_per_job),
+      started_at_(clock.Now()) {}
+
+void Engine::ApplyConfig(const Config& cfg) {
+  const SchedulerConfig& s = cfg.scheduler;
+  learn_rates_ = s.learn_rates;
+  max_task_retries_ = s.max_task_retries;
+  max_tasks_per_job_ = cfg.limits.max_tasks_per_job;
+  rates_.Reset(s.alpha, s.gamma, s.rate_window);
+  sched_.SetRates(rates_.alpha(), rates_.gamma());
+}
+
+// ---- lookups ---------------------------------------------------------------
+
+Status Engine::FindMachine(std::string_view field, const std::string& name, MachineId* m) const {
+  const auto it = machine_ids_.find(name);
+  if (it == machine_ids_.end())
+    return Status::NotFound(std::string(field), "unknown machine " + Quoted(name));
+  *m = it->second;
+  return Status::Ok();
+}
+
+Status Engine::FindJob(const std::string& name, JobId* j) const {
+  const auto it = job_ids_.find(name);
+  if (it != job_ids_.end()) {
+    *j = it->second;
+    return Status::Ok();
+  }
+  const auto f = finished_.find(name);
+  if (f != finished_.end())
+    return Status::FailedPrecondition(
+        "job", Quoted(name) + " is no longer live (" +
+                   std::string(JobOutcomeName(f->second.outcome)) + ")");
+  return Status::NotFound("job", "unknown job " + Quoted(name));
+}
+
+// The task named by r.job/r.task, which must be running (on r.machine if given).
+Status Engine::FindRunningTask(const Request& r, TaskId* t) const {
+  JobId j;
+  if (Status s = FindJob(r.job, &j); !s.ok()) return s;
+  const auto it = jobs_[j].tasks.find(r.task);
+  if (it == jobs_[j].tasks.end())
+    return Status::NotFound("task", "job " + Quoted(r.job) + " has no task " + Quoted(r.task));
+  const Task& task = sched_.cluster().task(it->second);
+  if (task.state != TaskState::kRunning)
+    return Status::FailedPrecondition("task", Quoted(r.task) + " of job " + Quoted(r.job) +
+                                                  " is not running");
+  const std::string& on = sched_.cluster().machine(task.machine).name;
+  if (!r.machine.empty() && r.machine != on)
+    return Status::FailedPrecondition(
+        "machine", "task " + Quoted(r.task) + " runs on " + Quoted(on) + ", not " +
+                       Quoted(r.machine));
+  *t = it->second;
+  return Status::Ok();
+}
+
+uint32_t Engine::RackId(const std::string& rack) {
+  const auto [it, inserted] =
+      rack_ids_.try_emplace(rack, static_cast<uint32_t>(rack_ids_.size()));
+  return it->second;
+}
+
+// ---- machines --------------------------------------------------------------
+
+Status Engine::MachineUp(const Request& r, JsonWriter& w) {
+  if (r.slots > UINT32_MAX) return Status::InvalidArgument("slots", "must be at most 4294967295");
+  const auto it = machine_ids_.find(r.machine);
+  if (it == machine_ids_.end()) {
+    Machine m{r.machine, RackId(r.rack), static_cast<uint32_t>(r.slots)};
+    machine_ids_.emplace(r.machine, sched_.AddMachine(std::move(m)));
+    w.Field("new", true);
+    return Status::Ok();
+  }
+  const Machine& m = sched_.cluster().machine(it->second);
+  const uint32_t rack = r.rack.empty() ? m.rack : RackId(r.rack);
+  sched_.UpdateMachine(it->second, static_cast<uint32_t>(r.slots), rack);
+  if (!m.up || m.draining) sched_.MachineUp(it->second);
+  w.Field("new", false);
+  return Status::Ok();
+}
+
+Status Engine::MachineDown(const Request& r, JsonWriter& w) {
+  MachineId m;
+  if (Status s = FindMachine("machine", r.machine, &m); !s.ok()) return s;
+  if (!sched_.cluster().machine(m).up) {
+    w.Field("requeued", uint64_t{0});
+    return Status::Ok();
+  }
+  const std::vector<TaskId> lost = sched_.MachineDown(m);
+  tasks_requeued_ += lost.size();
+  w.Field("requeued", static_cast<uint64_t>(lost.size()));
+  return Status::Ok();
+}
+
+Status Engine::MachineDrain(const Request& r, JsonWriter& w) {
+  MachineId m;
+  if (Status s = FindMachine("machine", r.machine, &m); !s.ok()) return s;
+  const Machine& machine = sched_.cluster().machine(m);
+  if (!machine.up) return Status::FailedPrecondition("machine", Quoted(r.machine) + " is down");
+  sched_.SetDraining(m, r.drain);
+  w.Field("running", machine.running);
+  return Status::Ok();
+}
+
+// ---- jobs ------------------------------------------------------------------
+
+// Checks a job_submit against the state and the limits; fills the replica ids,
+// task by task, in request order.
+Status Engine::CheckSubmit(const Request& r, std::vector<MachineId>* replicas) const {
+  if (job_ids_.count(r.job))
+    return Status::AlreadyExists("job", Quoted(r.job) + " is already live");
+  if (r.tasks.size() > max_tasks_per_job_)
+    return Status::ResourceExhausted(
+        "tasks", std::to_string(r.tasks.size()) + " tasks exceed limits.max_tasks_per_job (" +
+                     std::to_string(max_tasks_per_job_) + ")");
+  std::unordered_set<std::string_view> names;
+  for (size_t i = 0; i < r.tasks.size(); ++i) {
+    const TaskRequest& t = r.tasks[i];
+    const std::string at = "tasks[" + std::to_string(i) + "]";
+    if (!names.insert(t.task).second)
+      return Status::AlreadyExists(at + ".task", "duplicate task " + Quoted(t.task));
+    const size_t first = replicas->size();
+    for (size_t k = 0; k < t.replicas.size(); ++k) {
+      const std::string field = at + ".replicas[" + std::to_string(k) + "]";
+      MachineId m;
+      if (Status s = FindMachine(field, t.replicas[k], &m); !s.ok()) return s;
+      if (std::find(replicas->begin() + first, replicas->end(), m) != replicas->end())
+        return Status::InvalidArgument(field, "duplicate machine " + Quoted(t.replicas[k]));
+      replicas->push_back(m);
+    }
+  }
+  return Status::Ok();
+}
+
+Status Engine::JobSubmit(const Request& r, JsonWriter& w) {
+  std::vector<MachineId> replicas;
+  if (Status s = CheckSubmit(r, &replicas); !s.ok()) return s;
+  std::vector<TaskSpec> specs(r.tasks.size());
+  size_t next = 0;
+  for (size_t i = 0; i < r.tasks.size(); ++i) {
+    const TaskRequest& t = r.tasks[i];
+    specs[i] = TaskSpec{std::span(replicas).subspan(next, t.replicas.size()), t.kind, t.size,
+                        t.duration};
+    next += t.replicas.size();
+  }
+  const JobId j = sched_.SubmitJob(r.weight, specs);
+  assert(j != kNoId);  // the decoder rejects an empty task list
+  IndexJob(r, j);
+  ++jobs_submitted_;
+  w.Field("tasks", static_cast<uint64_t>(r.tasks.size()));
+  return Status::Ok();
+}
+
+// Records the names of a just-submitted job; task ids follow request order.
+void Engine::IndexJob(const Request& r, JobId j) {
+  const Cluster& c = sched_.cluster();
+  if (jobs_.size() < c.job_capacity()) jobs_.resize(c.job_capacity());
+  if (task_names_.size() < c.task_capacity()) {
+    task_names_.resize(c.task_capacity(), nullptr);
+    task_started_.resize(c.task_capacity(), 0);
+  }
+  JobMeta& meta = jobs_[j];
+  meta.name = r.job;
+  meta.submitted_at = clock_.Now();
+  meta.tasks.reserve(r.tasks.size());
+  const std::vector<TaskId>& ids = c.job(j).tasks;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const auto it = meta.tasks.emplace(r.tasks[i].task, ids[i]).first;
+    task_names_[ids[i]] = &it->first;
+  }
+  job_ids_.emplace(r.job, j);
+  finished_.erase(r.job);
+}
+
+// Drops a job's names once the core has freed it, and remembers how it ended.
+void Engine::ForgetJob(JobId j, JobOutcome outcome) {
+  JobMeta& meta = jobs_[j];
+  for (const auto& [name, t] : meta.tasks) task_names_[t] = nullptr;
+  const auto tasks = static_cast<uint32_t>(meta.tasks.size());
+  if (finished_order_.size() >= kHistory) {
+    finished_.erase(finished_order_.front());
+    finished_order_.pop_front();
+  }
+  finished_[meta.name] = Finished{outcome, tasks, clock_.Now() - meta.submitted_at};
+  finished_order_.push_back(meta.name);
+  job_ids_.erase(meta.name);
+  meta = JobMeta{};
+  ++(outcome == JobOutcome::kDone     ? jobs_done_
+     : outcome == JobOutcome::kFailed ? jobs_failed_
+                                      : jobs_cancelled_);
+}
+
+Status Engine::JobCancel(const Request& r, JsonWriter& w) {
+  JobId j;
+  if (Status s = FindJob(r.job, &j); !s.ok()) return s;
+  w.Field("tasks", static_cast<uint64_t>(jobs_[j].tasks.size()));
+  sched_.CancelJob(j);
+  ForgetJob(j, JobOutcome::kCancelled);
+  return Status::Ok();
+}
+
+// ---- heartbeats and tasks --------------------------------------------------
+
+Status Engine::Heartbeat(const Request& r, JsonWriter& w) {
+  MachineId m;
+  if (Status s = FindMachine("machine", r.machine, &m); !s.ok()) return s;
+  const Machine& machine = sched_.cluster().machine(m);
+  if (!machine.up)
+    return Status::FailedPrecondition("machine", Quoted(r.machine) +
+                                                     " is down; send machine_up first");
+  const uint64_t room = machine.slots > machine.running ? machine.slots - machine.running : 0;
+  const uint64_t want = std::min<uint64_t>(r.free_slots, room);
+  const double now = clock_.Now();
+  w.Key("assign").BeginArray();
+  for (uint64_t i = 0; i < want; ++i) {
+    const std::optional<Assignment> a = sched_.Assign(m);
+    if (!a) break;
+    task_started_[a->task] = now;
+    ++(a->local ? assigned_local_ : assigned_remote_);
+    WriteAssignment(*a, w);
+  }
+  w.EndArray();
+  return Status::Ok();
+}
+
+void Engine::WriteAssignment(const Assignment& a, JsonWriter& w) const {
+  w.BeginObject()
+      .Field("job", jobs_[a.job].name)
+      .Field("task", *task_names_[a.task])
+      .Field("local", a.local)
+      .EndObject();
+}
+
+Status Engine::TaskStarted(const Request& r, JsonWriter& w) {
+  TaskId t;
+  if (Status s = FindRunningTask(r, &t); !s.ok()) return s;
+  task_started_[t] = clock_.Now();
+  w.Field("attempt", sched_.cluster().task(t).attempts);
+  return Status::Ok();
+}
+
+Status Engine::TaskDone(const Request& r, JsonWriter& w) {
+  TaskId t;
+  if (Status s = FindRunningTask(r, &t); !s.ok()) return s;
+  ObserveDuration(t);
+  const Completion c = sched_.Finish(t);
+  ++tasks_done_;
+  if (c.job_done) ForgetJob(c.job, JobOutcome::kDone);
+  w.Field("job_done", c.job_done);
+  return Status::Ok();
+}
+
+Status Engine::TaskFailed(const Request& r, JsonWriter& w) {
+  TaskId t;
+  if (Status s = FindRunningTask(r, &t); !s.ok()) return s;
+  ++tasks_failed_;
+  const uint32_t attempts = sched_.cluster().task(t).attempts;
+  w.Field("attempts", attempts);
+  if (attempts <= max_task_retries_) {
+    sched_.Requeue(t);
+    ++tasks_requeued_;
+    w.Field("retry", true).Field("job_failed", false);
+    return Status::Ok();
+  }
+  const JobId j = sched_.cluster().task(t).job;
+  sched_.CancelJob(j);
+  ForgetJob(j, JobOutcome::kFailed);
+  w.Field("retry", false).Field("job_failed", true);
+  return Status::Ok();
+}
+
+// Feeds the run time of a finished task to the rate estimator, which the
+// policy then weighs its queues by.
+void Engine::ObserveDuration(TaskId t) {
+  if (!learn_rates_) return;
+  const Task& task = sched_.cluster().task(t);
+  rates_.Observe(task.ran_local, clock_.Now() - task_started_[t]);
+  sched_.SetRates(rates_.alpha(), rates_.gamma());
+}
+
+}  // namespace locsched

@@ -1,0 +1,133 @@
+// Engine: the scheduling state as the wire sees it. It maps machine, job and
+// task names to the core's dense ids, drives the Scheduler, learns alpha and
+// gamma, enforces retry and size limits, and keeps a short history of
+// finished jobs. The Dispatcher calls one method per command, on the
+// event-loop thread only; time comes from the injected Clock, no I/O here.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "algorithms/rate_estimator.h"
+#include "algorithms/scheduler.h"
+#include "algorithms/status.h"
+#include "config/config.h"
+#include "daemon/clock.h"
+#include "io/json_writer.h"
+#include "io/request.h"
+
+namespace locsched {
+
+/// How a job left the daemon.
+enum class JobOutcome : uint8_t { kDone, kFailed, kCancelled };
+
+/// Scheduling state keyed by name; one handler per state-touching command.
+class Engine {
+ public:
+  /// State built from cfg's [scheduler] and [limits]; `clock` must outlive it.
+  Engine(const Config& cfg, const Clock& clock);
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  /// Applies the reloadable settings of cfg (rates, retries, limits).
+  void ApplyConfig(const Config& cfg);
+
+  // Mutating commands: validate everything first, then change state, so an
+  // error leaves the state untouched. Each writes its reply fields into w.
+  /// machine_up: adds a machine or brings a known one back (slots may change).
+  Status MachineUp(const Request& r, JsonWriter& w);
+  /// machine_down: marks it down and requeues what ran on it.
+  Status MachineDown(const Request& r, JsonWriter& w);
+  /// machine_drain: stops (or resumes) giving it new tasks.
+  Status MachineDrain(const Request& r, JsonWriter& w);
+  /// job_submit: a new job with its tasks.
+  Status JobSubmit(const Request& r, JsonWriter& w);
+  /// heartbeat: fills up to free_slots slots of the machine; replies with "assign".
+  Status Heartbeat(const Request& r, JsonWriter& w);
+  /// task_started: the cluster confirms a start (restarts the task's timer).
+  Status TaskStarted(const Request& r, JsonWriter& w);
+  /// task_done: a running task finished.
+  Status TaskDone(const Request& r, JsonWriter& w);
+  /// task_failed: retried up to the limit, then its job fails.
+  Status TaskFailed(const Request& r, JsonWriter& w);
+  /// job_cancel: removes a live job.
+  Status JobCancel(const Request& r, JsonWriter& w);
+
+  // Read-only views (engine_views.cc).
+  /// status: machines, slots, tasks, jobs, rates, locality.
+  Status Summary(const Request& r, JsonWriter& w) const;
+  /// queues: the remote queue, the longest local queues and a length histogram.
+  Status Queues(const Request& r, JsonWriter& w) const;
+  /// jobs: live jobs with their counts.
+  Status Jobs(const Request& r, JsonWriter& w) const;
+  /// job: one live or recently finished job, with its tasks.
+  Status JobDetail(const Request& r, JsonWriter& w) const;
+  /// machines: every machine with its state and local queue.
+  Status Machines(const Request& r, JsonWriter& w) const;
+  /// Appends Prometheus gauges and counters of the state to *out.
+  void AppendMetrics(std::string* out) const;
+
+  /// The core (tests inspect it).
+  const Scheduler& scheduler() const { return sched_; }
+  /// The learnt rates.
+  const RateEstimator& rates() const { return rates_; }
+
+  /// Most finished jobs remembered for `job` queries.
+  static constexpr size_t kHistory = 10000;
+  /// Most entries a jobs/job listing returns (it says when it truncated).
+  static constexpr size_t kMaxListed = 10000;
+
+ private:
+  struct JobMeta {
+    std::string name;
+    std::unordered_map<std::string, TaskId> tasks;  // task name -> id
+    double submitted_at = 0;
+  };
+  struct Finished {
+    JobOutcome outcome;
+    uint32_t tasks;
+    double seconds;  // from submission to the end
+  };
+
+  Status FindMachine(std::string_view field, const std::string& name, MachineId* m) const;
+  Status FindJob(const std::string& name, JobId* j) const;
+  Status FindRunningTask(const Request& r, TaskId* t) const;
+  Status CheckSubmit(const Request& r, std::vector<MachineId>* replicas) const;
+  void IndexJob(const Request& r, JobId j);
+  void ForgetJob(JobId j, JobOutcome outcome);
+  void ObserveDuration(TaskId t);
+  uint32_t RackId(const std::string& rack);
+  void WriteAssignment(const Assignment& a, JsonWriter& w) const;
+  void WriteJobCounts(JobId j, JsonWriter& w) const;
+  void WriteTasks(JobId j, JsonWriter& w) const;
+
+  const Clock& clock_;
+  Scheduler sched_;
+  RateEstimator rates_;
+  bool learn_rates_;
+  uint32_t max_task_retries_;
+  uint64_t max_tasks_per_job_;
+  double started_at_;
+
+  std::unordered_map<std::string, MachineId> machine_ids_;
+  std::unordered_map<std::string, uint32_t> rack_ids_;
+  std::unordered_map<std::string, JobId> job_ids_;
+  std::vector<JobMeta> jobs_;                   // by JobId
+  std::vector<const std::string*> task_names_;  // by TaskId; keys of JobMeta::tasks
+  std::vector<double> task_started_;            // by TaskId; start of the current run
+  std::unordered_map<std::string, Finished> finished_;
+  std::deque<std::string> finished_order_;
+
+  uint64_t jobs_submitted_ = 0, jobs_done_ = 0, jobs_failed_ = 0, jobs_cancelled_ = 0;
+  uint64_t tasks_done_ = 0, tasks_failed_ = 0, tasks_requeued_ = 0;
+  uint64_t assigned_local_ = 0, assigned_remote_ = 0;
+};
+
+/// The wire name of an outcome ("done", "failed", "cancelled").
+std::string_view JobOutcomeName(JobOutcome o);
+
+}  // namespace locsched

@@ -1,0 +1,199 @@
+// The read-only commands of the Engine: status, queues, jobs, job, machines
+// and the Prometheus metrics. Nothing here changes state.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <utility>
+
+#include "daemon/engine.h"
+
+namespace locsched {
+
+namespace {
+
+std::string_view TaskStateName(TaskState s) {
+  switch (s) {
+    case TaskState::kBlocked: return "blocked";
+    case TaskState::kQueued: return "queued";
+    case TaskState::kRunning: return "running";
+    case TaskState::kDone: return "done";
+  }
+  return "done";
+}
+
+struct MachineTotals {
+  uint64_t up = 0, down = 0, draining = 0, slots = 0, busy = 0;
+};
+
+MachineTotals CountMachines(const Cluster& c) {
+  MachineTotals t;
+  for (MachineId m = 0; m < c.num_machines(); ++m) {
+    const Machine& machine = c.machine(m);
+    ++(!machine.up ? t.down : machine.draining ? t.draining : t.up);
+    if (machine.up) t.slots += machine.slots;
+    t.busy += machine.running;
+  }
+  return t;
+}
+
+}  // namespace
+
+Status Engine::Summary(const Request&, JsonWriter& w) const {
+  const MachineTotals m = CountMachines(sched_.cluster());
+  const uint64_t assigned = assigned_local_ + assigned_remote_;
+  w.Field("uptime_s", clock_.Now() - started_at_);
+  w.Field("policy", PolicyKindName(sched_.params().kind));
+  w.Key("machines").BeginObject().Field("up", m.up).Field("draining", m.draining);
+  w.Field("down", m.down).EndObject();
+  w.Key("slots").BeginObject().Field("total", m.slots).Field("busy", m.busy).EndObject();
+  w.Key("tasks").BeginObject().Field("queued", sched_.queued());
+  w.Field("running", sched_.running()).Field("blocked", sched_.blocked());
+  w.Field("done", tasks_done_).Field("failed", tasks_failed_);
+  w.Field("requeued", tasks_requeued_).EndObject();
+  w.Key("jobs").BeginObject().Field("live", uint64_t{sched_.cluster().live_jobs()});
+  w.Field("submitted", jobs_submitted_).Field("done", jobs_done_);
+  w.Field("failed", jobs_failed_).Field("cancelled", jobs_cancelled_).EndObject();
+  w.Key("rates").BeginObject().Field("alpha", rates_.alpha()).Field("gamma", rates_.gamma());
+  w.Field("learning", learn_rates_).Field("local_samples", rates_.local_samples());
+  w.Field("remote_samples", rates_.remote_samples()).EndObject();
+  w.Key("assigned").BeginObject().Field("local", assigned_local_);
+  w.Field("remote", assigned_remote_).EndObject();
+  w.Key("locality");
+  if (assigned == 0) w.Null();
+  else w.Double(static_cast<double>(assigned_local_) / static_cast<double>(assigned));
+  return Status::Ok();
+}
+
+// Local queue lengths: the `top` longest with their machines, and a histogram
+// over power-of-two buckets (0, 1, 2-3, 4-7, ...).
+Status Engine::Queues(const Request& r, JsonWriter& w) const {
+  const Cluster& c = sched_.cluster();
+  const Policy& p = sched_.policy();
+  std::vector<std::pair<uint64_t, MachineId>> lengths;
+  std::array<uint64_t, 65> histogram{};
+  for (MachineId m = 0; m < c.num_machines(); ++m) {
+    const uint64_t len = p.LocalQueueLength(m);
+    lengths.emplace_back(len, m);
+    ++histogram[len == 0 ? 0 : std::bit_width(len)];
+  }
+  const size_t top = std::min<size_t>(r.top, lengths.size());
+  std::partial_sort(lengths.begin(), lengths.begin() + static_cast<ptrdiff_t>(top),
+                    lengths.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  const QueueStats stats = p.Stats();
+  w.Field("queued", stats.queued).Field("remote", stats.remote_queue);
+  w.Key("longest").BeginArray();
+  for (size_t i = 0; i < top; ++i) {
+    w.BeginObject().Field("machine", c.machine(lengths[i].second).name);
+    w.Field("length", lengths[i].first).EndObject();
+  }
+  w.EndArray();
+  w.Key("histogram").BeginArray();
+  const size_t last = histogram.rend() - std::find_if(histogram.rbegin(), histogram.rend(),
+                                                      [](uint64_t n) { return n != 0; });
+  for (size_t b = 0; b < last; ++b) {
+    const uint64_t lo = b == 0 ? 0 : uint64_t{1} << (b - 1);
+    w.BeginObject().Field("min", lo).Field("max", b == 0 ? 0 : 2 * lo - 1);
+    w.Field("machines", histogram[b]).EndObject();
+  }
+  w.EndArray();
+  return Status::Ok();
+}
+
+void Engine::WriteJobCounts(JobId j, JsonWriter& w) const {
+  const Job& job = sched_.cluster().job(j);
+  w.Field("job", jobs_[j].name).Field("state", "live").Field("weight", job.weight);
+  w.Field("tasks", static_cast<uint64_t>(job.tasks.size())).Field("queued", job.queued);
+  w.Field("running", job.running).Field("done", job.done).Field("maps_left", job.maps_left);
+  w.Field("age_s", clock_.Now() - jobs_[j].submitted_at);
+}
+
+// Live jobs in arrival order, at most kMaxListed.
+Status Engine::Jobs(const Request&, JsonWriter& w) const {
+  std::vector<std::pair<uint64_t, JobId>> live;
+  for (const auto& [name, j] : job_ids_) live.emplace_back(sched_.cluster().job(j).seq, j);
+  std::sort(live.begin(), live.end());
+  const size_t n = std::min(live.size(), kMaxListed);
+  w.Field("count", static_cast<uint64_t>(live.size())).Field("truncated", n < live.size());
+  w.Key("jobs").BeginArray();
+  for (size_t i = 0; i < n; ++i) {
+    w.BeginObject();
+    WriteJobCounts(live[i].second, w);
+    w.EndObject();
+  }
+  w.EndArray();
+  return Status::Ok();
+}
+
+void Engine::WriteTasks(JobId j, JsonWriter& w) const {
+  const Cluster& c = sched_.cluster();
+  const std::vector<TaskId>& ids = c.job(j).tasks;
+  const size_t n = std::min(ids.size(), kMaxListed);
+  w.Field("tasks_truncated", n < ids.size());
+  w.Key("task_list").BeginArray();
+  for (size_t i = 0; i < n; ++i) {
+    const Task& t = c.task(ids[i]);
+    w.BeginObject().Field("task", *task_names_[ids[i]]);
+    w.Field("kind", t.kind == TaskKind::kMap ? "map" : "reduce");
+    w.Field("state", TaskStateName(t.state)).Field("attempts", t.attempts);
+    if (t.state == TaskState::kRunning)
+      w.Field("machine", c.machine(t.machine).name).Field("local", t.ran_local);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+Status Engine::JobDetail(const Request& r, JsonWriter& w) const {
+  if (const auto f = finished_.find(r.job); f != finished_.end()) {
+    w.Field("job", r.job).Field("state", JobOutcomeName(f->second.outcome));
+    w.Field("tasks", uint64_t{f->second.tasks}).Field("seconds", f->second.seconds);
+    return Status::Ok();
+  }
+  JobId j;
+  if (Status s = FindJob(r.job, &j); !s.ok()) return s;
+  WriteJobCounts(j, w);
+  WriteTasks(j, w);
+  return Status::Ok();
+}
+
+Status Engine::Machines(const Request&, JsonWriter& w) const {
+  const Cluster& c = sched_.cluster();
+  w.Key("machines").BeginArray();
+  for (MachineId m = 0; m < c.num_machines(); ++m) {
+    const Machine& machine = c.machine(m);
+    w.BeginObject().Field("machine", machine.name).Field("slots", machine.slots);
+    w.Field("running", machine.running).Field("up", machine.up);
+    w.Field("draining", machine.draining);
+    w.Field("local_queue", sched_.policy().LocalQueueLength(m)).EndObject();
+  }
+  w.EndArray();
+  return Status::Ok();
+}
+
+namespace {
+void Metric(std::string* out, std::string_view name, std::string_view type,
+            std::string_view help, double value) {
+  out->append("# HELP locsched_").append(name).append(" ").append(help).append("\n");
+  out->append("# TYPE locsched_").append(name).append(" ").append(type).append("\n");
+  out->append("locsched_").append(name).append(" ");
+  JsonWriter(out).Double(value);
+  out->append("\n");
+}
+}  // namespace
+
+void Engine::AppendMetrics(std::string* out) const {
+  const auto d = [](uint64_t v) { return static_cast<double>(v); };
+  Metric(out, "tasks_queued", "gauge", "Tasks runnable and waiting.", d(sched_.queued()));
+  Metric(out, "tasks_running", "gauge", "Tasks running.", d(sched_.running()));
+  Metric(out, "tasks_blocked", "gauge", "Reduce tasks waiting for maps.", d(sched_.blocked()));
+  Metric(out, "jobs_live", "gauge", "Live jobs.", d(sched_.cluster().live_jobs()));
+  Metric(out, "tasks_done_total", "counter", "Tasks finished.", d(tasks_done_));
+  Metric(out, "tasks_failed_total", "counter", "Task failures reported.", d(tasks_failed_));
+  Metric(out, "jobs_done_total", "counter", "Jobs finished.", d(jobs_done_));
+  Metric(out, "jobs_failed_total", "counter", "Jobs failed.", d(jobs_failed_));
+  Metric(out, "assigned_local_total", "counter", "Local assignments.", d(assigned_local_));
+  Metric(out, "assigned_remote_total", "counter", "Remote assignments.", d(assigned_remote_));
+  Metric(out, "rate_alpha", "gauge", "Learnt local service rate.", rates_.alpha());
+  Metric(out, "rate_gamma", "gauge", "Learnt remote service rate.", rates_.gamma());
+}
+
+}  // namespace locsched

@@ -1,0 +1,45 @@
+// locschedd's entry point: parses the command line, loads the configuration,
+// and either explains it (--check-config) or runs the daemon.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "config/config_loader.h"
+#include "daemon/daemon.h"
+#include "daemon/logging.h"
+
+int main(int argc, char** argv) {
+  using namespace locsched;
+  CLI::App app{
+      "locschedd: the locality-aware task scheduler daemon. It listens on an event socket "
+      "(agents, log tailer) and a control socket (locschedctl) and answers newline-delimited "
+      "JSON; see docs/protocol.md."};
+  DaemonOptions opts;
+  std::string check;
+  app.add_option("-c,--config", opts.config_path, "TOML configuration file (default: built-in defaults)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--set", opts.overrides,
+                 "override one key after the file, e.g. --set scheduler.alpha=0.9 (repeatable)");
+  app.add_option("--check-config", check,
+                 "validate FILE, print every key with its value and whether it is reloadable, exit");
+  app.set_version_flag("--version", "locschedd 0.1.0");
+  CLI11_PARSE(app, argc, argv);
+
+  if (!check.empty()) {
+    opts.config_path = check;
+    Config cfg;
+    if (Status s = LoadConfig(opts, &cfg); !s.ok()) {
+      std::cerr << "locschedd: " << s.message() << "\n";
+      return 1;
+    }
+    std::cout << check << ": OK\n" << ExplainConfig(cfg);
+    return 0;
+  }
+  Config cfg;
+  if (Status s = LoadConfig(opts, &cfg); !s.ok()) {
+    std::cerr << "locschedd: " << s.message() << "\n";
+    return 1;
+  }
+  SetUpLogging(cfg.log);
+  return RunDaemon(cfg, opts);
+}

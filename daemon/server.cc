@@ -1,0 +1,302 @@
+#include <utility>  // before Asio: Boost 1.74 coroutines on GCC 12 need it
+
+#include "daemon/server.h"
+
+#include <grp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <boost/asio.hpp>
+#include <cerrno>
+#include <cstring>
+#include <set>
+#include <string>
+
+#include "daemon/dispatcher.h"
+
+namespace locsched {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+using asio::use_awaitable;
+using Stream = asio::local::stream_protocol;
+
+namespace {
+
+// One client. Reads and writes alternate, so a client that stops reading only
+// stalls itself: the daemon stops reading its requests until it drains.
+struct Connection {
+  explicit Connection(Stream::socket s) : socket(std::move(s)) {}
+  Stream::socket socket;
+  Caller caller;
+  std::string partial;      // an incomplete line carried between reads
+  std::string out;          // replies not yet written
+  bool discarding = false;  // inside a line that broke max_line_bytes
+  bool reading = false;     // a read is pending (Stop cancels it)
+  bool stopping = false;    // finish the current write, then close
+};
+
+// The peer of a control connection may run admin commands if it is root, the
+// daemon's own user, or in the control socket's group.
+Caller CallerOf(Stream::socket& s, bool control, gid_t control_gid) {
+  Caller c;
+  c.control = control;
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (getsockopt(s.native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return c;
+  c.uid = cred.uid;
+  c.authorized = cred.uid == 0 || cred.uid == geteuid() ||
+                 (control_gid != static_cast<gid_t>(-1) && cred.gid == control_gid);
+  return c;
+}
+
+std::string Errno(std::string_view what) {
+  return std::string(what) + ": " + std::strerror(errno);
+}
+
+}  // namespace
+
+struct Server::Impl {
+  Impl(asio::io_context& io_, Dispatcher& d, const Config& cfg)
+      : io(io_), dispatcher(d), sockets(cfg.sockets), limits(cfg.limits), grace(io_) {}
+
+  Status Bind(Stream::acceptor& a, std::string_view key, const std::string& path, uint32_t mode,
+              const std::string& group, gid_t* gid);
+  Status ClearStale(std::string_view key, const std::string& path);
+  awaitable<void> Accept(Stream::acceptor& a, bool control);
+  awaitable<void> Serve(std::shared_ptr<Connection> c);
+  awaitable<void> Flush(Connection& c);
+  size_t Consume(Connection& c, std::string_view data);
+  void HandleLine(Connection& c, std::string_view line);
+  void Refuse(Stream::socket& s);
+  void Finish(std::shared_ptr<Connection> c);
+  void MaybeDone();
+
+  asio::io_context& io;
+  Dispatcher& dispatcher;
+  SocketsConfig sockets;
+  LimitsConfig limits;
+  Stream::acceptor event{io}, control{io};
+  gid_t control_gid = static_cast<gid_t>(-1), event_gid = static_cast<gid_t>(-1);
+  std::set<std::shared_ptr<Connection>> conns;
+  bool stopping = false;
+  std::function<void()> done;
+  asio::steady_timer grace;
+};
+
+Server::Server(asio::io_context& io, Dispatcher& dispatcher, const Config& cfg)
+    : impl_(std::make_unique<Impl>(io, dispatcher, cfg)) {}
+
+Server::~Server() = default;
+
+uint64_t Server::clients() const { return impl_->conns.size(); }
+
+void Server::ApplyLimits(const LimitsConfig& limits) { impl_->limits = limits; }
+
+// A socket file left by a daemon that died is removed; a live daemon's socket,
+// or a path that is not a socket, is an error.
+Status Server::Impl::ClearStale(std::string_view key, const std::string& path) {
+  struct stat st{};
+  if (lstat(path.c_str(), &st) != 0) return Status::Ok();
+  if (!S_ISSOCK(st.st_mode))
+    return Status::FailedPrecondition(std::string(key), path + " exists and is not a socket");
+  Stream::socket probe(io);
+  boost::system::error_code ec;
+  probe.connect(Stream::endpoint(path), ec);
+  if (!ec)
+    return Status::FailedPrecondition(std::string(key),
+                                      path + " is in use by another running daemon");
+  if (unlink(path.c_str()) != 0) return Status::IoError(std::string(key), Errno(path));
+  return Status::Ok();
+}
+
+Status Server::Impl::Bind(Stream::acceptor& a, std::string_view key, const std::string& path,
+                          uint32_t mode, const std::string& group, gid_t* gid) {
+  if (path.size() >= sizeof(sockaddr_un::sun_path))
+    return Status::InvalidArgument(std::string(key), "path is longer than 107 bytes");
+  if (Status s = ClearStale(key, path); !s.ok()) return s;
+  boost::system::error_code ec;
+  a.open(Stream(), ec);
+  if (!ec) a.bind(Stream::endpoint(path), ec);
+  if (!ec) a.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return Status::IoError(std::string(key), path + ": " + ec.message());
+  if (chmod(path.c_str(), mode) != 0) return Status::IoError(std::string(key), Errno(path));
+  if (group.empty()) return Status::Ok();
+  const struct group* g = getgrnam(group.c_str());
+  const std::string group_key = std::string(key.substr(0, key.rfind('_'))) + "_group";
+  if (!g) return Status::NotFound(group_key, "unknown group '" + group + "'");
+  if (chown(path.c_str(), static_cast<uid_t>(-1), g->gr_gid) != 0)
+    return Status::IoError(group_key, Errno("chown " + path));
+  *gid = g->gr_gid;
+  return Status::Ok();
+}
+
+Status Server::Listen() {
+  Impl& s = *impl_;
+  const SocketsConfig& c = s.sockets;
+  if (Status st = s.Bind(s.event, "sockets.event_path", c.event_path, c.event_mode,
+                         c.event_group, &s.event_gid);
+      !st.ok())
+    return st;
+  if (Status st = s.Bind(s.control, "sockets.control_path", c.control_path, c.control_mode,
+                         c.control_group, &s.control_gid);
+      !st.ok())
+    return st;
+  asio::co_spawn(s.io, s.Accept(s.event, false), asio::detached);
+  asio::co_spawn(s.io, s.Accept(s.control, true), asio::detached);
+  return Status::Ok();
+}
+
+// Accept loop of one socket; ends when the acceptor is closed by Stop.
+awaitable<void> Server::Impl::Accept(Stream::acceptor& a, bool is_control) {
+  for (;;) {
+    boost::system::error_code ec;
+    Stream::socket socket = co_await a.async_accept(asio::redirect_error(use_awaitable, ec));
+    if (ec == asio::error::operation_aborted || stopping) co_return;
+    if (ec) continue;  // EMFILE and friends: this client is lost, the loop is not
+    if (conns.size() >= limits.max_clients) {
+      Refuse(socket);
+      continue;
+    }
+    auto c = std::make_shared<Connection>(std::move(socket));
+    c->caller = CallerOf(c->socket, is_control, control_gid);
+    conns.insert(c);
+    dispatcher.SetClients(conns.size());
+    asio::co_spawn(io, Serve(c), asio::detached);
+  }
+}
+
+void Server::Impl::Refuse(Stream::socket& s) {
+  std::string line;
+  Dispatcher::AppendError(
+      Status::ResourceExhausted("limits.max_clients", std::to_string(limits.max_clients) +
+                                                          " clients are connected already"),
+      &line);
+  boost::system::error_code ec;
+  s.non_blocking(true, ec);
+  asio::write(s, asio::buffer(line), ec);  // best effort; never blocks the loop
+  s.close(ec);
+}
+
+// The connection's life: read a chunk, answer every complete line in it
+// (writing whenever the reply buffer passes its limit), repeat until EOF.
+awaitable<void> Server::Impl::Serve(std::shared_ptr<Connection> c) {
+  std::array<char, 65536> buf;
+  for (;;) {
+    boost::system::error_code ec;
+    c->reading = true;
+    const size_t n = co_await c->socket.async_read_some(
+        asio::buffer(buf), asio::redirect_error(use_awaitable, ec));
+    c->reading = false;
+    if (ec) break;
+    std::string_view data(buf.data(), n);
+    while (!data.empty() && !c->stopping) {
+      data.remove_prefix(Consume(*c, data));
+      co_await Flush(*c);
+    }
+    if (c->stopping) break;
+  }
+  // A last request without its newline (the client closed its side) still gets its answer.
+  if (!c->partial.empty() && !c->discarding && !c->stopping) {
+    std::string line = std::move(c->partial);
+    HandleLine(*c, line);
+    co_await Flush(*c);
+  }
+  Finish(c);
+}
+
+awaitable<void> Server::Impl::Flush(Connection& c) {
+  if (c.out.empty()) co_return;
+  boost::system::error_code ec;
+  co_await asio::async_write(c.socket, asio::buffer(c.out), asio::redirect_error(use_awaitable, ec));
+  c.out.clear();
+  if (ec) c.stopping = true;
+}
+
+// Answers the complete lines at the front of data; returns how much it used.
+// It stops early once the replies pass limits.client_buffer_bytes, so one
+// client's pipelined burst is written out in bounded pieces.
+size_t Server::Impl::Consume(Connection& c, std::string_view data) {
+  size_t used = 0;
+  while (used < data.size() && c.out.size() < limits.client_buffer_bytes) {
+    const size_t nl = data.find('\n', used);
+    const std::string_view piece = data.substr(used, nl == std::string_view::npos ? data.npos : nl - used);
+    used = nl == std::string_view::npos ? data.size() : nl + 1;
+    if (c.discarding) {
+      c.discarding = nl == std::string_view::npos;
+      continue;
+    }
+    if (c.partial.size() + piece.size() > limits.max_line_bytes) {
+      Dispatcher::AppendError(Status::ResourceExhausted(
+                                  "limits.max_line_bytes",
+                                  "request line is longer than " +
+                                      std::to_string(limits.max_line_bytes) + " bytes"),
+                              &c.out);
+      c.partial.clear();
+      c.discarding = nl == std::string_view::npos;
+      continue;
+    }
+    if (nl == std::string_view::npos) {
+      c.partial.append(piece);
+    } else if (c.partial.empty()) {
+      HandleLine(c, piece);
+    } else {
+      c.partial.append(piece);
+      HandleLine(c, c.partial);
+      c.partial.clear();
+    }
+  }
+  return used;
+}
+
+// Blank lines are skipped (handy for humans typing at socat); a CR before the
+// newline is dropped.
+void Server::Impl::HandleLine(Connection& c, std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (line.find_first_not_of(" \t") == std::string_view::npos) return;
+  dispatcher.HandleLine(line, c.caller, &c.out);
+}
+
+void Server::Impl::Finish(std::shared_ptr<Connection> c) {
+  boost::system::error_code ec;
+  c->socket.close(ec);
+  conns.erase(c);
+  dispatcher.SetClients(conns.size());
+  MaybeDone();
+}
+
+void Server::Impl::MaybeDone() {
+  if (!stopping || !conns.empty() || !done) return;
+  grace.cancel();
+  unlink(sockets.event_path.c_str());
+  unlink(sockets.control_path.c_str());
+  auto callback = std::move(done);
+  done = nullptr;
+  callback();
+}
+
+void Server::Stop(double grace_seconds, std::function<void()> done) {
+  Impl& s = *impl_;
+  s.stopping = true;
+  s.done = std::move(done);
+  boost::system::error_code ec;
+  s.event.close(ec);
+  s.control.close(ec);
+  // Connections waiting for input end now; one busy writing ends after that write.
+  for (const auto& c : s.conns) {
+    c->stopping = true;
+    if (c->reading) c->socket.cancel(ec);
+  }
+  s.grace.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(grace_seconds)));
+  s.grace.async_wait([&s](boost::system::error_code wait_ec) {
+    if (wait_ec) return;
+    boost::system::error_code close_ec;
+    for (const auto& c : s.conns) c->socket.close(close_ec);  // stuck writers give up
+  });
+  asio::post(s.io, [&s] { s.MaybeDone(); });
+}
+
+}  // namespace locsched

@@ -1,0 +1,47 @@
+// Server: the two Unix sockets (event and control) and their connections on
+// the daemon's io_context. A connection only splits lines, hands each to the
+// Dispatcher and writes the replies back; it never touches scheduling state.
+// Everything runs on the one event-loop thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "algorithms/status.h"
+#include "config/config.h"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace locsched {
+
+class Dispatcher;
+
+/// Listens on both sockets and serves newline-delimited JSON.
+class Server {
+ public:
+  /// A server on `io` handing lines to `dispatcher`; both must outlive it.
+  Server(boost::asio::io_context& io, Dispatcher& dispatcher, const Config& cfg);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  /// Creates, binds and secures both sockets and starts accepting. The error
+  /// names the config key of the socket that failed.
+  Status Listen();
+  /// Applies reloadable limits (line length, clients, buffer) to new and open connections.
+  void ApplyLimits(const LimitsConfig& limits);
+  /// Stops accepting, answers what clients already sent, closes them, then
+  /// calls `done` (at the latest after `grace_seconds`) and removes the socket files.
+  void Stop(double grace_seconds, std::function<void()> done);
+  /// Clients connected now.
+  uint64_t clients() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace locsched
