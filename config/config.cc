@@ -16,6 +16,8 @@ constexpr std::array<std::string_view, 6> kLogLevels{"trace", "debug", "info",
 constexpr std::array<std::string_view, 3> kLogTargets{"auto", "stderr", "journal"};
 
 std::string FormatDouble(double v) {
+  // Whole numbers print as integers ("1000000", not to_chars' "1e+06").
+  if (v == std::trunc(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<int64_t>(v));
   std::array<char, 64> buf{};
   auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v);
   return ec == std::errc() ? std::string(buf.data(), end) : std::string("?");
@@ -436,12 +438,34 @@ Status SetConfigText(const ConfigKey& k, std::string_view text, Config* c) {
 std::string TomlLiteral(const ConfigKey& k, std::string_view text) {
   if (k.type == ConfigType::kBool || k.type == ConfigType::kInt || k.type == ConfigType::kDouble)
     return std::string(text);
-  std::string out = "\"";
+  std::string quoted;
   for (char ch : text) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    out += ch;
+    if (ch == '"' || ch == '\\') quoted += '\\';
+    quoted += ch;
   }
-  return out + "\"";
+  return "\"" + EscapeControlChars(quoted) + "\"";
+}
+
+std::string EscapeControlChars(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (char ch : text) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (ch == '\n') {
+      out += "\\n";
+    } else if (ch == '\t') {
+      out += "\\t";
+    } else if (ch == '\r') {
+      out += "\\r";
+    } else if (u < 0x20 || u == 0x7f) {
+      out += "\\u00";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
 }
 
 Status ValidateConfig(const Config& c) {

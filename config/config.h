@@ -125,8 +125,10 @@ std::string DescribeLimits(const ConfigKey& k);
 Status SetConfigValue(const ConfigKey& k, const ConfigValue& v, Config* c);
 /// Parses unquoted text as k's type ("0.8", "true", "fair"); the error names the key.
 Status SetConfigText(const ConfigKey& k, std::string_view text, Config* c);
-/// The value as a TOML literal: strings quoted, numbers and booleans bare.
+/// The value as a TOML literal: strings quoted (and escaped), numbers and booleans bare.
 std::string TomlLiteral(const ConfigKey& k, std::string_view text);
+/// Control characters as TOML escapes ("\n", "\t", "\r", "\u0001"); the rest unchanged.
+std::string EscapeControlChars(std::string_view text);
 /// Cross-key checks after all keys are set (gamma <= alpha); names the offending key.
 Status ValidateConfig(const Config& c);
 /// Parses "0660"-style octal modes (3 or 4 digits, <= 0777).

@@ -110,14 +110,16 @@ std::string Where(std::string_view source, const toml::source_position& pos) {
   return std::string(source) + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column);
 }
 
+// One line per error: texts quote keys, values and parser input, which may hold newlines.
 Status Report(std::string_view source, std::vector<LoadError> errors) {
   std::stable_sort(errors.begin(), errors.end(), [](const LoadError& a, const LoadError& b) {
     return a.pos.line != b.pos.line ? a.pos.line < b.pos.line : a.pos.column < b.pos.column;
   });
   std::string rest;
   for (size_t i = 1; i < errors.size(); ++i)
-    rest += "\n" + Where(source, errors[i].pos) + ": " + errors[i].text;
-  return Status::InvalidArgument(Where(source, errors[0].pos), errors[0].text + rest);
+    rest += "\n" + Where(source, errors[i].pos) + ": " + EscapeControlChars(errors[i].text);
+  return Status::InvalidArgument(Where(source, errors[0].pos),
+                                 EscapeControlChars(errors[0].text) + rest);
 }
 
 }  // namespace
@@ -146,8 +148,7 @@ Status LoadConfigText(std::string_view text, std::string_view source_name, Confi
   try {
     doc = toml::parse(text, source_name);
   } catch (const toml::parse_error& e) {
-    return Status::InvalidArgument(Where(source_name, e.source().begin),
-                                   std::string(e.description()));
+    return Report(source_name, {{e.source().begin, std::string(e.description())}});
   }
   Config c;
   std::vector<LoadError> errors;

@@ -211,7 +211,7 @@ TEST_CASE("a wrong type names the key and the expected type") {
   CHECK(LoadError("[watchdog]\nenabled = 1\n") ==
         "test.toml:2:11: watchdog.enabled: expected a boolean, got integer");
   CHECK(LoadError("[scheduler]\nalpha = [0.5]\n") ==
-        "test.toml:2:9: scheduler.alpha: expected a number in (0, 1], got array");
+        "test.toml:2:9: scheduler.alpha: expected a number in (0, 1000000], got array");
   CHECK(LoadError("[sockets]\nevent_mode = 660\n") ==
         "test.toml:2:14: sockets.event_mode: expected an octal mode string 0000..0777, got "
         "integer");
@@ -225,11 +225,11 @@ TEST_CASE("out-of-range values name the key and the value and the range") {
   CHECK(LoadError("[limits]\nmax_clients = 100001\n") ==
         "test.toml:2:15: limits.max_clients: 100001 is out of range [1, 100000]");
   CHECK(LoadError("[scheduler]\nalpha = 0\n") ==
-        "test.toml:2:9: scheduler.alpha: 0 is out of range (0, 1]");
-  CHECK(LoadError("[scheduler]\nalpha = 1.5\n") ==
-        "test.toml:2:9: scheduler.alpha: 1.5 is out of range (0, 1]");
+        "test.toml:2:9: scheduler.alpha: 0 is out of range (0, 1000000]");
+  CHECK(LoadError("[scheduler]\nalpha = 2e6\n") ==
+        "test.toml:2:9: scheduler.alpha: 2000000 is out of range (0, 1000000]");
   CHECK(LoadError("[scheduler]\ngamma = nan\n") ==
-        "test.toml:2:9: scheduler.gamma: nan is out of range (0, 1]");
+        "test.toml:2:9: scheduler.gamma: nan is out of range (0, 1000000]");
   CHECK(LoadError("[scheduler]\nseed = -1\n") ==
         "test.toml:2:8: scheduler.seed: -1 is out of range [0, 9223372036854775807]");
   CHECK(LoadError("[scheduler]\nmax_task_retries = 1001\n")
@@ -339,6 +339,25 @@ TEST_CASE("ExplainConfig mentions every key with value default and changed flag"
   }
   CHECK(text.find("0.9") != std::string::npos);
   CHECK(text.find("\"/run/locsched/events.sock\"") != std::string::npos);
+}
+
+TEST_CASE("TomlLiteral escapes control characters (fuzz: a newline in a path gave bad TOML)") {
+  const ConfigKey& path = *FindConfigKey("sockets.event_path");
+  CHECK(TomlLiteral(path, "a\nb\t\"c\\\x01\x7f") == R"("a\nb\t\"c\\\u0001\u007f")");
+  Config c, again;
+  REQUIRE(LoadError("[sockets]\nevent_path = \"a\\nb\\u0001\"\n", &c) == "");
+  REQUIRE(c.sockets.event_path == "a\nb\x01");
+  REQUIRE(LoadError("[sockets]\nevent_path = " + TomlLiteral(path, c.sockets.event_path) + "\n",
+                    &again) == "");
+  CHECK(again == c);
+}
+
+TEST_CASE("errors stay one line each (fuzz: newlines in keys and parser messages split them)") {
+  CHECK(LoadError("[scheduler]\n\"al\\npha\" = 1\n") ==
+        "test.toml:2:1: scheduler.al\\npha: unknown key; did you mean 'scheduler.alpha'?");
+  std::string err = LoadError("[watchdog]\nenabled = fa\n");
+  CHECK(err.rfind("test.toml:2:", 0) == 0);
+  CHECK(err.find('\n') == std::string::npos);
 }
 
 TEST_CASE("file modes parse and format as octal") {

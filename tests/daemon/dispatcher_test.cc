@@ -1,0 +1,254 @@
+// The Dispatcher and Engine driven line by line, without sockets: lifecycle,
+// retries, dedupe, access rules and errors naming their field.
+#include "daemon/dispatcher.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/daemon/fake_clock.h"
+
+namespace locsched {
+namespace {
+
+using nlohmann::json;
+
+// A dispatcher over a fresh engine; Send returns the parsed reply.
+struct Harness {
+  explicit Harness(Config c = Config{}) : cfg(c), engine(cfg, clock), dispatcher(engine, cfg) {}
+  json Send(const std::string& line, Caller caller = Caller{}) {
+    std::string out;
+    dispatcher.HandleLine(line, caller, &out);
+    REQUIRE(!out.empty());
+    REQUIRE(out.back() == '\n');
+    REQUIRE(out.find('\n') == out.size() - 1);  // exactly one line
+    return json::parse(out);
+  }
+  json Ok(const std::string& line, Caller caller = Caller{}) {
+    json r = Send(line, caller);
+    INFO(line << " -> " << r.dump());
+    REQUIRE(r["ok"] == true);
+    return r;
+  }
+  void Machines(int n, int slots = 1) {
+    for (int i = 0; i < n; ++i)
+      Ok(R"({"op":"machine_up","machine":"m)" + std::to_string(i) +
+         R"(","slots":)" + std::to_string(slots) + "}");
+  }
+  Config cfg;
+  FakeClock clock;
+  Engine engine;
+  Dispatcher dispatcher;
+};
+
+const Caller kAdmin{true, true, 0};
+const Caller kStranger{true, false, 4242};
+
+TEST_CASE("a job runs map tasks first, then its reduce, then is done") {
+  Harness h;
+  h.Machines(2);
+  h.Ok(R"({"op":"job_submit","job":"wc","tasks":[{"task":"m0","replicas":["m0"]},)"
+       R"({"task":"r0","replicas":["m1"],"kind":"reduce"}]})");
+  json a = h.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":1})");
+  REQUIRE(a["assign"].size() == 1);
+  CHECK(a["assign"][0] == json{{"job", "wc"}, {"task", "m0"}, {"local", true}});
+  a = h.Ok(R"({"op":"heartbeat","machine":"m1","free_slots":1})");
+  CHECK(a["assign"].empty());  // the reduce waits for the map
+  CHECK(h.Ok(R"({"op":"task_done","job":"wc","task":"m0","machine":"m0"})")["job_done"] == false);
+  a = h.Ok(R"({"op":"heartbeat","machine":"m1","free_slots":3})");
+  REQUIRE(a["assign"].size() == 1);
+  CHECK(a["assign"][0]["task"] == "r0");
+  CHECK(h.Ok(R"({"op":"task_done","job":"wc","task":"r0"})")["job_done"] == true);
+  json j = h.Ok(R"({"op":"job","job":"wc"})");
+  CHECK(j["state"] == "done");
+  CHECK(h.Ok(R"({"op":"status"})")["jobs"]["done"] == 1);
+}
+
+TEST_CASE("a heartbeat never assigns more than the free slots or the machine's room") {
+  Harness h;
+  h.Machines(1, 2);
+  std::string tasks;
+  for (int i = 0; i < 5; ++i)
+    tasks += std::string(i ? "," : "") + R"({"task":"t)" + std::to_string(i) +
+             R"(","replicas":["m0"]})";
+  h.Ok(R"({"op":"job_submit","job":"j","tasks":[)" + tasks + "]}");
+  CHECK(h.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":1})")["assign"].size() == 1);
+  CHECK(h.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":9})")["assign"].size() == 1);
+  CHECK(h.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":9})")["assign"].empty());
+}
+
+TEST_CASE("a machine that goes down has its running tasks requeued, none lost") {
+  Harness h;
+  h.Machines(2, 2);
+  h.Ok(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]},)"
+       R"({"task":"b","replicas":["m0"]}]})");
+  CHECK(h.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":2})")["assign"].size() == 2);
+  CHECK(h.Ok(R"({"op":"machine_down","machine":"m0"})")["requeued"] == 2);
+  json s = h.Ok(R"({"op":"status"})");
+  CHECK(s["tasks"]["queued"] == 2);
+  CHECK(s["tasks"]["running"] == 0);
+  json e = h.Send(R"({"op":"heartbeat","machine":"m0","free_slots":1})");
+  CHECK(e["error"]["code"] == "failed_precondition");
+  CHECK(e["error"]["field"] == "machine");
+  // Both tasks still finish: m1 takes them remotely.
+  json a = h.Ok(R"({"op":"heartbeat","machine":"m1","free_slots":2})");
+  REQUIRE(a["assign"].size() == 2);
+  CHECK(a["assign"][0]["local"] == false);
+}
+
+TEST_CASE("a draining machine gets nothing new until it is resumed") {
+  Harness h;
+  h.Machines(1);
+  h.Ok(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]}]})");
+  h.Ok(R"({"op":"machine_drain","machine":"m0"})", kAdmin);
+  CHECK(h.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":1})")["assign"].empty());
+  h.Ok(R"({"op":"machine_drain","machine":"m0","drain":false})", kAdmin);
+  CHECK(h.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":1})")["assign"].size() == 1);
+}
+
+TEST_CASE("a failed task is retried up to max_task_retries, then its job fails") {
+  Config cfg;
+  cfg.scheduler.max_task_retries = 2;
+  Harness h(cfg);
+  h.Machines(1);
+  h.Ok(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]}]})");
+  for (int attempt = 1; attempt <= 2; ++attempt) {
+    h.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":1})");
+    json f = h.Ok(R"({"op":"task_failed","job":"j","task":"a","reason":"oom"})");
+    CHECK(f["retry"] == true);
+    CHECK(f["attempts"] == attempt);
+  }
+  h.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":1})");
+  json f = h.Ok(R"({"op":"task_failed","job":"j","task":"a"})");
+  CHECK(f["retry"] == false);
+  CHECK(f["job_failed"] == true);
+  CHECK(h.Ok(R"({"op":"job","job":"j"})")["state"] == "failed");
+  CHECK(h.Ok(R"({"op":"status"})")["tasks"]["running"] == 0);
+  CHECK(h.Ok(R"({"op":"status"})")["slots"]["busy"] == 0);
+}
+
+TEST_CASE("a repeated event id is acknowledged with the same reply and applied once") {
+  Harness h;
+  h.Machines(1, 4);
+  const std::string submit =
+      R"({"op":"job_submit","id":7,"job":"j","tasks":[{"task":"a","replicas":["m0"]},)"
+      R"({"task":"b","replicas":["m0"]}]})";
+  h.Ok(submit);
+  json again = h.Ok(submit);
+  CHECK(again["duplicate"] == true);
+  CHECK(again["id"] == 7);  // an integer id is echoed as an integer
+  const std::string beat = R"({"op":"heartbeat","id":"hb-1","machine":"m0","free_slots":1})";
+  json first = h.Ok(beat);
+  json retry = h.Ok(beat);
+  CHECK(retry["assign"] == first["assign"]);
+  CHECK(h.Ok(R"({"op":"status"})")["tasks"]["running"] == 1);
+  CHECK(h.Ok(R"({"op":"status"})")["jobs"]["submitted"] == 1);
+}
+
+TEST_CASE("a request that fails does not use up its id") {
+  Harness h;
+  const std::string up = R"({"op":"heartbeat","id":"x","machine":"m0","free_slots":1})";
+  CHECK(h.Send(up)["ok"] == false);  // m0 unknown yet
+  h.Machines(1);
+  json r = h.Ok(up);
+  CHECK(!r.contains("duplicate"));
+}
+
+TEST_CASE("errors name the field: unknown machines, jobs, tasks, duplicates, limits") {
+  Config cfg;
+  cfg.limits.max_tasks_per_job = 2;
+  Harness h(cfg);
+  h.Machines(2);
+  auto err = [&](const std::string& line) { return h.Send(line)["error"]; };
+  CHECK(err(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0","zz"]}]})")
+            ["message"] == "tasks[0].replicas[1]: unknown machine 'zz'");
+  CHECK(err(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0","m0"]}]})")
+            ["field"] == "tasks[0].replicas[1]");
+  CHECK(err(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]},)"
+            R"({"task":"a","replicas":["m1"]}]})")["message"] == "tasks[1].task: duplicate task 'a'");
+  json big = err(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]},)"
+                 R"({"task":"b","replicas":["m0"]},{"task":"c","replicas":["m0"]}]})");
+  CHECK(big["code"] == "resource_exhausted");
+  CHECK(big["field"] == "tasks");
+  h.Ok(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]}]})");
+  CHECK(err(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]}]})")["code"] ==
+        "already_exists");
+  CHECK(err(R"({"op":"task_done","job":"nope","task":"a"})")["message"] == "job: unknown job 'nope'");
+  CHECK(err(R"({"op":"task_done","job":"j","task":"b"})")["message"] ==
+        "task: job 'j' has no task 'b'");
+  CHECK(err(R"({"op":"task_done","job":"j","task":"a"})")["code"] == "failed_precondition");
+  CHECK(err(R"({"op":"heartbeat","machine":"ghost","free_slots":1})")["message"] ==
+        "machine: unknown machine 'ghost'");
+}
+
+TEST_CASE("a task done from the wrong machine is refused and changes nothing") {
+  Harness h;
+  h.Machines(2);
+  h.Ok(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]}]})");
+  h.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":1})");
+  json e = h.Send(R"({"op":"task_done","job":"j","task":"a","machine":"m1"})");
+  CHECK(e["error"]["message"] == "machine: task 'a' runs on 'm0', not 'm1'");
+  CHECK(h.Ok(R"({"op":"status"})")["tasks"]["running"] == 1);
+}
+
+TEST_CASE("commands are held to their sockets and admin commands to authorized peers") {
+  Harness h;
+  h.Machines(1);
+  h.Ok(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]}]})");
+  json e = h.Send(R"({"op":"job_submit","job":"k","tasks":[{"task":"a","replicas":["m0"]}]})",
+                  kAdmin);
+  CHECK(e["error"]["message"] == "op: 'job_submit' is not accepted on the control socket");
+  e = h.Send(R"({"op":"job_cancel","job":"j"})", kStranger);
+  CHECK(e["error"]["code"] == "permission_denied");
+  CHECK(h.Ok(R"({"op":"jobs"})", kStranger)["count"] == 1);  // read-only is fine
+  h.Ok(R"({"op":"job_cancel","job":"j"})", kAdmin);
+  CHECK(h.Ok(R"({"op":"job","job":"j"})")["state"] == "cancelled");
+}
+
+TEST_CASE("alpha and gamma are learnt from task durations and reported in status") {
+  Harness h;
+  h.Machines(2);
+  h.Ok(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]},)"
+       R"({"task":"b","replicas":["m0"]}]})");
+  const std::string task = h.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":1})")["assign"][0]["task"];
+  h.clock.Advance(0.5);
+  h.Ok(R"({"op":"task_done","job":"j","task":")" + task + R"("})");
+  json r = h.Ok(R"({"op":"status"})")["rates"];
+  CHECK(r["local_samples"] == 1);
+  // Prior: 10 pseudo-durations of 1/0.8 s; one observation of 0.5 s.
+  CHECK(r["alpha"].get<double>() == Approx(11.0 / (10 / 0.8 + 0.5)));
+  CHECK(r["gamma"].get<double>() == Approx(0.2));
+}
+
+TEST_CASE("help lists every command, and one command with its fields") {
+  Harness h;
+  json all = h.Ok(R"({"op":"help"})");
+  CHECK(all["commands"].size() == CommandTable().size());
+  json one = h.Ok(R"({"op":"help","command":"job_submit"})");
+  CHECK(one["fields"].size() == SpecOf(Op::kJobSubmit).fields.size());
+  CHECK(one["task_fields"].size() == TaskFields().size());
+  CHECK(h.Send(R"({"op":"help","command":"job_sumbit"})")["error"]["message"] ==
+        "command: unknown command 'job_sumbit'; did you mean 'job_submit'?");
+}
+
+TEST_CASE("metrics count requests and errors per command") {
+  Harness h;
+  h.Send(R"({"op":"heartbeat","machine":"x","free_slots":1})");
+  const std::string text = h.Ok(R"({"op":"metrics"})")["text"];
+  CHECK(text.find("locsched_requests_total{op=\"heartbeat\"} 1\n") != std::string::npos);
+  CHECK(text.find("locsched_request_errors_total{op=\"heartbeat\"} 1\n") != std::string::npos);
+  CHECK(text.find("locsched_tasks_queued 0\n") != std::string::npos);
+}
+
+TEST_CASE("reload without a hook is a clear error, with a hook reports the changed keys") {
+  Harness h;
+  CHECK(h.Send(R"({"op":"reload"})", kAdmin)["error"]["field"] == "reload");
+  h.dispatcher.SetReloadHook([](std::vector<std::string>* changed) {
+    changed->push_back("log.level");
+    return Status::Ok();
+  });
+  CHECK(h.Ok(R"({"op":"reload"})", kAdmin)["changed"] == json::array({"log.level"}));
+}
+
+}  // namespace
+}  // namespace locsched

@@ -1,0 +1,40 @@
+// JsonWriter: output parses back to what was written, commas and escapes right.
+#include "io/json_writer.h"
+
+#include <catch2/catch.hpp>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+namespace locsched {
+namespace {
+
+TEST_CASE("the json writer nests, separates and escapes") {
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject().Field("s", "a\"b\\c\n\x01").Field("n", uint64_t{18446744073709551615u});
+  w.Key("arr").BeginArray().Int(-3).Double(0.1).Bool(false).Null().EndArray();
+  w.Key("o").BeginObject().EndObject().EndObject();
+  const auto j = nlohmann::json::parse(out);
+  CHECK(j["s"] == "a\"b\\c\n\x01");
+  CHECK(j["n"] == 18446744073709551615u);
+  CHECK(j["arr"] == nlohmann::json::parse("[-3,0.1,false,null]"));
+  CHECK(j["o"].empty());
+}
+
+TEST_CASE("non-finite numbers become null") {
+  std::string out;
+  JsonWriter(&out).Double(std::numeric_limits<double>::infinity());
+  CHECK(out == "null");
+}
+
+TEST_CASE("resuming an open object adds the comma") {
+  std::string out = "{\"ok\":true";
+  JsonWriter w(&out);
+  w.ResumeObject(true);
+  w.Field("x", uint64_t{1});
+  out += "}";
+  CHECK(out == "{\"ok\":true,\"x\":1}");
+}
+
+}  // namespace
+}  // namespace locsched
