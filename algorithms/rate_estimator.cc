@@ -38,8 +38,12 @@ double RateEstimator::Mean::Rate() const {
   return 1.0 / mean;
 }
 
-double RateEstimator::alpha() const { return local_.Rate(); }
+double RateEstimator::alpha() const {
+  return local_.Rate();
+}
 
-double RateEstimator::gamma() const { return std::min(remote_.Rate(), alpha()); }
+double RateEstimator::gamma() const {
+  return std::min(remote_.Rate(), alpha());
+}
 
 }  // namespace locsched

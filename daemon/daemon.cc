@@ -53,9 +53,9 @@ class Daemon {
         engine_(cfg, clock_),
         dispatcher_(engine_, cfg),
         server_(io_, dispatcher_, cfg) {
-    dispatcher_.SetReloadHook([this](std::vector<std::string>* changed) {
-      return Reload(changed);
-    });
+    engine_.SetNotify([](const std::string& line) { spdlog::warn("{}", line); });
+    dispatcher_.SetReloadHook(
+        [this](std::vector<std::string>* changed) { return Reload(changed); });
   }
 
   int Run();

@@ -58,15 +58,24 @@ static_assert(std::size(kHandlers) == static_cast<size_t>(Op::kReload) + 1,
 
 std::string_view TypeName(FieldType t) {
   switch (t) {
-    case FieldType::kName: return "name";
-    case FieldType::kString: return "string";
-    case FieldType::kCount: return "count";
-    case FieldType::kPositive: return "positive";
-    case FieldType::kNumber: return "number";
-    case FieldType::kBool: return "bool";
-    case FieldType::kKind: return "kind";
-    case FieldType::kNames: return "names";
-    case FieldType::kTasks: return "tasks";
+    case FieldType::kName:
+      return "name";
+    case FieldType::kString:
+      return "string";
+    case FieldType::kCount:
+      return "count";
+    case FieldType::kPositive:
+      return "positive";
+    case FieldType::kNumber:
+      return "number";
+    case FieldType::kBool:
+      return "bool";
+    case FieldType::kKind:
+      return "kind";
+    case FieldType::kNames:
+      return "names";
+    case FieldType::kTasks:
+      return "tasks";
   }
   return "string";
 }
@@ -104,10 +113,10 @@ Status Help(Dispatcher&, const Request& r, JsonWriter& w) {
   const CommandSpec* c = FindCommand(r.command);
   if (!c) {
     const std::string_view guess = SuggestCommand(r.command);
-    return Status::NotFound("command", "unknown command '" + r.command + "'" +
-                                           (guess.empty() ? std::string()
-                                                          : "; did you mean '" +
-                                                                std::string(guess) + "'?"));
+    return Status::NotFound(
+        "command",
+        "unknown command '" + r.command + "'" +
+            (guess.empty() ? std::string() : "; did you mean '" + std::string(guess) + "'?"));
   }
   WriteCommandHeader(*c, w);
   w.Key("fields");
@@ -130,13 +139,19 @@ void AppendCommandCounters(const Dispatcher& d, std::string* text) {
   text->append("# HELP locsched_requests_total Requests per command.\n");
   text->append("# TYPE locsched_requests_total counter\n");
   for (const CommandSpec& c : CommandTable())
-    text->append("locsched_requests_total{op=\"").append(c.name).append("\"} ")
-        .append(std::to_string(d.counters(c.op).calls)).append("\n");
+    text->append("locsched_requests_total{op=\"")
+        .append(c.name)
+        .append("\"} ")
+        .append(std::to_string(d.counters(c.op).calls))
+        .append("\n");
   text->append("# HELP locsched_request_errors_total Requests answered ok:false.\n");
   text->append("# TYPE locsched_request_errors_total counter\n");
   for (const CommandSpec& c : CommandTable())
-    text->append("locsched_request_errors_total{op=\"").append(c.name).append("\"} ")
-        .append(std::to_string(d.counters(c.op).errors)).append("\n");
+    text->append("locsched_request_errors_total{op=\"")
+        .append(c.name)
+        .append("\"} ")
+        .append(std::to_string(d.counters(c.op).errors))
+        .append("\n");
 }
 
 Status Metrics(Dispatcher& d, const Request&, JsonWriter& w) {
@@ -160,8 +175,10 @@ void OpenReply(bool ok, const Request& r, std::string* out) {
   out->append(ok ? "{\"ok\":true" : "{\"ok\":false");
   if (!r.has_id) return;
   out->append(",\"id\":");
-  if (r.id_is_number) out->append(r.id);
-  else AppendJsonString(r.id, out);
+  if (r.id_is_number)
+    out->append(r.id);
+  else
+    AppendJsonString(r.id, out);
 }
 
 void AppendErrorBody(const Status& s, std::string* out) {
@@ -176,13 +193,13 @@ void AppendErrorBody(const Status& s, std::string* out) {
 Status CheckAccess(const CommandSpec& spec, const Caller& caller) {
   const uint32_t socket = caller.control ? kControlSocket : kEventSocket;
   if (!(spec.flags & socket))
-    return Status::FailedPrecondition(
-        "op", "'" + std::string(spec.name) + "' is not accepted on the " +
-                  (caller.control ? "control" : "event") + " socket");
+    return Status::FailedPrecondition("op", "'" + std::string(spec.name) +
+                                                "' is not accepted on the " +
+                                                (caller.control ? "control" : "event") + " socket");
   if ((spec.flags & kAdmin) && caller.control && !caller.authorized)
-    return Status::PermissionDenied(
-        "op", "'" + std::string(spec.name) + "' is an admin command; uid " +
-                  std::to_string(caller.uid) + " is not allowed to run it");
+    return Status::PermissionDenied("op",
+                                    "'" + std::string(spec.name) + "' is an admin command; uid " +
+                                        std::to_string(caller.uid) + " is not allowed to run it");
   return Status::Ok();
 }
 

@@ -20,15 +20,20 @@ PolicyParams PolicyFrom(const SchedulerConfig& s) {
   return p;
 }
 
-std::string Quoted(std::string_view name) { return "'" + std::string(name) + "'"; }
+std::string Quoted(std::string_view name) {
+  return "'" + std::string(name) + "'";
+}
 
 }  // namespace
 
 std::string_view JobOutcomeName(JobOutcome o) {
   switch (o) {
-    case JobOutcome::kDone: return "done";
-    case JobOutcome::kFailed: return "failed";
-    case JobOutcome::kCancelled: return "cancelled";
+    case JobOutcome::kDone:
+      return "done";
+    case JobOutcome::kFailed:
+      return "failed";
+    case JobOutcome::kCancelled:
+      return "cancelled";
   }
   return "done";
 }
@@ -69,9 +74,9 @@ Status Engine::FindJob(const std::string& name, JobId* j) const {
   }
   const auto f = finished_.find(name);
   if (f != finished_.end())
-    return Status::FailedPrecondition(
-        "job", Quoted(name) + " is no longer live (" +
-                   std::string(JobOutcomeName(f->second.outcome)) + ")");
+    return Status::FailedPrecondition("job", Quoted(name) + " is no longer live (" +
+                                                 std::string(JobOutcomeName(f->second.outcome)) +
+                                                 ")");
   return Status::NotFound("job", "unknown job " + Quoted(name));
 }
 
@@ -84,20 +89,18 @@ Status Engine::FindRunningTask(const Request& r, TaskId* t) const {
     return Status::NotFound("task", "job " + Quoted(r.job) + " has no task " + Quoted(r.task));
   const Task& task = sched_.cluster().task(it->second);
   if (task.state != TaskState::kRunning)
-    return Status::FailedPrecondition("task", Quoted(r.task) + " of job " + Quoted(r.job) +
-                                                  " is not running");
+    return Status::FailedPrecondition(
+        "task", Quoted(r.task) + " of job " + Quoted(r.job) + " is not running");
   const std::string& on = sched_.cluster().machine(task.machine).name;
   if (!r.machine.empty() && r.machine != on)
-    return Status::FailedPrecondition(
-        "machine", "task " + Quoted(r.task) + " runs on " + Quoted(on) + ", not " +
-                       Quoted(r.machine));
+    return Status::FailedPrecondition("machine", "task " + Quoted(r.task) + " runs on " +
+                                                     Quoted(on) + ", not " + Quoted(r.machine));
   *t = it->second;
   return Status::Ok();
 }
 
 uint32_t Engine::RackId(const std::string& rack) {
-  const auto [it, inserted] =
-      rack_ids_.try_emplace(rack, static_cast<uint32_t>(rack_ids_.size()));
+  const auto [it, inserted] = rack_ids_.try_emplace(rack, static_cast<uint32_t>(rack_ids_.size()));
   return it->second;
 }
 
@@ -129,6 +132,8 @@ Status Engine::MachineDown(const Request& r, JsonWriter& w) {
   }
   const std::vector<TaskId> lost = sched_.MachineDown(m);
   tasks_requeued_ += lost.size();
+  Note("machine " + Quoted(r.machine) + " down; " + std::to_string(lost.size()) +
+       " running tasks requeued");
   w.Field("requeued", static_cast<uint64_t>(lost.size()));
   return Status::Ok();
 }
@@ -151,9 +156,9 @@ Status Engine::CheckSubmit(const Request& r, std::vector<MachineId>* replicas) c
   if (job_ids_.count(r.job))
     return Status::AlreadyExists("job", Quoted(r.job) + " is already live");
   if (r.tasks.size() > max_tasks_per_job_)
-    return Status::ResourceExhausted(
-        "tasks", std::to_string(r.tasks.size()) + " tasks exceed limits.max_tasks_per_job (" +
-                     std::to_string(max_tasks_per_job_) + ")");
+    return Status::ResourceExhausted("tasks", std::to_string(r.tasks.size()) +
+                                                  " tasks exceed limits.max_tasks_per_job (" +
+                                                  std::to_string(max_tasks_per_job_) + ")");
   std::unordered_set<std::string_view> names;
   for (size_t i = 0; i < r.tasks.size(); ++i) {
     const TaskRequest& t = r.tasks[i];
@@ -180,8 +185,8 @@ Status Engine::JobSubmit(const Request& r, JsonWriter& w) {
   size_t next = 0;
   for (size_t i = 0; i < r.tasks.size(); ++i) {
     const TaskRequest& t = r.tasks[i];
-    specs[i] = TaskSpec{std::span(replicas).subspan(next, t.replicas.size()), t.kind, t.size,
-                        t.duration};
+    specs[i] =
+        TaskSpec{std::span(replicas).subspan(next, t.replicas.size()), t.kind, t.size, t.duration};
     next += t.replicas.size();
   }
   const JobId j = sched_.SubmitJob(r.weight, specs);
@@ -247,8 +252,8 @@ Status Engine::Heartbeat(const Request& r, JsonWriter& w) {
   if (Status s = FindMachine("machine", r.machine, &m); !s.ok()) return s;
   const Machine& machine = sched_.cluster().machine(m);
   if (!machine.up)
-    return Status::FailedPrecondition("machine", Quoted(r.machine) +
-                                                     " is down; send machine_up first");
+    return Status::FailedPrecondition("machine",
+                                      Quoted(r.machine) + " is down; send machine_up first");
   const uint64_t room = machine.slots > machine.running ? machine.slots - machine.running : 0;
   const uint64_t want = std::min<uint64_t>(r.free_slots, room);
   const double now = clock_.Now();
@@ -297,6 +302,8 @@ Status Engine::TaskFailed(const Request& r, JsonWriter& w) {
   ++tasks_failed_;
   const uint32_t attempts = sched_.cluster().task(t).attempts;
   w.Field("attempts", attempts);
+  Note("task " + Quoted(r.task) + " of job " + Quoted(r.job) + " failed (attempt " +
+       std::to_string(attempts) + ")" + (r.reason.empty() ? "" : ": " + r.reason));
   if (attempts <= max_task_retries_) {
     sched_.Requeue(t);
     ++tasks_requeued_;
@@ -306,6 +313,8 @@ Status Engine::TaskFailed(const Request& r, JsonWriter& w) {
   const JobId j = sched_.cluster().task(t).job;
   sched_.CancelJob(j);
   ForgetJob(j, JobOutcome::kFailed);
+  Note("job " + Quoted(r.job) + " failed: task " + Quoted(r.task) + " used up its " +
+       std::to_string(max_task_retries_) + " retries");
   w.Field("retry", false).Field("job_failed", true);
   return Status::Ok();
 }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -32,6 +33,11 @@ class Engine {
   Engine(const Config& cfg, const Clock& clock);
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
+
+  /// Receives one line for each notable event (a failure, a lost machine) to log.
+  using Notify = std::function<void(const std::string&)>;
+  /// Installs where notable events go (main logs them); none by default.
+  void SetNotify(Notify notify) { notify_ = std::move(notify); }
 
   /// Applies the reloadable settings of cfg (rates, retries, limits).
   void ApplyConfig(const Config& cfg);
@@ -105,7 +111,12 @@ class Engine {
   void WriteJobCounts(JobId j, JsonWriter& w) const;
   void WriteTasks(JobId j, JsonWriter& w) const;
 
+  void Note(const std::string& line) const {
+    if (notify_) notify_(line);
+  }
+
   const Clock& clock_;
+  Notify notify_;
   Scheduler sched_;
   RateEstimator rates_;
   bool learn_rates_;

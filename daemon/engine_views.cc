@@ -13,10 +13,14 @@ namespace {
 
 std::string_view TaskStateName(TaskState s) {
   switch (s) {
-    case TaskState::kBlocked: return "blocked";
-    case TaskState::kQueued: return "queued";
-    case TaskState::kRunning: return "running";
-    case TaskState::kDone: return "done";
+    case TaskState::kBlocked:
+      return "blocked";
+    case TaskState::kQueued:
+      return "queued";
+    case TaskState::kRunning:
+      return "running";
+    case TaskState::kDone:
+      return "done";
   }
   return "done";
 }
@@ -59,8 +63,10 @@ Status Engine::Summary(const Request&, JsonWriter& w) const {
   w.Key("assigned").BeginObject().Field("local", assigned_local_);
   w.Field("remote", assigned_remote_).EndObject();
   w.Key("locality");
-  if (assigned == 0) w.Null();
-  else w.Double(static_cast<double>(assigned_local_) / static_cast<double>(assigned));
+  if (assigned == 0)
+    w.Null();
+  else
+    w.Double(static_cast<double>(assigned_local_) / static_cast<double>(assigned));
   return Status::Ok();
 }
 
@@ -77,8 +83,8 @@ Status Engine::Queues(const Request& r, JsonWriter& w) const {
     ++histogram[len == 0 ? 0 : std::bit_width(len)];
   }
   const size_t top = std::min<size_t>(r.top, lengths.size());
-  std::partial_sort(lengths.begin(), lengths.begin() + static_cast<ptrdiff_t>(top),
-                    lengths.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::partial_sort(lengths.begin(), lengths.begin() + static_cast<ptrdiff_t>(top), lengths.end(),
+                    [](const auto& a, const auto& b) { return a.first > b.first; });
   const QueueStats stats = p.Stats();
   w.Field("queued", stats.queued).Field("remote", stats.remote_queue);
   w.Key("longest").BeginArray();
@@ -170,8 +176,8 @@ Status Engine::Machines(const Request&, JsonWriter& w) const {
 }
 
 namespace {
-void Metric(std::string* out, std::string_view name, std::string_view type,
-            std::string_view help, double value) {
+void Metric(std::string* out, std::string_view name, std::string_view type, std::string_view help,
+            double value) {
   out->append("# HELP locsched_").append(name).append(" ").append(help).append("\n");
   out->append("# TYPE locsched_").append(name).append(" ").append(type).append("\n");
   out->append("locsched_").append(name).append(" ");

@@ -13,12 +13,18 @@ namespace {
 
 spdlog::level::level_enum ToSpdlog(LogLevel level) {
   switch (level) {
-    case LogLevel::kTrace: return spdlog::level::trace;
-    case LogLevel::kDebug: return spdlog::level::debug;
-    case LogLevel::kInfo: return spdlog::level::info;
-    case LogLevel::kWarn: return spdlog::level::warn;
-    case LogLevel::kError: return spdlog::level::err;
-    case LogLevel::kOff: return spdlog::level::off;
+    case LogLevel::kTrace:
+      return spdlog::level::trace;
+    case LogLevel::kDebug:
+      return spdlog::level::debug;
+    case LogLevel::kInfo:
+      return spdlog::level::info;
+    case LogLevel::kWarn:
+      return spdlog::level::warn;
+    case LogLevel::kError:
+      return spdlog::level::err;
+    case LogLevel::kOff:
+      return spdlog::level::off;
   }
   return spdlog::level::info;
 }
@@ -33,12 +39,12 @@ bool UseJournal(LogTarget target) {
 void SetUpLogging(const LogConfig& cfg) {
   std::shared_ptr<spdlog::logger> logger;
   if (UseJournal(cfg.target)) {
-    logger = std::make_shared<spdlog::logger>(
-        "locschedd", std::make_shared<spdlog::sinks::systemd_sink_st>());
+    logger = std::make_shared<spdlog::logger>("locschedd",
+                                              std::make_shared<spdlog::sinks::systemd_sink_st>());
     logger->set_pattern("%v");  // the journal stamps time and priority itself
   } else {
-    logger = std::make_shared<spdlog::logger>(
-        "locschedd", std::make_shared<spdlog::sinks::stderr_sink_st>());
+    logger = std::make_shared<spdlog::logger>("locschedd",
+                                              std::make_shared<spdlog::sinks::stderr_sink_st>());
     logger->set_pattern("%Y-%m-%dT%H:%M:%S.%e %l %v");
   }
   logger->flush_on(spdlog::level::info);
@@ -46,6 +52,8 @@ void SetUpLogging(const LogConfig& cfg) {
   SetLogLevel(cfg.level);
 }
 
-void SetLogLevel(LogLevel level) { spdlog::set_level(ToSpdlog(level)); }
+void SetLogLevel(LogLevel level) {
+  spdlog::set_level(ToSpdlog(level));
+}
 
 }  // namespace locsched

@@ -16,12 +16,14 @@ int main(int argc, char** argv) {
       "JSON; see docs/protocol.md."};
   DaemonOptions opts;
   std::string check;
-  app.add_option("-c,--config", opts.config_path, "TOML configuration file (default: built-in defaults)")
+  app.add_option("-c,--config", opts.config_path,
+                 "TOML configuration file (default: built-in defaults)")
       ->check(CLI::ExistingFile);
   app.add_option("--set", opts.overrides,
                  "override one key after the file, e.g. --set scheduler.alpha=0.9 (repeatable)");
-  app.add_option("--check-config", check,
-                 "validate FILE, print every key with its value and whether it is reloadable, exit");
+  app.add_option(
+      "--check-config", check,
+      "validate FILE, print every key with its value and whether it is reloadable, exit");
   app.set_version_flag("--version", "locschedd 0.1.0");
   CLI11_PARSE(app, argc, argv);
 

@@ -91,14 +91,18 @@ Server::Server(asio::io_context& io, Dispatcher& dispatcher, const Config& cfg)
 
 Server::~Server() = default;
 
-uint64_t Server::clients() const { return impl_->conns.size(); }
+uint64_t Server::clients() const {
+  return impl_->conns.size();
+}
 
-void Server::ApplyLimits(const LimitsConfig& limits) { impl_->limits = limits; }
+void Server::ApplyLimits(const LimitsConfig& limits) {
+  impl_->limits = limits;
+}
 
 // A socket file left by a daemon that died is removed; a live daemon's socket,
 // or a path that is not a socket, is an error.
 Status Server::Impl::ClearStale(std::string_view key, const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (lstat(path.c_str(), &st) != 0) return Status::Ok();
   if (!S_ISSOCK(st.st_mode))
     return Status::FailedPrecondition(std::string(key), path + " exists and is not a socket");
@@ -136,8 +140,8 @@ Status Server::Impl::Bind(Stream::acceptor& a, std::string_view key, const std::
 Status Server::Listen() {
   Impl& s = *impl_;
   const SocketsConfig& c = s.sockets;
-  if (Status st = s.Bind(s.event, "sockets.event_path", c.event_path, c.event_mode,
-                         c.event_group, &s.event_gid);
+  if (Status st = s.Bind(s.event, "sockets.event_path", c.event_path, c.event_mode, c.event_group,
+                         &s.event_gid);
       !st.ok())
     return st;
   if (Status st = s.Bind(s.control, "sockets.control_path", c.control_path, c.control_mode,
@@ -187,8 +191,8 @@ awaitable<void> Server::Impl::Serve(std::shared_ptr<Connection> c) {
   for (;;) {
     boost::system::error_code ec;
     c->reading = true;
-    const size_t n = co_await c->socket.async_read_some(
-        asio::buffer(buf), asio::redirect_error(use_awaitable, ec));
+    const size_t n = co_await c->socket.async_read_some(asio::buffer(buf),
+                                                        asio::redirect_error(use_awaitable, ec));
     c->reading = false;
     if (ec) break;
     std::string_view data(buf.data(), n);
@@ -210,7 +214,8 @@ awaitable<void> Server::Impl::Serve(std::shared_ptr<Connection> c) {
 awaitable<void> Server::Impl::Flush(Connection& c) {
   if (c.out.empty()) co_return;
   boost::system::error_code ec;
-  co_await asio::async_write(c.socket, asio::buffer(c.out), asio::redirect_error(use_awaitable, ec));
+  co_await asio::async_write(c.socket, asio::buffer(c.out),
+                             asio::redirect_error(use_awaitable, ec));
   c.out.clear();
   if (ec) c.stopping = true;
 }
@@ -222,18 +227,19 @@ size_t Server::Impl::Consume(Connection& c, std::string_view data) {
   size_t used = 0;
   while (used < data.size() && c.out.size() < limits.client_buffer_bytes) {
     const size_t nl = data.find('\n', used);
-    const std::string_view piece = data.substr(used, nl == std::string_view::npos ? data.npos : nl - used);
+    const std::string_view piece =
+        data.substr(used, nl == std::string_view::npos ? data.npos : nl - used);
     used = nl == std::string_view::npos ? data.size() : nl + 1;
     if (c.discarding) {
       c.discarding = nl == std::string_view::npos;
       continue;
     }
     if (c.partial.size() + piece.size() > limits.max_line_bytes) {
-      Dispatcher::AppendError(Status::ResourceExhausted(
-                                  "limits.max_line_bytes",
-                                  "request line is longer than " +
-                                      std::to_string(limits.max_line_bytes) + " bytes"),
-                              &c.out);
+      Dispatcher::AppendError(
+          Status::ResourceExhausted(
+              "limits.max_line_bytes",
+              "request line is longer than " + std::to_string(limits.max_line_bytes) + " bytes"),
+          &c.out);
       c.partial.clear();
       c.discarding = nl == std::string_view::npos;
       continue;

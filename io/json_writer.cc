@@ -126,6 +126,8 @@ JsonWriter& JsonWriter::Raw(std::string_view json) {
   return *this;
 }
 
-void JsonWriter::ResumeObject(bool has_members) { has_items_.push_back(has_members); }
+void JsonWriter::ResumeObject(bool has_members) {
+  has_items_.push_back(has_members);
+}
 
 }  // namespace locsched

@@ -49,7 +49,7 @@ Status CheckObject(const json& obj, std::span<const FieldSpec> fields, const std
   for (const auto& [key, value] : obj.items()) {
     if (top_level && (key == "op" || key == "id")) continue;
     const FieldSpec* f = FindField(fields, key);
-    if (f == nullptr) return Bad(prefix + key, "unknown field");
+    if (f == nullptr) return Bad(prefix + (key.empty() ? "\"\"" : key), "unknown field");
     if (Status s = CheckType(f->type, value, prefix + key); !s.ok()) return s;
   }
   for (const FieldSpec& f : fields)
@@ -138,6 +138,8 @@ Status DecodeOp(const json& obj, const CommandSpec** spec) {
 
 Status DecodeRequest(std::string_view line, Request* out) {
   *out = Request{};
+  // The JSON parser stops at a NUL byte, which would hide whatever follows it.
+  if (line.find('\0') != std::string_view::npos) return Bad("request", "contains a NUL byte");
   json obj = json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (obj.is_discarded()) return Bad("request", "is not valid JSON");
   if (!obj.is_object()) return Bad("request", "must be a JSON object");

@@ -32,8 +32,8 @@ struct Harness {
   }
   void Machines(int n, int slots = 1) {
     for (int i = 0; i < n; ++i)
-      Ok(R"({"op":"machine_up","machine":"m)" + std::to_string(i) +
-         R"(","slots":)" + std::to_string(slots) + "}");
+      Ok(R"({"op":"machine_up","machine":"m)" + std::to_string(i) + R"(","slots":)" +
+         std::to_string(slots) + "}");
   }
   Config cfg;
   FakeClock clock;
@@ -69,8 +69,8 @@ TEST_CASE("a heartbeat never assigns more than the free slots or the machine's r
   h.Machines(1, 2);
   std::string tasks;
   for (int i = 0; i < 5; ++i)
-    tasks += std::string(i ? "," : "") + R"({"task":"t)" + std::to_string(i) +
-             R"(","replicas":["m0"]})";
+    tasks +=
+        std::string(i ? "," : "") + R"({"task":"t)" + std::to_string(i) + R"(","replicas":["m0"]})";
   h.Ok(R"({"op":"job_submit","job":"j","tasks":[)" + tasks + "]}");
   CHECK(h.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":1})")["assign"].size() == 1);
   CHECK(h.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":9})")["assign"].size() == 1);
@@ -165,7 +165,8 @@ TEST_CASE("errors name the field: unknown machines, jobs, tasks, duplicates, lim
   CHECK(err(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0","m0"]}]})")
             ["field"] == "tasks[0].replicas[1]");
   CHECK(err(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]},)"
-            R"({"task":"a","replicas":["m1"]}]})")["message"] == "tasks[1].task: duplicate task 'a'");
+            R"({"task":"a","replicas":["m1"]}]})")["message"] ==
+        "tasks[1].task: duplicate task 'a'");
   json big = err(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]},)"
                  R"({"task":"b","replicas":["m0"]},{"task":"c","replicas":["m0"]}]})");
   CHECK(big["code"] == "resource_exhausted");
@@ -173,7 +174,8 @@ TEST_CASE("errors name the field: unknown machines, jobs, tasks, duplicates, lim
   h.Ok(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]}]})");
   CHECK(err(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]}]})")["code"] ==
         "already_exists");
-  CHECK(err(R"({"op":"task_done","job":"nope","task":"a"})")["message"] == "job: unknown job 'nope'");
+  CHECK(err(R"({"op":"task_done","job":"nope","task":"a"})")["message"] ==
+        "job: unknown job 'nope'");
   CHECK(err(R"({"op":"task_done","job":"j","task":"b"})")["message"] ==
         "task: job 'j' has no task 'b'");
   CHECK(err(R"({"op":"task_done","job":"j","task":"a"})")["code"] == "failed_precondition");
@@ -195,8 +197,8 @@ TEST_CASE("commands are held to their sockets and admin commands to authorized p
   Harness h;
   h.Machines(1);
   h.Ok(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]}]})");
-  json e = h.Send(R"({"op":"job_submit","job":"k","tasks":[{"task":"a","replicas":["m0"]}]})",
-                  kAdmin);
+  json e =
+      h.Send(R"({"op":"job_submit","job":"k","tasks":[{"task":"a","replicas":["m0"]}]})", kAdmin);
   CHECK(e["error"]["message"] == "op: 'job_submit' is not accepted on the control socket");
   e = h.Send(R"({"op":"job_cancel","job":"j"})", kStranger);
   CHECK(e["error"]["code"] == "permission_denied");
@@ -210,7 +212,8 @@ TEST_CASE("alpha and gamma are learnt from task durations and reported in status
   h.Machines(2);
   h.Ok(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]},)"
        R"({"task":"b","replicas":["m0"]}]})");
-  const std::string task = h.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":1})")["assign"][0]["task"];
+  const std::string task =
+      h.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":1})")["assign"][0]["task"];
   h.clock.Advance(0.5);
   h.Ok(R"({"op":"task_done","job":"j","task":")" + task + R"("})");
   json r = h.Ok(R"({"op":"status"})")["rates"];

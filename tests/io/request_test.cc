@@ -166,6 +166,23 @@ TEST_CASE("Request: field errors name the field path", "[io][request]") {
   CHECK(ErrorOf({{"op", "status"}, {"verbose", true}}) == "verbose: unknown field");
 }
 
+TEST_CASE("Request: an empty field name still gets a subject (fuzz: it gave no subject)",
+          "[io][request]") {
+  Request r;
+  CHECK(DecodeRequest(R"({"op":"task_started","":"mp","machine":"node3"})", &r).message() ==
+        R"("": unknown field)");
+  CHECK(DecodeRequest(R"({"op":"job_submit","job":"j","tasks":[{"":1}]})", &r).message() ==
+        R"(tasks[0]."": unknown field)");
+}
+
+TEST_CASE("Request: a NUL byte is an error, not the end of the line (it hid trailing bytes)",
+          "[io][request]") {
+  Request r;
+  using namespace std::string_view_literals;
+  CHECK(DecodeRequest("{\"op\":\"status\"}\0garbage"sv, &r).message() ==
+        "request: contains a NUL byte");
+}
+
 TEST_CASE("Request: mutated lines never crash the decoder", "[io][request][robustness]") {
   // Seeded byte mutations of valid lines: each must decode or fail cleanly
   // (the sanitizer build turns any memory error into a failure).

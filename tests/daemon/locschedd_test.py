@@ -1,0 +1,454 @@
+#!/usr/bin/python3
+"""Black-box tests of locschedd: each test starts the real daemon on sockets in
+a temporary directory and talks to it over them.
+
+Usage: locschedd_test.py /path/to/locschedd [unittest options]
+LOCSCHED_SOURCE_DIR (set by CTest) locates docs/protocol.md for the replay test.
+"""
+import json
+import os
+import pathlib
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+import warnings
+
+DAEMON = None  # set from the command line in __main__
+SOURCE = pathlib.Path(os.environ.get("LOCSCHED_SOURCE_DIR",
+                                     pathlib.Path(__file__).resolve().parents[2]))
+
+
+class Daemon:
+    """A locschedd on temporary sockets; extra `--set` overrides in `sets`."""
+
+    def __init__(self, sets=(), config=None):
+        self.dir = tempfile.TemporaryDirectory(prefix="locschedd-test-")
+        self.event = os.path.join(self.dir.name, "events.sock")
+        self.control = os.path.join(self.dir.name, "control.sock")
+        argv = [DAEMON, "--set", "sockets.event_path=" + self.event,
+                "--set", "sockets.control_path=" + self.control, "--set", "log.target=stderr"]
+        if config:
+            argv += ["--config", config]
+        for s in sets:
+            argv += ["--set", s]
+        self.stderr = open(os.path.join(self.dir.name, "stderr.log"), "w+")
+        self.proc = subprocess.Popen(argv, stderr=self.stderr)
+        self.wait_for(lambda: os.path.exists(self.control), "sockets to appear")
+
+    def wait_for(self, cond, what, timeout=10):
+        end = time.time() + timeout
+        while time.time() < end:
+            if cond():
+                return
+            if self.proc.poll() is not None:
+                raise AssertionError("locschedd exited early: " + self.log())
+            time.sleep(0.01)
+        raise AssertionError("timed out waiting for " + what)
+
+    def log(self):
+        self.stderr.flush()
+        self.stderr.seek(0)
+        return self.stderr.read()
+
+    def connect(self, control=False):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(10)
+        s.connect(self.control if control else self.event)
+        return Client(s)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout=10)
+        self.stderr.close()
+        self.dir.cleanup()
+
+
+class Client:
+    def __init__(self, sock):
+        self.sock = sock
+        self.buf = b""
+
+    def send_raw(self, data):
+        self.sock.sendall(data)
+
+    def read_line(self):
+        while b"\n" not in self.buf:
+            chunk = self.sock.recv(1 << 20)
+            if not chunk:
+                raise EOFError("connection closed; buffered: %r" % self.buf[:200])
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def call(self, req):
+        self.send_raw((req if isinstance(req, str) else json.dumps(req)).encode() + b"\n")
+        return self.read_line()
+
+    def close(self):
+        self.sock.close()
+
+
+class DaemonTest(unittest.TestCase):
+    sets = ()
+
+    def setUp(self):
+        self.d = Daemon(self.sets)
+        self.c = self.d.connect()
+
+    def tearDown(self):
+        self.c.close()
+        self.d.stop()
+
+    def ok(self, req, client=None):
+        r = (client or self.c).call(req)
+        self.assertTrue(r["ok"], "%s -> %s" % (req, r))
+        return r
+
+    def err(self, req, client=None):
+        r = (client or self.c).call(req)
+        self.assertFalse(r["ok"], "%s -> %s" % (req, r))
+        return r["error"]
+
+
+def transcript():
+    """The request/reply pairs of docs/protocol.md, in order: '→ ' lines are
+    sent on the event socket ('⇒ ' on the control socket), each followed by its
+    '← ' reply. A reply value "<varies>" matches anything."""
+    pairs, pending = [], None
+    for raw in (SOURCE / "docs" / "protocol.md").read_text().splitlines():
+        line = raw.strip()
+        if line.startswith(("→ ", "⇒ ")):
+            pending = (line.startswith("⇒"), line[2:])
+        elif line.startswith("← "):
+            assert pending, "a reply without a request: " + line
+            pairs.append((pending[0], pending[1], json.loads(line[2:])))
+            pending = None
+    return pairs
+
+
+def matches(expected, actual):
+    if expected == "<varies>":
+        return True
+    if isinstance(expected, dict):
+        return (isinstance(actual, dict) and expected.keys() == actual.keys()
+                and all(matches(v, actual[k]) for k, v in expected.items()))
+    if isinstance(expected, list):
+        return (isinstance(actual, list) and len(expected) == len(actual)
+                and all(matches(e, a) for e, a in zip(expected, actual)))
+    return expected == actual
+
+
+class ProtocolDoc(DaemonTest):
+    def test_docs_examples_replay_verbatim(self):
+        pairs = transcript()
+        self.assertGreater(len(pairs), 15)
+        ctl = self.d.connect(control=True)
+        for control, request, expected in pairs:
+            actual = (ctl if control else self.c).call(request)
+            self.assertTrue(matches(expected, actual),
+                            "\nrequest:  %s\nexpected: %s\nactual:   %s" % (
+                                request, json.dumps(expected), json.dumps(actual)))
+        ctl.close()
+
+
+class Lifecycle(DaemonTest):
+    def submit(self, job, n, replicas, kind="map"):
+        tasks = [{"task": "t%d" % i, "replicas": replicas, "kind": kind} for i in range(n)]
+        return self.ok({"op": "job_submit", "job": job, "tasks": tasks})
+
+    def test_every_task_of_many_jobs_finishes_exactly_once(self):
+        for m in range(4):
+            self.ok({"op": "machine_up", "machine": "m%d" % m, "slots": 2})
+        for j in range(10):
+            self.submit("j%d" % j, 5, ["m%d" % (j % 4)])
+        done = 0
+        while done < 50:
+            for m in range(4):
+                r = self.ok({"op": "heartbeat", "machine": "m%d" % m, "free_slots": 2})
+                for a in r["assign"]:
+                    self.ok({"op": "task_done", "job": a["job"], "task": a["task"],
+                             "machine": "m%d" % m})
+                    done += 1
+        s = self.ok({"op": "status"})
+        self.assertEqual(s["jobs"]["done"], 10)
+        self.assertEqual(s["tasks"]["done"], 50)
+        self.assertEqual(s["tasks"]["queued"] + s["tasks"]["running"], 0)
+
+    def test_machine_down_requeues_and_nothing_is_lost(self):
+        self.ok({"op": "machine_up", "machine": "a", "slots": 3})
+        self.ok({"op": "machine_up", "machine": "b", "slots": 3})
+        self.submit("j", 3, ["a"])
+        self.assertEqual(len(self.ok({"op": "heartbeat", "machine": "a", "free_slots": 3})["assign"]), 3)
+        self.assertEqual(self.ok({"op": "machine_down", "machine": "a"})["requeued"], 3)
+        got = self.ok({"op": "heartbeat", "machine": "b", "free_slots": 3})["assign"]
+        self.assertEqual(sorted(a["task"] for a in got), ["t0", "t1", "t2"])
+
+    def test_pipelined_requests_get_replies_in_order(self):
+        lines = "".join(json.dumps({"op": "machine_up", "machine": "m%d" % i}) + "\n"
+                        for i in range(2000))
+        self.c.send_raw(lines.encode())
+        for i in range(2000):
+            self.assertEqual(self.c.read_line(), {"ok": True, "new": True})
+        self.assertEqual(self.ok({"op": "status"})["machines"]["up"], 2000)
+
+
+class BadInput(DaemonTest):
+    sets = ("limits.max_line_bytes=4096", "limits.max_clients=16")
+
+    def test_each_bad_line_gets_an_error_naming_the_field(self):
+        cases = [
+            ("{not json", "request", "request: is not valid JSON"),
+            ("{}", "op", "op: is required"),
+            ('{"op":"hearbeat"}', "op",
+             "op: unknown operation 'hearbeat'; did you mean 'heartbeat'?"),
+            ('{"op":"heartbeat","machine":"a"}', "free_slots", "free_slots: is required"),
+            ('{"op":"heartbeat","machine":"a","free_slots":"2"}', "free_slots", None),
+            ('{"op":"heartbeat","machine":"nope","free_slots":1}', "machine",
+             "machine: unknown machine 'nope'"),
+            ('{"op":"task_done","job":"nope","task":"x"}', "job", "job: unknown job 'nope'"),
+            ('{"op":"job_cancel","job":"nope"}', "job", None),
+            ('[1,2,3]', "request", None),
+            ('"just a string"', "request", None),
+            ('{"op":"status","op":"status","x":1}', "x", None),
+        ]
+        for line, field, message in cases:
+            e = self.err(line)
+            self.assertEqual(e["field"], field, line)
+            if message:
+                self.assertEqual(e["message"], message, line)
+        self.ok({"op": "status"})  # the connection is still usable
+
+    def test_duplicate_task_ids_and_unknown_replicas(self):
+        self.ok({"op": "machine_up", "machine": "a"})
+        e = self.err({"op": "job_submit", "job": "j", "tasks": [
+            {"task": "x", "replicas": ["a"]}, {"task": "x", "replicas": ["a"]}]})
+        self.assertEqual(e["message"], "tasks[1].task: duplicate task 'x'")
+        e = self.err({"op": "job_submit", "job": "j", "tasks": [{"task": "x", "replicas": ["b"]}]})
+        self.assertEqual(e["field"], "tasks[0].replicas[0]")
+        self.assertEqual(self.ok({"op": "status"})["jobs"]["live"], 0)  # nothing half-applied
+
+    def test_an_oversized_line_is_refused_and_the_next_line_served(self):
+        self.c.send_raw(b'{"op":"status","pad":"' + b"x" * 100000 + b'"}\n')
+        e = self.c.read_line()["error"]
+        self.assertEqual(e["field"], "limits.max_line_bytes")
+        self.assertIn("4096", e["message"])
+        self.ok({"op": "status"})
+
+    def test_binary_garbage_and_nul_bytes(self):
+        self.c.send_raw(bytes(range(256)).replace(b"\n", b"") + b"\n")
+        self.assertEqual(self.c.read_line()["error"]["field"], "request")
+        self.c.send_raw(b'{"op":"status"}\x00\n')
+        self.assertFalse(self.c.read_line()["ok"])
+        self.ok({"op": "status"})
+
+    def test_a_flood_of_clients_is_refused_past_the_limit(self):
+        clients = [self.d.connect() for _ in range(15)]  # 16 with self.c
+        extra = self.d.connect()
+        e = extra.read_line()["error"]
+        self.assertEqual(e["field"], "limits.max_clients")
+        for c in clients:
+            self.ok({"op": "status"}, c)
+        for c in clients:
+            c.close()
+        time.sleep(0.2)
+        again = self.d.connect()
+        self.ok({"op": "status"}, again)
+
+    def test_a_client_that_never_reads_does_not_stall_others(self):
+        hog = self.d.connect()
+        hog.sock.setblocking(False)
+        line = (json.dumps({"op": "help"}) + "\n").encode() * 2000
+        sent = 0
+        try:
+            for _ in range(2000):  # until its socket buffers are full
+                sent += hog.sock.send(line)
+        except BlockingIOError:
+            pass
+        self.assertGreater(sent, 0)
+        start = time.time()
+        self.ok({"op": "status"})
+        self.assertLess(time.time() - start, 2.0)
+        hog.close()
+        self.ok({"op": "status"})
+
+    def test_abrupt_disconnects_mid_line(self):
+        for _ in range(50):
+            c = self.d.connect()
+            c.send_raw(b'{"op":"job_submit","job":"j","tas')
+            c.close()
+        self.ok({"op": "status"})
+
+
+class Sockets(unittest.TestCase):
+    def test_modes_are_applied_and_files_removed_on_stop(self):
+        d = Daemon(["sockets.event_mode=0620", "sockets.control_mode=0600"])
+        self.assertEqual(stat.S_IMODE(os.stat(d.event).st_mode), 0o620)
+        self.assertEqual(stat.S_IMODE(os.stat(d.control).st_mode), 0o600)
+        d.proc.send_signal(signal.SIGTERM)
+        self.assertEqual(d.proc.wait(timeout=10), 0)
+        self.assertFalse(os.path.exists(d.event))
+        d.stop()
+
+    def test_a_second_daemon_on_the_same_socket_is_refused(self):
+        d = Daemon()
+        try:
+            r = subprocess.run([DAEMON, "--set", "sockets.event_path=" + d.event,
+                                "--set", "sockets.control_path=" + d.control + "2",
+                                "--set", "log.target=stderr"],
+                               capture_output=True, text=True, timeout=10)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("sockets.event_path", r.stderr)
+            self.assertIn("in use", r.stderr)
+            d.connect().call({"op": "status"})  # the first one is unharmed
+        finally:
+            d.stop()
+
+    def test_a_stale_socket_file_is_replaced(self):
+        d = Daemon()
+        d.proc.kill()
+        d.proc.wait()
+        self.assertTrue(os.path.exists(d.event))  # left behind by kill -9
+        d2 = subprocess.Popen([DAEMON, "--set", "sockets.event_path=" + d.event,
+                               "--set", "sockets.control_path=" + d.control,
+                               "--set", "log.target=stderr"], stderr=subprocess.PIPE)
+        try:
+            deadline = time.time() + 10
+            while True:
+                try:
+                    c = d.connect()
+                    self.assertTrue(c.call({"op": "status"})["ok"])
+                    break
+                except (ConnectionRefusedError, FileNotFoundError):
+                    self.assertLess(time.time(), deadline)
+                    time.sleep(0.02)
+        finally:
+            d2.terminate()
+            d2.wait(timeout=10)
+            d.stop()
+
+    @unittest.skipUnless(os.geteuid() == 0, "needs root to connect as another uid")
+    def test_admin_commands_need_an_authorized_peer(self):
+        d = Daemon(["sockets.control_mode=0666"])
+        os.chmod(d.dir.name, 0o755)
+        try:
+            script = ("import socket,os;os.setuid(65534);s=socket.socket(socket.AF_UNIX);"
+                      "s.connect(%r);s.sendall(b'{\"op\":\"job_cancel\",\"job\":\"x\"}\\n"
+                      "{\"op\":\"status\"}\\n');import time;time.sleep(0.3);"
+                      "print(s.recv(65536).decode())" % d.control)
+            out = subprocess.run([sys.executable, "-c", script], capture_output=True,
+                                 text=True, timeout=10).stdout.splitlines()
+            self.assertEqual(json.loads(out[0])["error"]["code"], "permission_denied")
+            self.assertTrue(json.loads(out[1])["ok"])
+            e = d.connect(control=True).call({"op": "job_cancel", "job": "x"})
+            self.assertEqual(e["error"]["code"], "not_found")  # root passes the check
+        finally:
+            d.stop()
+
+
+class Reload(unittest.TestCase):
+    def write(self, text):
+        pathlib.Path(self.cfg).write_text(text)
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.cfg = os.path.join(self.tmp.name, "locsched.toml")
+        self.write("[limits]\nmax_line_bytes = 4096\n")
+        self.d = Daemon(config=self.cfg)
+
+    def tearDown(self):
+        self.d.stop()
+        self.tmp.cleanup()
+
+    def test_sighup_applies_a_reloadable_key(self):
+        c = self.d.connect()
+        big = '{"op":"status","pad":"' + "x" * 5000 + '"}'
+        self.assertEqual(c.call(big)["error"]["field"], "limits.max_line_bytes")
+        self.write("[limits]\nmax_line_bytes = 65536\n")
+        self.d.proc.send_signal(signal.SIGHUP)
+        self.d.wait_for(lambda: "reloaded" in self.d.log(), "the reload")
+        self.assertEqual(c.call(big)["error"]["field"], "pad")  # now past the limit check
+
+    def test_reload_refuses_a_non_reloadable_change_and_keeps_running(self):
+        ctl = self.d.connect(control=True)
+        self.write("[scheduler]\npolicy = \"fifo\"\n")
+        e = ctl.call({"op": "reload"})["error"]
+        self.assertIn("scheduler.policy", e["message"])
+        self.write("[scheduler]\nalpha = 0.9\n")
+        changed = ctl.call({"op": "reload"})["changed"]
+        self.assertEqual(sorted(changed), ["limits.max_line_bytes", "scheduler.alpha"])
+        self.assertAlmostEqual(ctl.call({"op": "status"})["rates"]["alpha"], 0.9)
+
+    def test_a_broken_file_is_refused_with_its_position(self):
+        ctl = self.d.connect(control=True)
+        self.write("[scheduler]\nalpah = 0.9\n")
+        e = ctl.call({"op": "reload"})["error"]
+        self.assertIn("scheduler.alpah: unknown key; did you mean 'scheduler.alpha'?", e["message"])
+        self.assertTrue(ctl.call({"op": "status"})["ok"])
+
+
+class Stop(unittest.TestCase):
+    def test_sigterm_answers_what_was_sent_then_exits_zero(self):
+        d = Daemon()
+        c = d.connect()
+        c.send_raw(b"".join(json.dumps({"op": "machine_up", "machine": "m%d" % i}).encode() + b"\n"
+                            for i in range(500)))
+        self.assertTrue(c.read_line()["ok"])
+        d.proc.send_signal(signal.SIGTERM)
+        self.assertEqual(d.proc.wait(timeout=10), 0)
+        self.assertIn("stopping", d.log())
+        d.stop()
+
+    def test_sigterm_with_a_client_that_never_reads_still_exits(self):
+        d = Daemon()
+        hog = d.connect()
+        hog.sock.setblocking(False)
+        try:
+            for _ in range(5000):
+                hog.sock.send((json.dumps({"op": "help"}) + "\n").encode() * 100)
+        except BlockingIOError:
+            pass
+        start = time.time()
+        d.proc.send_signal(signal.SIGTERM)
+        self.assertEqual(d.proc.wait(timeout=10), 0)
+        self.assertLess(time.time() - start, 5)
+        d.stop()
+
+
+class CommandLine(unittest.TestCase):
+    def test_check_config_explains_a_good_file(self):
+        r = subprocess.run([DAEMON, "--check-config", str(SOURCE / "config" / "locsched.toml")],
+                           capture_output=True, text=True, timeout=10)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("scheduler.alpha", r.stdout)
+
+    def test_check_config_names_the_bad_key(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".toml") as f:
+            f.write("[limits]\nmax_clients = -1\n")
+            f.flush()
+            r = subprocess.run([DAEMON, "--check-config", f.name], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("limits.max_clients", r.stderr)
+
+    def test_set_with_an_unknown_key_suggests_one(self):
+        r = subprocess.run([DAEMON, "--set", "scheduler.alpah=0.5"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("did you mean 'scheduler.alpha'?", r.stderr)
+
+    def test_help_lists_the_flags(self):
+        r = subprocess.run([DAEMON, "--help"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0)
+        for flag in ("--config", "--set", "--check-config"):
+            self.assertIn(flag, r.stdout)
+
+
+if __name__ == "__main__":
+    DAEMON = sys.argv.pop(1)
+    warnings.simplefilter("ignore", ResourceWarning)  # sockets the daemon closes under us
+    unittest.main()
