@@ -421,6 +421,42 @@ class Stop(unittest.TestCase):
         d.stop()
 
 
+class Systemd(unittest.TestCase):
+    """sd_notify over a NOTIFY_SOCKET of our own, as systemd would provide it."""
+
+    def test_ready_status_watchdog_and_stopping_are_notified(self):
+        tmp = tempfile.TemporaryDirectory()
+        path = os.path.join(tmp.name, "notify.sock")
+        sink = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        sink.bind(path)
+        sink.settimeout(10)
+        env = dict(os.environ, NOTIFY_SOCKET=path, WATCHDOG_USEC="200000")
+        ev, ctl = os.path.join(tmp.name, "e.sock"), os.path.join(tmp.name, "c.sock")
+        proc = subprocess.Popen([DAEMON, "--set", "sockets.event_path=" + ev,
+                                 "--set", "sockets.control_path=" + ctl,
+                                 "--set", "log.target=stderr"], env=env, stderr=subprocess.DEVNULL)
+        messages = []
+
+        def until(word, times=1):
+            while sum(word in m for m in messages) < times:
+                messages.append(sink.recv(4096).decode())
+
+        try:
+            until("READY=1")
+            self.assertTrue(any("STATUS=queued 0" in m for m in messages), messages)
+            start = time.time()
+            until("WATCHDOG=1", times=3)  # every 100 ms: half of WATCHDOG_USEC
+            self.assertGreater(time.time() - start, 0.15)
+            proc.send_signal(signal.SIGTERM)
+            until("STOPPING=1")
+            self.assertEqual(proc.wait(timeout=10), 0)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            sink.close()
+            tmp.cleanup()
+
+
 class CommandLine(unittest.TestCase):
     def test_check_config_explains_a_good_file(self):
         r = subprocess.run([DAEMON, "--check-config", str(SOURCE / "config" / "locsched.toml")],
