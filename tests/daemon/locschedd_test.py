@@ -63,11 +63,17 @@ class Daemon:
         return Client(s)
 
     def stop(self):
+        """Stops the daemon with SIGTERM; a non-zero exit (a sanitizer report,
+        a leak) fails the test that owns it."""
+        rc = None
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
-            self.proc.wait(timeout=10)
+            rc = self.proc.wait(timeout=10)
+        log = self.log()
         self.stderr.close()
         self.dir.cleanup()
+        if rc not in (None, 0):
+            raise AssertionError("locschedd exited %d:\n%s" % (rc, log[-4000:]))
 
 
 class Client:
