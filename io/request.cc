@@ -1,101 +1,167 @@
 #include "io/request.h"
 
+#include <simdjson.h>
+
 #include <cmath>
-#include <nlohmann/json.hpp>
 
 namespace locsched {
 namespace {
 
-using json = nlohmann::json;
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
 
 Status Bad(const std::string& path, const std::string& what) {
   return Status::InvalidArgument(path, what);
 }
 
-// Checks that v has the JSON shape `type` asks for (arrays are checked element-wise later).
-Status CheckType(FieldType type, const json& v, const std::string& path) {
-  switch (type) {
-    case FieldType::kName:
-      if (!v.is_string() || v.get_ref<const std::string&>().empty())
-        return Bad(path, "must be a non-empty string");
-      return Status::Ok();
-    case FieldType::kString:
-      return v.is_string() ? Status::Ok() : Bad(path, "must be a string");
-    case FieldType::kCount:
-      return v.is_number_unsigned() ? Status::Ok() : Bad(path, "must be an integer >= 0");
-    case FieldType::kPositive:
-      return v.is_number_unsigned() && v.get<uint64_t>() >= 1
-                 ? Status::Ok()
-                 : Bad(path, "must be an integer >= 1");
-    case FieldType::kNumber:
-      return v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() >= 0
-                 ? Status::Ok()
-                 : Bad(path, "must be a number >= 0");
-    case FieldType::kBool:
-      return v.is_boolean() ? Status::Ok() : Bad(path, "must be true or false");
-    case FieldType::kKind:
-      return v == "map" || v == "reduce" ? Status::Ok()
-                                         : Bad(path, "must be \"map\" or \"reduce\"");
-    case FieldType::kNames:
-    case FieldType::kTasks:
-      return v.is_array() ? Status::Ok() : Bad(path, "must be an array");
-  }
-  return Status::Ok();
+bool IsCount(const element& v) {
+  uint64_t n;
+  return v.get(n) == simdjson::SUCCESS;
 }
 
-// Rejects unknown keys, wrong types and missing required keys of one object.
-Status CheckObject(const json& obj, std::span<const FieldSpec> fields, const std::string& prefix,
+// What is wrong with v as a `type` (arrays are checked element-wise later), or
+// nullptr. The caller builds the field path only when there is an error.
+const char* TypeError(FieldType type, const element& v) {
+  std::string_view s;
+  switch (type) {
+    case FieldType::kName:
+      return v.get(s) == simdjson::SUCCESS && !s.empty() ? nullptr : "must be a non-empty string";
+    case FieldType::kString:
+      return v.is_string() ? nullptr : "must be a string";
+    case FieldType::kCount:
+      return IsCount(v) ? nullptr : "must be an integer >= 0";
+    case FieldType::kPositive:
+      return IsCount(v) && uint64_t(v) >= 1 ? nullptr : "must be an integer >= 1";
+    case FieldType::kNumber:
+      return v.is_number() && std::isfinite(double(v)) && double(v) >= 0 ? nullptr
+                                                                         : "must be a number >= 0";
+    case FieldType::kBool:
+      return v.is_bool() ? nullptr : "must be true or false";
+    case FieldType::kKind:
+      return v.get(s) == simdjson::SUCCESS && (s == "map" || s == "reduce")
+                 ? nullptr
+                 : "must be \"map\" or \"reduce\"";
+    case FieldType::kNames:
+    case FieldType::kTasks:
+      return v.is_array() ? nullptr : "must be an array";
+  }
+  return nullptr;
+}
+
+std::string KeyPath(const std::string& prefix, std::string_view key) {
+  return prefix + (key.empty() ? std::string("\"\"") : std::string(key));
+}
+
+// True if `key` appears in obj before the member at position `index`.
+bool SeenBefore(const object& obj, std::string_view key, size_t index) {
+  size_t i = 0;
+  for (const auto field : obj) {
+    if (i++ == index) return false;
+    if (field.key == key) return true;
+  }
+  return false;
+}
+
+// Rejects repeated, unknown and mistyped keys and missing required keys of one object.
+Status CheckObject(const object& obj, std::span<const FieldSpec> fields, const std::string& prefix,
                    bool top_level) {
-  for (const auto& [key, value] : obj.items()) {
+  size_t index = 0;
+  for (const auto [key, value] : obj) {
+    if (SeenBefore(obj, key, index++)) return Bad(KeyPath(prefix, key), "appears twice");
     if (top_level && (key == "op" || key == "id")) continue;
     const FieldSpec* f = FindField(fields, key);
-    if (f == nullptr) return Bad(prefix + (key.empty() ? "\"\"" : key), "unknown field");
-    if (Status s = CheckType(f->type, value, prefix + key); !s.ok()) return s;
+    if (f == nullptr) return Bad(KeyPath(prefix, key), "unknown field");
+    if (const char* error = TypeError(f->type, value)) return Bad(KeyPath(prefix, key), error);
   }
   for (const FieldSpec& f : fields)
-    if (f.required && !obj.contains(f.name))
+    if (f.required && obj.at_key(f.name).error() != simdjson::SUCCESS)
       return Bad(prefix + std::string(f.name), "is required");
   return Status::Ok();
 }
 
-Status DecodeNames(const json& arr, const std::string& path, std::vector<std::string>* out) {
-  if (arr.empty()) return Bad(path, "must name at least one machine");
-  for (size_t i = 0; i < arr.size(); ++i) {
-    const std::string item = path + "[" + std::to_string(i) + "]";
-    if (Status s = CheckType(FieldType::kName, arr[i], item); !s.ok()) return s;
-    out->push_back(arr[i].get<std::string>());
+Status DecodeNames(const array& arr, const std::string& path, std::vector<std::string>* out) {
+  if (arr.size() == 0) return Bad(path, "must name at least one machine");
+  size_t i = 0;
+  for (const element item : arr) {
+    if (const char* error = TypeError(FieldType::kName, item))
+      return Bad(path + "[" + std::to_string(i) + "]", error);
+    out->emplace_back(std::string_view(item));
+    ++i;
   }
   return Status::Ok();
 }
 
-Status DecodeTask(const json& v, const std::string& path, TaskRequest* t) {
-  if (!v.is_object()) return Bad(path, "must be an object");
-  if (Status s = CheckObject(v, TaskFields(), path + ".", false); !s.ok()) return s;
-  t->task = v["task"].get<std::string>();
-  if (Status s = DecodeNames(v["replicas"], path + ".replicas", &t->replicas); !s.ok()) return s;
-  if (v.contains("kind") && v["kind"] == "reduce") t->kind = TaskKind::kReduce;
-  t->size = v.value("size", 0.0);
-  t->duration = v.value("duration", 0.0);
-  return Status::Ok();
+Status DecodeTask(const element& v, const std::string& path, TaskRequest* t) {
+  object obj;
+  if (v.get(obj) != simdjson::SUCCESS) return Bad(path, "must be an object");
+  if (Status s = CheckObject(obj, TaskFields(), path + ".", false); !s.ok()) return s;
+  for (const auto [key, value] : obj) {
+    if (key == "task")
+      t->task = std::string_view(value);
+    else if (key == "kind")
+      t->kind = std::string_view(value) == "reduce" ? TaskKind::kReduce : TaskKind::kMap;
+    else if (key == "size")
+      t->size = double(value);
+    else if (key == "duration")
+      t->duration = double(value);
+  }
+  return DecodeNames(obj["replicas"].get_array().value_unsafe(), path + ".replicas", &t->replicas);
 }
 
-Status DecodeTasks(const json& arr, Request* out) {
-  if (arr.empty()) return Bad("tasks", "must hold at least one task");
+Status DecodeTasks(const array& arr, Request* out) {
+  if (arr.size() == 0) return Bad("tasks", "must hold at least one task");
   out->tasks.resize(arr.size());
-  for (size_t i = 0; i < arr.size(); ++i) {
-    Status s = DecodeTask(arr[i], "tasks[" + std::to_string(i) + "]", &out->tasks[i]);
+  size_t i = 0;
+  for (const element task : arr) {
+    Status s = DecodeTask(task, "tasks[" + std::to_string(i) + "]", &out->tasks[i]);
     if (!s.ok()) return s;
+    ++i;
   }
   return Status::Ok();
 }
 
-Status DecodeId(const json& obj, Request* out) {
-  const auto it = obj.find("id");
-  if (it == obj.end()) return Status::Ok();
-  if (it->is_string() && !it->get_ref<const std::string&>().empty()) {
-    out->id = it->get<std::string>();
-  } else if (it->is_number_unsigned()) {
-    out->id = std::to_string(it->get<uint64_t>());
+// Copies the checked fields of obj into *out, in one pass over its members.
+Status Fill(const object& obj, Request* out) {
+  Status tasks;  // decoded in place; its error (if any) is returned after the scalars
+  for (const auto [key, v] : obj) {
+    if (key == "machine")
+      out->machine = std::string_view(v);
+    else if (key == "job")
+      out->job = std::string_view(v);
+    else if (key == "task")
+      out->task = std::string_view(v);
+    else if (key == "free_slots")
+      out->free_slots = uint64_t(v);
+    else if (key == "slots")
+      out->slots = uint64_t(v);
+    else if (key == "rack")
+      out->rack = std::string_view(v);
+    else if (key == "reason")
+      out->reason = std::string_view(v);
+    else if (key == "command")
+      out->command = std::string_view(v);
+    else if (key == "top")
+      out->top = uint64_t(v);
+    else if (key == "weight")
+      out->weight = double(v);
+    else if (key == "drain")
+      out->drain = bool(v);
+    else if (key == "tasks")
+      tasks = DecodeTasks(v.get_array().value_unsafe(), out);
+  }
+  return tasks;
+}
+
+Status DecodeId(const object& obj, Request* out) {
+  element id;
+  if (obj.at_key("id").get(id) != simdjson::SUCCESS) return Status::Ok();
+  std::string_view s;
+  uint64_t n;
+  if (id.get(s) == simdjson::SUCCESS && !s.empty()) {
+    out->id = s;
+  } else if (id.get(n) == simdjson::SUCCESS) {
+    out->id = std::to_string(n);
     out->id_is_number = true;
   } else {
     return Bad("id", "must be a non-empty string or an integer >= 0");
@@ -104,32 +170,15 @@ Status DecodeId(const json& obj, Request* out) {
   return Status::Ok();
 }
 
-// Copies the checked fields of obj into *out.
-Status Fill(const json& obj, Request* out) {
-  out->machine = obj.value("machine", std::string());
-  out->job = obj.value("job", std::string());
-  out->task = obj.value("task", std::string());
-  out->rack = obj.value("rack", std::string());
-  out->reason = obj.value("reason", std::string());
-  out->command = obj.value("command", std::string());
-  out->slots = obj.value("slots", uint64_t{1});
-  out->free_slots = obj.value("free_slots", uint64_t{0});
-  out->top = obj.value("top", uint64_t{10});
-  out->weight = obj.value("weight", 1.0);
-  out->drain = obj.value("drain", true);
-  if (obj.contains("tasks")) return DecodeTasks(obj["tasks"], out);
-  return Status::Ok();
-}
-
-Status DecodeOp(const json& obj, const CommandSpec** spec) {
-  const auto it = obj.find("op");
-  if (it == obj.end()) return Bad("op", "is required");
-  if (!it->is_string()) return Bad("op", "must be a string");
-  const std::string& name = it->get_ref<const std::string&>();
+Status DecodeOp(const object& obj, const CommandSpec** spec) {
+  element op;
+  if (obj.at_key("op").get(op) != simdjson::SUCCESS) return Bad("op", "is required");
+  std::string_view name;
+  if (op.get(name) != simdjson::SUCCESS) return Bad("op", "must be a string");
   *spec = FindCommand(name);
   if (*spec != nullptr) return Status::Ok();
   const std::string_view guess = SuggestCommand(name);
-  return Bad("op", "unknown operation '" + name + "'" +
+  return Bad("op", "unknown operation '" + std::string(name) + "'" +
                        (guess.empty() ? std::string(" (try \"help\")")
                                       : "; did you mean '" + std::string(guess) + "'?"));
 }
@@ -138,11 +187,16 @@ Status DecodeOp(const json& obj, const CommandSpec** spec) {
 
 Status DecodeRequest(std::string_view line, Request* out) {
   *out = Request{};
-  // The JSON parser stops at a NUL byte, which would hide whatever follows it.
+  // A NUL byte would otherwise surface as a bare parse error.
   if (line.find('\0') != std::string_view::npos) return Bad("request", "contains a NUL byte");
-  json obj = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (obj.is_discarded()) return Bad("request", "is not valid JSON");
-  if (!obj.is_object()) return Bad("request", "must be a JSON object");
+  // One parser per thread, reused: it keeps its buffers between lines.
+  thread_local simdjson::dom::parser parser;
+  element doc;
+  if (parser.parse(line.data(), line.size(), /*realloc_if_needed=*/true).get(doc) !=
+      simdjson::SUCCESS)
+    return Bad("request", "is not valid JSON");
+  object obj;
+  if (doc.get(obj) != simdjson::SUCCESS) return Bad("request", "must be a JSON object");
   const CommandSpec* spec = nullptr;
   if (Status s = DecodeOp(obj, &spec); !s.ok()) return s;
   out->op = spec->op;

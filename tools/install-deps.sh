@@ -6,9 +6,12 @@ set -euo pipefail
 PACKAGES=(
   # toolchain
   cmake ninja-build g++ pkg-config clang-format git
+  # fuzzing (tools/fuzz.sh): clang 14, its libFuzzer/sanitizer runtimes (only a
+  # Recommends of clang, which --no-install-recommends skips), llvm-symbolizer
+  clang libclang-rt-14-dev llvm
   # libraries (see ../shared/DESIGN.md, "Verified dependency recipe")
   libboost-dev liblemon-dev libglpk-dev libtomlplusplus-dev libspdlog-dev catch2
-  nlohmann-json3-dev libcli11-dev libsystemd-dev libbenchmark-dev
+  nlohmann-json3-dev libsimdjson-dev libcli11-dev libsystemd-dev libbenchmark-dev
   # charts and black-box tests
   python3 python3-matplotlib
 )

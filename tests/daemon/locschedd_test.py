@@ -222,7 +222,8 @@ class BadInput(DaemonTest):
             ('{"op":"job_cancel","job":"nope"}', "job", None),
             ('[1,2,3]', "request", None),
             ('"just a string"', "request", None),
-            ('{"op":"status","op":"status","x":1}', "x", None),
+            ('{"op":"status","op":"status"}', "op", "op: appears twice"),
+            ('{"op":"heartbeat","machine":"a","machine":"b","free_slots":1}', "machine", None),
         ]
         for line, field, message in cases:
             e = self.err(line)

@@ -213,8 +213,32 @@ TEST_CASE("Request: mutated lines never crash the decoder", "[io][request][robus
       ++accepted;
     else
       CHECK_FALSE(s.message().empty());
+    // Differential check against an independent parser (nlohmann): the line is
+    // "not valid JSON" exactly when nlohmann rejects it too. (Integers beyond
+    // 64 bits are the documented exception; the alphabet cannot make them long.)
+    INFO(line);
+    CHECK((s.message() == "request: is not valid JSON") == !json::accept(line));
   }
   CHECK(accepted > 0);  // some mutations stay valid: the loop exercised the success path too
+}
+
+TEST_CASE("Request: a field given twice is an error naming it", "[io][request]") {
+  Request r;
+  CHECK(DecodeRequest(R"({"op":"heartbeat","machine":"a","machine":"b","free_slots":1})", &r)
+            .message() == "machine: appears twice");
+  CHECK(DecodeRequest(R"({"op":"status","op":"status"})", &r).message() == "op: appears twice");
+  CHECK(DecodeRequest(
+            R"({"op":"job_submit","job":"j","tasks":[{"task":"a","task":"b","replicas":["m"]}]})",
+            &r)
+            .message() == "tasks[0].task: appears twice");
+}
+
+TEST_CASE("Request: strings are unescaped and checked as UTF-8", "[io][request]") {
+  Request r;
+  REQUIRE(DecodeRequest(R"({"op":"job","job":"a\"b\u00e9\n"})", &r).ok());
+  CHECK(r.job == "a\"b\xc3\xa9\n");
+  CHECK(DecodeRequest("{\"op\":\"job\",\"job\":\"\xff\"}", &r).message() ==
+        "request: is not valid JSON");
 }
 
 TEST_CASE("docs/protocol.md documents every command and field of the table", "[io][docs]") {

@@ -1,0 +1,97 @@
+// The daemon's per-event CPU cost without sockets: decoding one line, and one
+// heartbeat plus the task_done it leads to, through the real Dispatcher and
+// Engine with 1,000 or 10,000 machines and 100,000 queued tasks. The socket
+// benchmark (daemon_bench.sh) measures the same path end to end.
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "algorithms/rng.h"
+#include "daemon/clock.h"
+#include "daemon/dispatcher.h"
+#include "io/request.h"
+
+namespace locsched {
+namespace {
+
+constexpr int kQueued = 100000;
+constexpr int kTasksPerJob = 100;
+
+// A daemon core with `machines` machines (data on the first 80%) and kQueued
+// tasks of 3 replicas each.
+struct Setup {
+  explicit Setup(int machines) : engine(cfg, clock), dispatcher(engine, cfg) {
+    for (int m = 0; m < machines; ++m)
+      Send(R"({"op":"machine_up","machine":"n)" + std::to_string(m) + R"(","slots":4})");
+    for (int j = 0; j < kQueued / kTasksPerJob; ++j) SubmitJob(machines);
+  }
+  void SubmitJob(int machines) {
+    std::string line = R"({"op":"job_submit","job":"j)" + std::to_string(next_job++) +
+                       R"(","tasks":[)";
+    for (int t = 0; t < kTasksPerJob; ++t) {
+      line += std::string(t ? "," : "") + R"({"task":"t)" + std::to_string(t) + R"(","replicas":[)";
+      for (int r = 0; r < 3; ++r)
+        line += std::string(r ? "," : "") + "\"n" +
+                std::to_string(rng.Below(static_cast<uint32_t>(machines) * 4 / 5)) + "\"";
+      line += "]}";
+    }
+    Send(line + "]}");
+  }
+  std::string Send(const std::string& line) {
+    std::string out;
+    dispatcher.HandleLine(line, Caller{}, &out);
+    return out;
+  }
+  Config cfg;
+  SteadyClock clock;
+  Engine engine;
+  Dispatcher dispatcher;
+  Rng rng{7};
+  int next_job = 0;
+};
+
+void BM_DecodeHeartbeat(benchmark::State& state) {
+  const std::string line = R"({"op":"heartbeat","machine":"n123","free_slots":1})";
+  Request r;
+  for (auto _ : state) benchmark::DoNotOptimize(DecodeRequest(line, &r));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_DecodeHeartbeat);
+
+// One heartbeat (free_slots 1) and the task_done for what it assigned: two
+// events. A new job keeps the queue at its size after every kTasksPerJob events.
+void BM_HeartbeatAndDone(benchmark::State& state) {
+  const int machines = static_cast<int>(state.range(0));
+  Setup s(machines);
+  int m = 0, finished = 0;
+  std::string reply, done;
+  for (auto _ : state) {
+    const std::string name = "n" + std::to_string(m);
+    m = (m + 1) % machines;
+    reply.clear();
+    s.dispatcher.HandleLine(R"({"op":"heartbeat","machine":")" + name + R"(","free_slots":1})",
+                            Caller{}, &reply);
+    const size_t job = reply.find("\"job\":\"");
+    if (job == std::string::npos) continue;
+    const size_t job_end = reply.find('"', job + 7);
+    const size_t task = reply.find("\"task\":\"", job_end);
+    const size_t task_end = reply.find('"', task + 8);
+    done = R"({"op":"task_done","job":")" + reply.substr(job + 7, job_end - job - 7) +
+           R"(","task":")" + reply.substr(task + 8, task_end - task - 8) + R"("})";
+    reply.clear();
+    s.dispatcher.HandleLine(done, Caller{}, &reply);
+    if (++finished % kTasksPerJob == 0) {
+      state.PauseTiming();
+      s.SubmitJob(machines);
+      state.ResumeTiming();
+    }
+  }
+  state.SetItemsProcessed(2 * state.iterations());  // events
+}
+BENCHMARK(BM_HeartbeatAndDone)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace locsched
+
+BENCHMARK_MAIN();
