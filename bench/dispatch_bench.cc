@@ -27,8 +27,8 @@ struct Setup {
     for (int j = 0; j < kQueued / kTasksPerJob; ++j) SubmitJob(machines);
   }
   void SubmitJob(int machines) {
-    std::string line = R"({"op":"job_submit","job":"j)" + std::to_string(next_job++) +
-                       R"(","tasks":[)";
+    std::string line =
+        R"({"op":"job_submit","job":"j)" + std::to_string(next_job++) + R"(","tasks":[)";
     for (int t = 0; t < kTasksPerJob; ++t) {
       line += std::string(t ? "," : "") + R"({"task":"t)" + std::to_string(t) + R"(","replicas":[)";
       for (int r = 0; r < 3; ++r)

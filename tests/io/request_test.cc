@@ -227,10 +227,10 @@ TEST_CASE("Request: a field given twice is an error naming it", "[io][request]")
   CHECK(DecodeRequest(R"({"op":"heartbeat","machine":"a","machine":"b","free_slots":1})", &r)
             .message() == "machine: appears twice");
   CHECK(DecodeRequest(R"({"op":"status","op":"status"})", &r).message() == "op: appears twice");
-  CHECK(DecodeRequest(
-            R"({"op":"job_submit","job":"j","tasks":[{"task":"a","task":"b","replicas":["m"]}]})",
-            &r)
-            .message() == "tasks[0].task: appears twice");
+  CHECK(
+      DecodeRequest(
+          R"({"op":"job_submit","job":"j","tasks":[{"task":"a","task":"b","replicas":["m"]}]})", &r)
+          .message() == "tasks[0].task: appears twice");
 }
 
 TEST_CASE("Request: strings are unescaped and checked as UTF-8", "[io][request]") {
