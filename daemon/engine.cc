@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <unordered_set>
 #include <utility>
 
 namespace locsched {
@@ -84,10 +83,11 @@ Status Engine::FindJob(const std::string& name, JobId* j) const {
 Status Engine::FindRunningTask(const Request& r, TaskId* t) const {
   JobId j;
   if (Status s = FindJob(r.job, &j); !s.ok()) return s;
-  const auto it = jobs_[j].tasks.find(r.task);
-  if (it == jobs_[j].tasks.end())
+  const std::optional<uint32_t> pos = jobs_[j].tasks.Find(r.task);
+  if (!pos)
     return Status::NotFound("task", "job " + Quoted(r.job) + " has no task " + Quoted(r.task));
-  const Task& task = sched_.cluster().task(it->second);
+  const TaskId id = sched_.cluster().job(j).tasks[*pos];
+  const Task& task = sched_.cluster().task(id);
   if (task.state != TaskState::kRunning)
     return Status::FailedPrecondition(
         "task", Quoted(r.task) + " of job " + Quoted(r.job) + " is not running");
@@ -95,7 +95,7 @@ Status Engine::FindRunningTask(const Request& r, TaskId* t) const {
   if (!r.machine.empty() && r.machine != on)
     return Status::FailedPrecondition("machine", "task " + Quoted(r.task) + " runs on " +
                                                      Quoted(on) + ", not " + Quoted(r.machine));
-  *t = it->second;
+  *t = id;
   return Status::Ok();
 }
 
@@ -152,18 +152,19 @@ Status Engine::MachineDrain(const Request& r, JsonWriter& w) {
 
 // Checks a job_submit against the state and the limits; fills the replica ids,
 // task by task, in request order.
-Status Engine::CheckSubmit(const Request& r, std::vector<MachineId>* replicas) const {
+Status Engine::CheckSubmit(const Request& r, std::vector<MachineId>* replicas,
+                           NameIndex* names) const {
   if (job_ids_.count(r.job))
     return Status::AlreadyExists("job", Quoted(r.job) + " is already live");
   if (r.tasks.size() > max_tasks_per_job_)
     return Status::ResourceExhausted("tasks", std::to_string(r.tasks.size()) +
                                                   " tasks exceed limits.max_tasks_per_job (" +
                                                   std::to_string(max_tasks_per_job_) + ")");
-  std::unordered_set<std::string_view> names;
+  names->Reserve(r.tasks.size());
   for (size_t i = 0; i < r.tasks.size(); ++i) {
     const TaskRequest& t = r.tasks[i];
     const std::string at = "tasks[" + std::to_string(i) + "]";
-    if (!names.insert(t.task).second)
+    if (!names->Add(t.task))
       return Status::AlreadyExists(at + ".task", "duplicate task " + Quoted(t.task));
     const size_t first = replicas->size();
     for (size_t k = 0; k < t.replicas.size(); ++k) {
@@ -180,7 +181,8 @@ Status Engine::CheckSubmit(const Request& r, std::vector<MachineId>* replicas) c
 
 Status Engine::JobSubmit(const Request& r, JsonWriter& w) {
   std::vector<MachineId> replicas;
-  if (Status s = CheckSubmit(r, &replicas); !s.ok()) return s;
+  NameIndex names;
+  if (Status s = CheckSubmit(r, &replicas, &names); !s.ok()) return s;
   std::vector<TaskSpec> specs(r.tasks.size());
   size_t next = 0;
   for (size_t i = 0; i < r.tasks.size(); ++i) {
@@ -191,29 +193,26 @@ Status Engine::JobSubmit(const Request& r, JsonWriter& w) {
   }
   const JobId j = sched_.SubmitJob(r.weight, specs);
   assert(j != kNoId);  // the decoder rejects an empty task list
-  IndexJob(r, j);
+  IndexJob(r, j, std::move(names));
   ++jobs_submitted_;
   w.Field("tasks", static_cast<uint64_t>(r.tasks.size()));
   return Status::Ok();
 }
 
 // Records the names of a just-submitted job; task ids follow request order.
-void Engine::IndexJob(const Request& r, JobId j) {
+void Engine::IndexJob(const Request& r, JobId j, NameIndex names) {
   const Cluster& c = sched_.cluster();
   if (jobs_.size() < c.job_capacity()) jobs_.resize(c.job_capacity());
-  if (task_names_.size() < c.task_capacity()) {
-    task_names_.resize(c.task_capacity(), nullptr);
+  if (task_pos_.size() < c.task_capacity()) {
+    task_pos_.resize(c.task_capacity(), 0);
     task_started_.resize(c.task_capacity(), 0);
   }
   JobMeta& meta = jobs_[j];
   meta.name = r.job;
   meta.submitted_at = clock_.Now();
-  meta.tasks.reserve(r.tasks.size());
+  meta.tasks = std::move(names);
   const std::vector<TaskId>& ids = c.job(j).tasks;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    const auto it = meta.tasks.emplace(r.tasks[i].task, ids[i]).first;
-    task_names_[ids[i]] = &it->first;
-  }
+  for (uint32_t i = 0; i < ids.size(); ++i) task_pos_[ids[i]] = i;
   job_ids_.emplace(r.job, j);
   finished_.erase(r.job);
 }
@@ -221,8 +220,7 @@ void Engine::IndexJob(const Request& r, JobId j) {
 // Drops a job's names once the core has freed it, and remembers how it ended.
 void Engine::ForgetJob(JobId j, JobOutcome outcome) {
   JobMeta& meta = jobs_[j];
-  for (const auto& [name, t] : meta.tasks) task_names_[t] = nullptr;
-  const auto tasks = static_cast<uint32_t>(meta.tasks.size());
+  const uint32_t tasks = meta.tasks.size();
   if (finished_order_.size() >= kHistory) {
     finished_.erase(finished_order_.front());
     finished_order_.pop_front();
@@ -239,7 +237,7 @@ void Engine::ForgetJob(JobId j, JobOutcome outcome) {
 Status Engine::JobCancel(const Request& r, JsonWriter& w) {
   JobId j;
   if (Status s = FindJob(r.job, &j); !s.ok()) return s;
-  w.Field("tasks", static_cast<uint64_t>(jobs_[j].tasks.size()));
+  w.Field("tasks", jobs_[j].tasks.size());
   sched_.CancelJob(j);
   ForgetJob(j, JobOutcome::kCancelled);
   return Status::Ok();
@@ -269,10 +267,14 @@ Status Engine::Heartbeat(const Request& r, JsonWriter& w) {
   return Status::Ok();
 }
 
+std::string_view Engine::TaskName(TaskId t) const {
+  return jobs_[sched_.cluster().task(t).job].tasks.Name(task_pos_[t]);
+}
+
 void Engine::WriteAssignment(const Assignment& a, JsonWriter& w) const {
   w.BeginObject()
       .Field("job", jobs_[a.job].name)
-      .Field("task", *task_names_[a.task])
+      .Field("task", TaskName(a.task))
       .Field("local", a.local)
       .EndObject();
 }

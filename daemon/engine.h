@@ -18,6 +18,7 @@
 #include "algorithms/status.h"
 #include "config/config.h"
 #include "daemon/clock.h"
+#include "daemon/name_index.h"
 #include "io/json_writer.h"
 #include "io/request.h"
 
@@ -90,7 +91,7 @@ class Engine {
  private:
   struct JobMeta {
     std::string name;
-    std::unordered_map<std::string, TaskId> tasks;  // task name -> id
+    NameIndex tasks;  // task names; position i is the job's i-th task
     double submitted_at = 0;
   };
   struct Finished {
@@ -102,8 +103,9 @@ class Engine {
   Status FindMachine(std::string_view field, const std::string& name, MachineId* m) const;
   Status FindJob(const std::string& name, JobId* j) const;
   Status FindRunningTask(const Request& r, TaskId* t) const;
-  Status CheckSubmit(const Request& r, std::vector<MachineId>* replicas) const;
-  void IndexJob(const Request& r, JobId j);
+  Status CheckSubmit(const Request& r, std::vector<MachineId>* replicas, NameIndex* names) const;
+  void IndexJob(const Request& r, JobId j, NameIndex names);
+  std::string_view TaskName(TaskId t) const;
   void ForgetJob(JobId j, JobOutcome outcome);
   void ObserveDuration(TaskId t);
   uint32_t RackId(const std::string& rack);
@@ -127,9 +129,9 @@ class Engine {
   std::unordered_map<std::string, MachineId> machine_ids_;
   std::unordered_map<std::string, uint32_t> rack_ids_;
   std::unordered_map<std::string, JobId> job_ids_;
-  std::vector<JobMeta> jobs_;                   // by JobId
-  std::vector<const std::string*> task_names_;  // by TaskId; keys of JobMeta::tasks
-  std::vector<double> task_started_;            // by TaskId; start of the current run
+  std::vector<JobMeta> jobs_;         // by JobId
+  std::vector<uint32_t> task_pos_;    // by TaskId; its position in its job
+  std::vector<double> task_started_;  // by TaskId; start of the current run
   std::unordered_map<std::string, Finished> finished_;
   std::deque<std::string> finished_order_;
 

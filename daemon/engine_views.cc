@@ -138,7 +138,7 @@ void Engine::WriteTasks(JobId j, JsonWriter& w) const {
   w.Key("task_list").BeginArray();
   for (size_t i = 0; i < n; ++i) {
     const Task& t = c.task(ids[i]);
-    w.BeginObject().Field("task", *task_names_[ids[i]]);
+    w.BeginObject().Field("task", TaskName(ids[i]));
     w.Field("kind", t.kind == TaskKind::kMap ? "map" : "reduce");
     w.Field("state", TaskStateName(t.state)).Field("attempts", t.attempts);
     if (t.state == TaskState::kRunning)
