@@ -1,0 +1,95 @@
+#!/usr/bin/python3
+"""Black-box tests of locschedctl against a real locschedd on temporary sockets.
+
+Usage: ctl_test.py /path/to/locschedctl /path/to/locschedd [unittest options]
+"""
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
+import locschedd_test  # noqa: E402  (the Daemon harness)
+
+CTL = None
+
+
+class Ctl(unittest.TestCase):
+    def setUp(self):
+        self.d = locschedd_test.Daemon()
+        c = self.d.connect()
+        for i in range(3):
+            c.call({"op": "machine_up", "machine": "n%d" % i, "slots": 2})
+        c.call({"op": "job_submit", "job": "wc", "tasks": [
+            {"task": "t%d" % i, "replicas": ["n%d" % (i % 3)]} for i in range(6)]})
+        c.call({"op": "heartbeat", "machine": "n0", "free_slots": 1})
+        c.close()
+
+    def tearDown(self):
+        self.d.stop()
+
+    def ctl(self, *args):
+        return subprocess.run([CTL, "--socket", self.d.control] + list(args),
+                              capture_output=True, text=True, timeout=20)
+
+    def test_status_table_and_json(self):
+        r = self.ctl("status")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("5 queued, 1 running", r.stdout)
+        j = json.loads(self.ctl("--json", "status").stdout)
+        self.assertEqual(j["tasks"]["queued"], 5)
+
+    def test_every_read_verb_renders(self):
+        for verb in (["queues", "--top", "2"], ["jobs"], ["job", "wc"], ["machines"], ["help"],
+                     ["help", "--command", "heartbeat"], ["metrics"]):
+            r = self.ctl(*verb)
+            self.assertEqual(r.returncode, 0, "%s: %s" % (verb, r.stderr))
+            self.assertTrue(r.stdout.strip(), verb)
+        self.assertIn("locsched_tasks_queued 5", self.ctl("metrics").stdout)
+
+    def test_drain_and_undrain_change_the_machine(self):
+        self.assertEqual(self.ctl("drain", "n1").returncode, 0)
+        m = json.loads(self.ctl("--json", "machines").stdout)["machines"]
+        self.assertTrue([x for x in m if x["machine"] == "n1"][0]["draining"])
+        self.assertEqual(self.ctl("undrain", "n1").returncode, 0)
+        m = json.loads(self.ctl("--json", "machines").stdout)["machines"]
+        self.assertFalse([x for x in m if x["machine"] == "n1"][0]["draining"])
+
+    def test_errors_and_exit_codes(self):
+        r = self.ctl("job", "nope")
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr.strip(), "locschedctl: job: unknown job 'nope'")
+        r = subprocess.run([CTL, "--socket", self.d.control + ".missing", "status"],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 69)
+        self.assertIn("locschedd is not running", r.stderr)
+        r = self.ctl("queues", "--top", "many")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("top", r.stderr)
+        r = self.ctl("reload")  # started without --config
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("without --config", r.stderr)
+        for out in (r.stdout, r.stderr):
+            self.assertNotIn("Traceback", out)
+
+    def test_watch_refreshes(self):
+        r = self.ctl("watch", "--count", "2", "--interval", "0.1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.count("events "), 2)
+
+    def test_verbs_and_completion_come_from_the_command_table(self):
+        help_text = subprocess.run([CTL, "--help"], capture_output=True, text=True).stdout
+        table = json.loads(self.ctl("--json", "help").stdout)["commands"]
+        control = [c["command"] for c in table if "control" in c["sockets"]]
+        completion = self.ctl("completion").stdout
+        for name in control:
+            self.assertIn(name, help_text)
+            self.assertIn(" %s) " % name, completion)
+        self.assertNotIn("job_submit", help_text)  # event-socket only
+
+
+if __name__ == "__main__":
+    CTL = sys.argv.pop(1)
+    locschedd_test.DAEMON = sys.argv.pop(1)
+    unittest.main()
