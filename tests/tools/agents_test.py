@@ -1,0 +1,183 @@
+#!/usr/bin/python3
+"""Black-box test of locsched-agents against the real locschedd.
+
+Usage: agents_test.py /path/to/locschedd /path/to/locsched-agents [unittest options]
+
+Each test class starts its own daemon on sockets in a temporary directory, runs
+the emulator for a few emulated seconds, and checks the emulator's summary
+against the daemon's own status (read here over the control socket).
+"""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+DAEMON = None  # set from the command line in __main__
+AGENTS = None
+SMALL = ["--machines", "20", "--slots", "2", "--load", "15", "--job-size-mean", "8",
+         "--speed", "40", "--heartbeat", "0.2", "-q"]
+
+
+class Daemon:
+    """A locschedd on temporary sockets; extra `settings` are key=value overrides."""
+
+    def __init__(self, *settings):
+        self.dir = tempfile.mkdtemp(prefix="locsched-agents-test-")
+        self.event = os.path.join(self.dir, "ev.sock")
+        self.control = os.path.join(self.dir, "ctl.sock")
+        argv = [DAEMON, "--set", "sockets.event_path=" + self.event,
+                "--set", "sockets.control_path=" + self.control, "--set", "log.target=stderr"]
+        for s in settings:
+            argv += ["--set", s]
+        self.log = open(os.path.join(self.dir, "daemon.log"), "w+")
+        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=self.log)
+        deadline = time.time() + 20
+        while not (os.path.exists(self.event) and os.path.exists(self.control)):
+            if self.proc.poll() is not None or time.time() > deadline:
+                raise RuntimeError("locschedd did not start:\n" + self.log_text())
+            time.sleep(0.02)
+
+    def log_text(self):
+        self.log.seek(0)
+        return self.log.read()
+
+    def status(self):
+        """The daemon's status reply, asked over the control socket."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(10)
+            s.connect(self.control)
+            s.sendall(b'{"op":"status"}\n')
+            data = b""
+            while not data.endswith(b"\n"):
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        reply = json.loads(data)
+        assert reply["ok"], reply
+        return reply
+
+    def in_system(self):
+        t = self.status()["tasks"]
+        return t["queued"] + t["running"] + t["blocked"]
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            code = self.proc.wait(timeout=20)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.log.close()
+            shutil.rmtree(self.dir, ignore_errors=True)
+        return code
+
+
+def agents(daemon, *args, timeout=120):
+    argv = [AGENTS, "--socket", daemon.event] + SMALL + list(args)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+
+
+class AgainstTheDaemon(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.daemon = Daemon()
+
+    @classmethod
+    def tearDownClass(cls):
+        # The daemon must also stop cleanly after the runs.
+        code = cls.daemon.stop()
+        assert code == 0, "locschedd exited with %s on SIGTERM" % code
+
+    def run_json(self, *args):
+        before = self.daemon.in_system()
+        out = agents(self.daemon, "--json", *args)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr + self.daemon.log_text())
+        result = json.loads(out.stdout)
+        return before, result
+
+    def test_tasks_complete_locally_and_none_are_lost(self):
+        before, r = self.run_json("--duration", "40", "--prefix", "a-")
+        self.assertGreater(r["tasks_done"], 100, r)
+        self.assertGreater(r["jobs_done"], 5, r)
+        self.assertGreater(r["locality"], 0, r)
+        self.assertEqual(r["anomalies"], 0, r)
+        self.assertEqual(r["lost"], 0, r)
+        # The daemon holds exactly what was submitted and not reported done (tasks
+        # left by the other tests' runs that this run finished count against it).
+        left = r["tasks_submitted"] - r["tasks_done"] - r["foreign_done"]
+        self.assertEqual(self.daemon.in_system() - before, left, r)
+        self.assertEqual(r["daemon"]["running"], self.daemon.status()["tasks"]["running"], r)
+
+    def test_drain_leaves_nothing_behind(self):
+        before, r = self.run_json("--duration", "20", "--drain", "--reduces", "1", "--prefix", "b-")
+        self.assertGreater(r["tasks_done"], 50, r)
+        self.assertEqual(r["tasks_done"], r["tasks_submitted"], r)
+        self.assertEqual(r["jobs_done"], r["jobs_submitted"], r)
+        self.assertEqual(self.daemon.in_system(), before - r["foreign_done"], r)
+
+    def test_task_count_stops_the_run(self):
+        _, r = self.run_json("--duration", "1000", "--tasks", "60", "--prefix", "c-")
+        self.assertGreaterEqual(r["tasks_done"], 60, r)
+        self.assertLess(r["emulated_seconds"], 1000, r)
+
+    def test_live_lines_and_text_summary(self):
+        out = subprocess.run([AGENTS, "--socket", self.daemon.event, "--machines", "10",
+                              "--load", "5", "--speed", "20", "--duration", "20",
+                              "--report", "0.2", "--prefix", "d-"],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertRegex(out.stdout, r"t=\s*[0-9.]+s\s+done\s+\d+ \(\s*[0-9.]+ tasks/s\)\s+locality\s+[0-9.]+%\s+queued")
+        self.assertIn("mean job delay", out.stdout)
+        self.assertIn("lost 0", out.stdout)
+
+
+class RefusedRequests(unittest.TestCase):
+    def test_a_refused_job_is_a_clear_error(self):
+        daemon = Daemon("limits.max_tasks_per_job=1")
+        try:
+            out = agents(daemon, "--reduces", "1", "--duration", "30")  # every job has 2+ tasks
+        finally:
+            daemon.stop()
+        self.assertEqual(out.returncode, 1, out.stdout)
+        self.assertIn('"op":"job_submit"', out.stderr)
+        self.assertIn("resource_exhausted", out.stderr)
+
+
+class CommandLine(unittest.TestCase):
+    def test_help(self):
+        out = subprocess.run([AGENTS, "--help"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(out.returncode, 0)
+        for flag in ("--socket", "--machines", "--slots", "--load", "--job-size-mean",
+                     "--data-machines", "--alpha", "--gamma", "--speed", "--duration",
+                     "--tasks", "--report", "--json", "--seed"):
+            self.assertIn(flag, out.stdout)
+
+    def test_no_daemon_names_the_socket(self):
+        path = "/nonexistent-dir/ev.sock"
+        out = subprocess.run([AGENTS, "--socket", path, "-q"], capture_output=True, text=True,
+                             timeout=30)
+        self.assertEqual(out.returncode, 1)
+        self.assertIn(path, out.stderr)
+
+    def test_bad_values_name_the_flag(self):
+        for flag, value in (("--data-machines", "0"), ("--data-machines", "0.01"),
+                            ("--gamma", "0"), ("--speed", "0"), ("--load", "-1"),
+                            ("--machines", "abc")):
+            out = subprocess.run([AGENTS, "--socket", "/tmp/x.sock", flag, value],
+                                 capture_output=True, text=True, timeout=30)
+            self.assertEqual(out.returncode, 2, (flag, value, out.stderr))
+            self.assertIn(flag, out.stderr, (flag, value))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3:
+        sys.exit("usage: agents_test.py LOCSCHEDD LOCSCHED-AGENTS [unittest options]")
+    DAEMON, AGENTS = sys.argv[1], sys.argv[2]
+    unittest.main(argv=[sys.argv[0]] + sys.argv[3:])
