@@ -58,10 +58,9 @@ void Engine::ApplyConfig(const Config& cfg) {
 // ---- lookups ---------------------------------------------------------------
 
 Status Engine::FindMachine(std::string_view field, const std::string& name, MachineId* m) const {
-  const auto it = machine_ids_.find(name);
-  if (it == machine_ids_.end())
-    return Status::NotFound(std::string(field), "unknown machine " + Quoted(name));
-  *m = it->second;
+  const std::optional<uint32_t> pos = machine_names_.Find(name);
+  if (!pos) return Status::NotFound(std::string(field), "unknown machine " + Quoted(name));
+  *m = *pos;  // machines are never removed, so a name's position is its id
   return Status::Ok();
 }
 
@@ -108,17 +107,20 @@ uint32_t Engine::RackId(const std::string& rack) {
 
 Status Engine::MachineUp(const Request& r, JsonWriter& w) {
   if (r.slots > UINT32_MAX) return Status::InvalidArgument("slots", "must be at most 4294967295");
-  const auto it = machine_ids_.find(r.machine);
-  if (it == machine_ids_.end()) {
+  const std::optional<uint32_t> known = machine_names_.Find(r.machine);
+  if (!known) {
     Machine m{r.machine, RackId(r.rack), static_cast<uint32_t>(r.slots)};
-    machine_ids_.emplace(r.machine, sched_.AddMachine(std::move(m)));
+    const MachineId id = sched_.AddMachine(std::move(m));
+    machine_names_.Add(r.machine);
+    assert(id + 1 == machine_names_.size());
+    (void)id;
     w.Field("new", true);
     return Status::Ok();
   }
-  const Machine& m = sched_.cluster().machine(it->second);
+  const Machine& m = sched_.cluster().machine(*known);
   const uint32_t rack = r.rack.empty() ? m.rack : RackId(r.rack);
-  sched_.UpdateMachine(it->second, static_cast<uint32_t>(r.slots), rack);
-  if (!m.up || m.draining) sched_.MachineUp(it->second);
+  sched_.UpdateMachine(*known, static_cast<uint32_t>(r.slots), rack);
+  if (!m.up || m.draining) sched_.MachineUp(*known);
   w.Field("new", false);
   return Status::Ok();
 }
@@ -163,17 +165,17 @@ Status Engine::CheckSubmit(const Request& r, std::vector<MachineId>* replicas,
   names->Reserve(r.tasks.size());
   for (size_t i = 0; i < r.tasks.size(); ++i) {
     const TaskRequest& t = r.tasks[i];
-    const std::string at = "tasks[" + std::to_string(i) + "]";
+    const auto at = [i] { return "tasks[" + std::to_string(i) + "]"; };  // on errors only
     if (!names->Add(t.task))
-      return Status::AlreadyExists(at + ".task", "duplicate task " + Quoted(t.task));
+      return Status::AlreadyExists(at() + ".task", "duplicate task " + Quoted(t.task));
     const size_t first = replicas->size();
     for (size_t k = 0; k < t.replicas.size(); ++k) {
-      const std::string field = at + ".replicas[" + std::to_string(k) + "]";
-      MachineId m;
-      if (Status s = FindMachine(field, t.replicas[k], &m); !s.ok()) return s;
-      if (std::find(replicas->begin() + first, replicas->end(), m) != replicas->end())
-        return Status::InvalidArgument(field, "duplicate machine " + Quoted(t.replicas[k]));
-      replicas->push_back(m);
+      const auto field = [&] { return at() + ".replicas[" + std::to_string(k) + "]"; };
+      const std::optional<uint32_t> m = machine_names_.Find(t.replicas[k]);
+      if (!m) return Status::NotFound(field(), "unknown machine " + Quoted(t.replicas[k]));
+      if (std::find(replicas->begin() + first, replicas->end(), *m) != replicas->end())
+        return Status::InvalidArgument(field(), "duplicate machine " + Quoted(t.replicas[k]));
+      replicas->push_back(*m);
     }
   }
   return Status::Ok();

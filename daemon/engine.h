@@ -126,7 +126,7 @@ class Engine {
   uint64_t max_tasks_per_job_;
   double started_at_;
 
-  std::unordered_map<std::string, MachineId> machine_ids_;
+  NameIndex machine_names_;  // position == MachineId (machines are never removed)
   std::unordered_map<std::string, uint32_t> rack_ids_;
   std::unordered_map<std::string, JobId> job_ids_;
   std::vector<JobMeta> jobs_;         // by JobId

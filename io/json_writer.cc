@@ -5,28 +5,33 @@
 
 namespace locsched {
 
+// Runs of plain characters are appended whole; only quotes, backslashes and
+// control characters are escaped one by one.
 void AppendJsonString(std::string_view s, std::string* out) {
   static constexpr char kHex[] = "0123456789abcdef";
   out->push_back('"');
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
+  size_t run = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto u = static_cast<unsigned char>(s[i]);
+    if (u >= 0x20 && u != '"' && u != '\\') continue;
+    out->append(s.data() + run, i - run);
+    run = i + 1;
+    if (u == '"' || u == '\\') {
       out->push_back('\\');
-      out->push_back(c);
-    } else if (c == '\n') {
+      out->push_back(static_cast<char>(u));
+    } else if (u == '\n') {
       out->append("\\n");
-    } else if (c == '\t') {
+    } else if (u == '\t') {
       out->append("\\t");
-    } else if (c == '\r') {
+    } else if (u == '\r') {
       out->append("\\r");
-    } else if (u < 0x20) {
+    } else {
       out->append("\\u00");
       out->push_back(kHex[u >> 4]);
       out->push_back(kHex[u & 15]);
-    } else {
-      out->push_back(c);
     }
   }
+  out->append(s.data() + run, s.size() - run);
   out->push_back('"');
 }
 

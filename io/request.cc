@@ -49,6 +49,8 @@ const char* TypeError(FieldType type, const element& v) {
   return nullptr;
 }
 
+// Field paths ("tasks[3].replicas[0]") are built only when there is an error to
+// report: `Path` is a callable returning the prefix ("" or "tasks[3].").
 std::string KeyPath(const std::string& prefix, std::string_view key) {
   return prefix + (key.empty() ? std::string("\"\"") : std::string(key));
 }
@@ -64,38 +66,44 @@ bool SeenBefore(const object& obj, std::string_view key, size_t index) {
 }
 
 // Rejects repeated, unknown and mistyped keys and missing required keys of one object.
-Status CheckObject(const object& obj, std::span<const FieldSpec> fields, const std::string& prefix,
+template <typename Path>
+Status CheckObject(const object& obj, std::span<const FieldSpec> fields, Path prefix,
                    bool top_level) {
   size_t index = 0;
   for (const auto [key, value] : obj) {
-    if (SeenBefore(obj, key, index++)) return Bad(KeyPath(prefix, key), "appears twice");
+    if (SeenBefore(obj, key, index++)) return Bad(KeyPath(prefix(), key), "appears twice");
     if (top_level && (key == "op" || key == "id")) continue;
     const FieldSpec* f = FindField(fields, key);
-    if (f == nullptr) return Bad(KeyPath(prefix, key), "unknown field");
-    if (const char* error = TypeError(f->type, value)) return Bad(KeyPath(prefix, key), error);
+    if (f == nullptr) return Bad(KeyPath(prefix(), key), "unknown field");
+    if (const char* error = TypeError(f->type, value)) return Bad(KeyPath(prefix(), key), error);
   }
   for (const FieldSpec& f : fields)
     if (f.required && obj.at_key(f.name).error() != simdjson::SUCCESS)
-      return Bad(prefix + std::string(f.name), "is required");
+      return Bad(prefix() + std::string(f.name), "is required");
   return Status::Ok();
 }
 
-Status DecodeNames(const array& arr, const std::string& path, std::vector<std::string>* out) {
-  if (arr.size() == 0) return Bad(path, "must name at least one machine");
+template <typename Path>
+Status DecodeNames(const array& arr, Path path, std::vector<std::string>* out) {
+  if (arr.size() == 0) return Bad(path(), "must name at least one machine");
   size_t i = 0;
   for (const element item : arr) {
     if (const char* error = TypeError(FieldType::kName, item))
-      return Bad(path + "[" + std::to_string(i) + "]", error);
+      return Bad(path() + "[" + std::to_string(i) + "]", error);
     out->emplace_back(std::string_view(item));
     ++i;
   }
   return Status::Ok();
 }
 
-Status DecodeTask(const element& v, const std::string& path, TaskRequest* t) {
+Status DecodeTask(const element& v, size_t index, TaskRequest* t) {
+  const auto path = [index] { return "tasks[" + std::to_string(index) + "]"; };
   object obj;
-  if (v.get(obj) != simdjson::SUCCESS) return Bad(path, "must be an object");
-  if (Status s = CheckObject(obj, TaskFields(), path + ".", false); !s.ok()) return s;
+  if (v.get(obj) != simdjson::SUCCESS) return Bad(path(), "must be an object");
+  if (Status s = CheckObject(
+          obj, TaskFields(), [&] { return path() + "."; }, false);
+      !s.ok())
+    return s;
   for (const auto [key, value] : obj) {
     if (key == "task")
       t->task = std::string_view(value);
@@ -106,7 +114,9 @@ Status DecodeTask(const element& v, const std::string& path, TaskRequest* t) {
     else if (key == "duration")
       t->duration = double(value);
   }
-  return DecodeNames(obj["replicas"].get_array().value_unsafe(), path + ".replicas", &t->replicas);
+  return DecodeNames(
+      obj["replicas"].get_array().value_unsafe(), [&] { return path() + ".replicas"; },
+      &t->replicas);
 }
 
 Status DecodeTasks(const array& arr, Request* out) {
@@ -114,7 +124,7 @@ Status DecodeTasks(const array& arr, Request* out) {
   out->tasks.resize(arr.size());
   size_t i = 0;
   for (const element task : arr) {
-    Status s = DecodeTask(task, "tasks[" + std::to_string(i) + "]", &out->tasks[i]);
+    Status s = DecodeTask(task, i, &out->tasks[i]);
     if (!s.ok()) return s;
     ++i;
   }
@@ -201,7 +211,10 @@ Status DecodeRequest(std::string_view line, Request* out) {
   if (Status s = DecodeOp(obj, &spec); !s.ok()) return s;
   out->op = spec->op;
   if (Status s = DecodeId(obj, out); !s.ok()) return s;
-  if (Status s = CheckObject(obj, spec->fields, "", true); !s.ok()) return s;
+  if (Status s = CheckObject(
+          obj, spec->fields, [] { return std::string(); }, true);
+      !s.ok())
+    return s;
   return Fill(obj, out);
 }
 

@@ -1,16 +1,51 @@
 #!/usr/bin/env bash
 # The README's run command: installs what is missing, builds (Release) and runs
-# the main job on built-in defaults. Until the daemon exists (issue 3) the main
-# job is the simulator at the JSQ+MaxWeight paper's scale, run for JSQ+MaxWeight
-# and for naive fair sharing at the same load, with live figures.
+# the main job on built-in defaults: locschedd on temporary sockets, and the
+# cluster emulator (locsched-agents) playing 1000 machines and a synthetic job
+# stream against it on an accelerated clock, with a live line of throughput,
+# locality and queues; then locschedctl's view of the daemon.
+#   bash tools/demo.sh            the daemon demo (about 30 s after the build)
+#   bash tools/demo.sh --sim      the simulator instead: JSQ+MaxWeight vs fair sharing
+# Extra arguments go to locsched-agents (or, after --sim, to locsched-sim).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-deps.sh
 bash tools/build.sh release
-sim=build/release/tools/locsched-sim
+bin=build/release
+
+if [ "${1:-}" = "--sim" ]; then
+  shift
+  echo "== JSQ+MaxWeight, paper defaults (1000 machines, data on 800, alpha 0.8, gamma 0.2, load 640)"
+  "$bin/tools/locsched-sim" "$@"
+  echo "== naive fair sharing, same load (it cannot keep up: the run stops at the backlog cap)"
+  "$bin/tools/locsched-sim" --policy fair "$@"
+  exit 0
+fi
+
+# Emulated seconds per wall second. The daemon times tasks on the wall clock,
+# so its rate prior is the emulator's alpha/gamma (0.8, 0.2) times the speed.
+speed=20
+dir=$(mktemp -d /tmp/locsched-demo-XXXXXX)
+"$bin/daemon/locschedd" --set "sockets.event_path=$dir/events.sock" \
+  --set "sockets.control_path=$dir/control.sock" --set log.target=stderr \
+  --set "scheduler.alpha=$(awk "BEGIN { print 0.8 * $speed }")" \
+  --set "scheduler.gamma=$(awk "BEGIN { print 0.2 * $speed }")" 2>"$dir/locschedd.log" &
+daemon=$!
+cleanup() {
+  kill -TERM "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null || true
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+for _ in $(seq 100); do [ -S "$dir/control.sock" ] && break; sleep 0.05; done
+[ -S "$dir/control.sock" ] || { cat "$dir/locschedd.log"; exit 1; }
+
+echo "== locschedd (JSQ+MaxWeight) and locsched-agents: 1000 machines, data on 800,"
+echo "   alpha 0.8, gamma 0.2, 500 tasks/s (capacity 680), 500 emulated s at ${speed}x"
+"$bin/tools/locsched-agents" --socket "$dir/events.sock" --machines 1000 --load 500 \
+  --job-size-mean 30 --speed "$speed" --duration 500 --report 2 "$@"
 echo
-echo "== JSQ+MaxWeight, paper defaults (1000 machines, data on 800, alpha 0.8, gamma 0.2, load 640)"
-"$sim" "$@"
+echo "== locschedctl status"
+"$bin/tools/locschedctl" --socket "$dir/control.sock" status
 echo
-echo "== naive fair sharing, same load (it cannot keep up: the run stops at the backlog cap)"
-"$sim" --policy fair "$@"
+echo "== locschedctl queues --top 5"
+"$bin/tools/locschedctl" --socket "$dir/control.sock" queues --top 5

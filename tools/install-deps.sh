@@ -14,6 +14,8 @@ PACKAGES=(
   nlohmann-json3-dev libsimdjson-dev libcli11-dev libsystemd-dev libbenchmark-dev
   # charts and black-box tests
   python3 python3-matplotlib
+  # systemd-analyze (unit check) and /bin/kill (the unit's ExecReload)
+  systemd procps
 )
 
 missing=()

@@ -21,6 +21,16 @@ TEST_CASE("the json writer nests, separates and escapes") {
   CHECK(j["o"].empty());
 }
 
+TEST_CASE("every byte below 0x80, alone and between plain runs, round-trips") {
+  for (int c = 1; c < 0x80; ++c) {
+    const std::string text = "ab" + std::string(1, static_cast<char>(c)) + "cd";
+    std::string out;
+    AppendJsonString(text, &out);
+    INFO(c);
+    CHECK(nlohmann::json::parse(out) == text);
+  }
+}
+
 TEST_CASE("non-finite numbers become null") {
   std::string out;
   JsonWriter(&out).Double(std::numeric_limits<double>::infinity());
