@@ -27,8 +27,7 @@ const char* Status::code_name() const {
 }
 
 std::string Status::subject() const {
-  const size_t colon = message_.find(": ");
-  return colon == std::string::npos ? std::string() : message_.substr(0, colon);
+  return message_.substr(0, subject_size_);
 }
 
 }  // namespace locsched

@@ -29,31 +29,31 @@ class Status {
   static Status Ok() { return Status(); }
   /// Bad input: `subject` names the field, key or flag.
   static Status InvalidArgument(std::string subject, std::string what) {
-    return Status(Code::kInvalidArgument, std::move(subject) + ": " + std::move(what));
+    return Status(Code::kInvalidArgument, std::move(subject), std::move(what));
   }
   /// An id that does not exist (job, task, machine).
   static Status NotFound(std::string subject, std::string what) {
-    return Status(Code::kNotFound, std::move(subject) + ": " + std::move(what));
+    return Status(Code::kNotFound, std::move(subject), std::move(what));
   }
   /// An id that exists already.
   static Status AlreadyExists(std::string subject, std::string what) {
-    return Status(Code::kAlreadyExists, std::move(subject) + ": " + std::move(what));
+    return Status(Code::kAlreadyExists, std::move(subject), std::move(what));
   }
   /// The request is valid but the state does not allow it now.
   static Status FailedPrecondition(std::string subject, std::string what) {
-    return Status(Code::kFailedPrecondition, std::move(subject) + ": " + std::move(what));
+    return Status(Code::kFailedPrecondition, std::move(subject), std::move(what));
   }
   /// A configured limit was hit.
   static Status ResourceExhausted(std::string subject, std::string what) {
-    return Status(Code::kResourceExhausted, std::move(subject) + ": " + std::move(what));
+    return Status(Code::kResourceExhausted, std::move(subject), std::move(what));
   }
   /// The caller may not do this (an admin command from an unauthorized peer).
   static Status PermissionDenied(std::string subject, std::string what) {
-    return Status(Code::kPermissionDenied, std::move(subject) + ": " + std::move(what));
+    return Status(Code::kPermissionDenied, std::move(subject), std::move(what));
   }
   /// A file or socket operation failed.
   static Status IoError(std::string subject, std::string what) {
-    return Status(Code::kIoError, std::move(subject) + ": " + std::move(what));
+    return Status(Code::kIoError, std::move(subject), std::move(what));
   }
 
   /// True on success.
@@ -62,14 +62,16 @@ class Status {
   Code code() const { return code_; }
   /// The code's wire name ("invalid_argument"); "ok" on success.
   const char* code_name() const;
-  /// The subject the message names (the text before the first ": "), "" on success.
+  /// The subject the message names (as given to the factory), "" on success.
   std::string subject() const;
   /// "subject: what", empty on success.
   const std::string& message() const { return message_; }
 
  private:
-  Status(Code code, std::string message) : code_(code), message_(std::move(message)) {}
+  Status(Code code, std::string subject, std::string what)
+      : code_(code), subject_size_(subject.size()), message_(std::move(subject) + ": " + what) {}
   Code code_ = Code::kOk;
+  size_t subject_size_ = 0;  // the subject may itself contain ": " (a key named "a: b")
   std::string message_;
 };
 

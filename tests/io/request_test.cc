@@ -222,6 +222,15 @@ TEST_CASE("Request: mutated lines never crash the decoder", "[io][request][robus
   CHECK(accepted > 0);  // some mutations stay valid: the loop exercised the success path too
 }
 
+TEST_CASE("Request: a key containing ': ' is the whole subject (fuzz: the reply named 'a')",
+          "[io][request]") {
+  Request r;
+  const Status s = DecodeRequest(R"({"op":"status","a: b":1})", &r);
+  CHECK(s.subject() == "a: b");
+  CHECK(s.message() == "a: b: unknown field");
+  CHECK(DecodeRequest(R"({"op":"heartbeat",": id":184467744})", &r).subject() == ": id");
+}
+
 TEST_CASE("Request: a field given twice is an error naming it", "[io][request]") {
   Request r;
   CHECK(DecodeRequest(R"({"op":"heartbeat","machine":"a","machine":"b","free_slots":1})", &r)
