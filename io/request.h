@@ -27,8 +27,8 @@ struct TaskRequest {
 /// A decoded request; fields the op does not use keep their defaults.
 struct Request {
   Op op = Op::kStatus;
-  bool has_id = false;  ///< the request carried an "id" (mutating ops are deduplicated by it)
-  std::string id;       ///< the "id" as text (a string, or an integer's digits)
+  bool has_id = false;        ///< the request carried an "id" (mutating ops are deduplicated by it)
+  std::string id;             ///< the "id" as text (a string, or an integer's digits)
   bool id_is_number = false;  ///< the "id" was an integer (replies echo it as one)
   std::string machine, job, task, rack, reason, command;
   uint64_t slots = 1;
