@@ -67,6 +67,7 @@ struct Server::Impl {
   Status ClearStale(std::string_view key, const std::string& path);
   awaitable<void> Accept(Stream::acceptor& a, bool control);
   awaitable<void> Serve(std::shared_ptr<Connection> c);
+  awaitable<void> Answer(Connection& c, std::string_view data);
   awaitable<void> Flush(Connection& c);
   size_t Consume(Connection& c, std::string_view data);
   void HandleLine(Connection& c, std::string_view line);
@@ -184,23 +185,31 @@ void Server::Impl::Refuse(Stream::socket& s) {
   s.close(ec);
 }
 
-// The connection's life: read a chunk, answer every complete line in it
-// (writing whenever the reply buffer passes its limit), repeat until EOF.
+// The connection's life: wait for a chunk, then also take whatever else has
+// already arrived (so a busy client's requests share one write), answer every
+// complete line, write the replies, repeat until EOF. Replies are written
+// early if they pass limits.client_buffer_bytes.
 awaitable<void> Server::Impl::Serve(std::shared_ptr<Connection> c) {
   std::array<char, 65536> buf;
-  for (;;) {
-    boost::system::error_code ec;
+  boost::system::error_code ec;
+  c->socket.non_blocking(true, ec);
+  bool eof = false;
+  while (!eof && !c->stopping) {
     c->reading = true;
-    const size_t n = co_await c->socket.async_read_some(asio::buffer(buf),
-                                                        asio::redirect_error(use_awaitable, ec));
+    size_t n = co_await c->socket.async_read_some(asio::buffer(buf),
+                                                  asio::redirect_error(use_awaitable, ec));
     c->reading = false;
     if (ec) break;
-    std::string_view data(buf.data(), n);
-    while (!data.empty() && !c->stopping) {
-      data.remove_prefix(Consume(*c, data));
-      co_await Flush(*c);
+    for (;;) {
+      co_await Answer(*c, std::string_view(buf.data(), n));
+      if (c->stopping || c->out.size() >= limits.client_buffer_bytes) break;
+      n = c->socket.read_some(asio::buffer(buf), ec);  // non-blocking: only what is there
+      if (ec) {
+        eof = ec != asio::error::would_block;
+        break;
+      }
     }
-    if (c->stopping) break;
+    co_await Flush(*c);
   }
   // A last request without its newline (the client closed its side) still gets its answer.
   if (!c->partial.empty() && !c->discarding && !c->stopping) {
@@ -209,6 +218,15 @@ awaitable<void> Server::Impl::Serve(std::shared_ptr<Connection> c) {
     co_await Flush(*c);
   }
   Finish(c);
+}
+
+// Answers every complete line of data, writing early whenever the replies
+// pass the buffer limit.
+awaitable<void> Server::Impl::Answer(Connection& c, std::string_view data) {
+  while (!data.empty() && !c.stopping) {
+    data.remove_prefix(Consume(c, data));
+    if (c.out.size() >= limits.client_buffer_bytes) co_await Flush(c);
+  }
 }
 
 awaitable<void> Server::Impl::Flush(Connection& c) {
