@@ -58,13 +58,25 @@ std::optional<Assignment> Scheduler::Assign(MachineId m) {
   if (!machine.up || machine.draining || machine.running >= machine.slots) return std::nullopt;
   const std::optional<Pick> pick = policy_->PickFor(m);
   if (!pick) return std::nullopt;
-  Task& task = cluster_.task(pick->task);
+  return Start(pick->task, m, pick->local);
+}
+
+Assignment Scheduler::AssignTask(TaskId t, MachineId m) {
+  assert(cluster_.task(t).state == TaskState::kQueued);
+  policy_->Withdraw(t);
+  return Start(t, m, cluster_.task(t).IsLocalTo(m));
+}
+
+// Marks a task the policy no longer holds as running on m.
+Assignment Scheduler::Start(TaskId t, MachineId m, bool local) {
+  Machine& machine = cluster_.machine(m);
+  Task& task = cluster_.task(t);
   Job& job = cluster_.job(task.job);
   assert(task.state == TaskState::kQueued);
   task.state = TaskState::kRunning;
   ++task.generation;
   task.machine = m;
-  task.ran_local = pick->local;
+  task.ran_local = local;
   ++task.attempts;
   --job.queued;
   ++job.running;
@@ -72,7 +84,7 @@ std::optional<Assignment> Scheduler::Assign(MachineId m) {
   --queued_;
   ++running_;
   policy_->OnJobChanged(task.job);
-  return Assignment{pick->task, task.job, m, pick->local};
+  return Assignment{t, task.job, m, local};
 }
 
 void Scheduler::StopRunning(Task& task) {

@@ -53,6 +53,9 @@ class Scheduler {
   JobId SubmitJob(double weight, std::span<const TaskSpec> tasks);
   /// Fills one free slot of machine m; nullopt if m is full, down, draining or nothing fits.
   std::optional<Assignment> Assign(MachineId m);
+  /// Starts queued task t on machine m, bypassing the policy's choice (journal
+  /// replay re-applies decisions made before a restart). m must have a free slot.
+  Assignment AssignTask(TaskId t, MachineId m);
   /// A running task finished successfully.
   Completion Finish(TaskId t);
   /// A running task failed or was lost: it becomes runnable again.
@@ -87,6 +90,7 @@ class Scheduler {
 
  private:
   void MakeRunnable(TaskId t);
+  Assignment Start(TaskId t, MachineId m, bool local);
   void ReleaseReduces(Job& job);
   void StopRunning(Task& task);
 

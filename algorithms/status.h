@@ -51,6 +51,10 @@ class Status {
   static Status PermissionDenied(std::string subject, std::string what) {
     return Status(Code::kPermissionDenied, std::move(subject), std::move(what));
   }
+  /// A broken invariant or inconsistent data that is not the caller's fault.
+  static Status Internal(std::string subject, std::string what) {
+    return Status(Code::kInternal, std::move(subject), std::move(what));
+  }
   /// A file or socket operation failed.
   static Status IoError(std::string subject, std::string what) {
     return Status(Code::kIoError, std::move(subject), std::move(what));

@@ -14,6 +14,7 @@ constexpr std::array<std::string_view, 3> kIntraQueues{"fair", "fifo", "priority
 constexpr std::array<std::string_view, 6> kLogLevels{"trace", "debug", "info",
                                                      "warn",  "error", "off"};
 constexpr std::array<std::string_view, 3> kLogTargets{"auto", "stderr", "journal"};
+constexpr std::array<std::string_view, 3> kJournalSyncs{"always", "batched", "interval"};
 
 std::string FormatDouble(double v) {
   // Whole numbers print as integers ("1000000", not to_chars' "1e+06").
@@ -100,7 +101,15 @@ std::string FormatTarget(const Config& c) {
   return std::string(LogTargetName(c.log.target));
 }
 
+void ApplySync(const ConfigValue& v, Config* c) {
+  c->journal.sync = EnumFromName<JournalSync>(kJournalSyncs, std::get<std::string>(v));
+}
+std::string FormatSync(const Config& c) {
+  return std::string(JournalSyncName(c.journal.sync));
+}
+
 constexpr auto kSockets = &Config::sockets;
+constexpr auto kJournal = &Config::journal;
 constexpr auto kLimits = &Config::limits;
 constexpr auto kSched = &Config::scheduler;
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
@@ -279,6 +288,37 @@ const ConfigKey kTable[] = {
      .help = "where logs go; auto = the journal under systemd, else stderr",
      .apply = ApplyTarget,
      .format = FormatTarget},
+    // [journal]
+    {.key = "journal.path",
+     .default_text = "",
+     .help = "the journal file; \"\" = none: events are acknowledged without being made durable",
+     .apply = ApplyString<kJournal, &JournalConfig::path>,
+     .format = FormatString<kJournal, &JournalConfig::path>},
+    {.key = "journal.sync",
+     .type = ConfigType::kEnum,
+     .allowed = kJournalSyncs,
+     .default_text = "batched",
+     .help = "always: fdatasync per write; batched: one per burst of events (group commit); "
+             "interval: at most every interval_ms (survives a crash, not a power cut)",
+     .apply = ApplySync,
+     .format = FormatSync},
+    {.key = "journal.interval_ms",
+     .type = ConfigType::kInt,
+     .min_int = 1,
+     .max_int = 60000,
+     .default_text = "100",
+     .help = "interval mode: the longest time between two fdatasyncs",
+     .apply = ApplyInt<kJournal, &JournalConfig::interval_ms>,
+     .format = FormatInt<kJournal, &JournalConfig::interval_ms>},
+    {.key = "journal.min_free_mb",
+     .type = ConfigType::kInt,
+     .min_int = 0,
+     .max_int = 1000000,
+     .default_text = "64",
+     .reloadable = true,
+     .help = "refuse events (resource_exhausted) while the journal's disk has less free space",
+     .apply = ApplyInt<kJournal, &JournalConfig::min_free_mb>,
+     .format = FormatInt<kJournal, &JournalConfig::min_free_mb>},
     // [watchdog]
     {.key = "watchdog.enabled",
      .type = ConfigType::kBool,
@@ -500,6 +540,10 @@ std::string_view LogLevelName(LogLevel level) {
 
 std::string_view LogTargetName(LogTarget target) {
   return kLogTargets[static_cast<size_t>(target)];
+}
+
+std::string_view JournalSyncName(JournalSync sync) {
+  return kJournalSyncs[static_cast<size_t>(sync)];
 }
 
 }  // namespace locsched

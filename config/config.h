@@ -63,6 +63,18 @@ struct LogConfig {
   bool operator==(const LogConfig&) const = default;  ///< field-wise equality
 };
 
+/// When an acknowledged event is on the disk ([journal] sync).
+enum class JournalSync { kAlways, kBatched, kInterval };
+
+/// [journal]: the durable event log.
+struct JournalConfig {
+  std::string path;  ///< journal file; "" = no journal (nothing survives a restart)
+  JournalSync sync = JournalSync::kBatched;  ///< always / batched (group commit) / interval
+  uint32_t interval_ms = 100;                ///< interval mode: longest time between fdatasyncs
+  uint64_t min_free_mb = 64;                 ///< refuse events when the disk has less free space
+  bool operator==(const JournalConfig&) const = default;  ///< field-wise equality
+};
+
 /// [watchdog]: the systemd watchdog.
 struct WatchdogConfig {
   bool enabled = true;  ///< ping WATCHDOG=1 when systemd asks for it
@@ -75,6 +87,7 @@ struct Config {
   LimitsConfig limits;                             ///< [limits]
   SchedulerConfig scheduler;                       ///< [scheduler]
   LogConfig log;                                   ///< [log]
+  JournalConfig journal;                           ///< [journal]
   WatchdogConfig watchdog;                         ///< [watchdog]
   bool operator==(const Config&) const = default;  ///< field-wise equality
 };
@@ -137,6 +150,8 @@ std::optional<uint32_t> ParseFileMode(std::string_view text);
 std::string FormatFileMode(uint32_t mode);
 /// The canonical name of a log level ("info").
 std::string_view LogLevelName(LogLevel level);
+/// The canonical name of a journal sync mode ("batched").
+std::string_view JournalSyncName(JournalSync sync);
 /// The canonical name of a log target ("auto").
 std::string_view LogTargetName(LogTarget target);
 

@@ -25,4 +25,23 @@ class SteadyClock final : public Clock {
   }
 };
 
+/// Wall-clock seconds (so task timings continue across a restart), except that
+/// journal replay pins it to each record's time.
+class DaemonClock final : public Clock {
+ public:
+  /// The pinned time while replaying, else the system clock.
+  double Now() const override {
+    if (pinned_ >= 0) return pinned_;
+    const auto d = std::chrono::system_clock::now().time_since_epoch();
+    return std::chrono::duration<double>(d).count();
+  }
+  /// Pins the clock to t (a replayed record's time).
+  void Pin(double t) { pinned_ = t; }
+  /// Lets the clock run again.
+  void Release() { pinned_ = -1; }
+
+ private:
+  double pinned_ = -1;
+};
+
 }  // namespace locsched

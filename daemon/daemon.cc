@@ -5,8 +5,11 @@
 #include <spdlog/spdlog.h>
 #include <systemd/sd-daemon.h>
 
+#include <sys/statvfs.h>
+
 #include <boost/asio.hpp>
 #include <csignal>
+#include <memory>
 #include <string>
 
 #include "config/config_loader.h"
@@ -15,6 +18,7 @@
 #include "daemon/engine.h"
 #include "daemon/logging.h"
 #include "daemon/server.h"
+#include "io/journal.h"
 
 namespace locsched {
 
@@ -69,9 +73,12 @@ class Daemon {
   void WatchdogTick(std::chrono::microseconds interval);
   void StatusTick();
   std::string StatusLine() const;
+  Status Recover();
+  void ReplayAll(const JournalScan& scan);
 
   asio::io_context io_{1};
-  SteadyClock clock_;
+  DaemonClock clock_;
+  std::unique_ptr<FileJournal> journal_;
   Config cfg_;
   DaemonOptions opts_;
   Engine engine_;
@@ -84,6 +91,10 @@ class Daemon {
 };
 
 int Daemon::Run() {
+  if (Status s = Recover(); !s.ok()) {
+    spdlog::error("cannot open the journal: {}", s.message());
+    return 1;
+  }
   if (Status s = server_.Listen(); !s.ok()) {
     spdlog::error("cannot listen: {}", s.message());
     return 1;
@@ -98,6 +109,64 @@ int Daemon::Run() {
   io_.run();
   spdlog::info("locschedd stopped");
   return 0;
+}
+
+SyncMode ToSyncMode(JournalSync s) {
+  switch (s) {
+    case JournalSync::kAlways:
+      return SyncMode::kAlways;
+    case JournalSync::kBatched:
+      return SyncMode::kBatched;
+    case JournalSync::kInterval:
+      return SyncMode::kInterval;
+  }
+  return SyncMode::kBatched;
+}
+
+// Opens the journal, re-applies what it holds, then journals from there on.
+Status Daemon::Recover() {
+  const JournalConfig& j = cfg_.journal;
+  if (j.path.empty()) {
+    spdlog::warn("journal.path is empty: events are not made durable");
+    return Status::Ok();
+  }
+  JournalScan scan;
+  if (Status s =
+          FileJournal::Open(j.path, ToSyncMode(j.sync), j.interval_ms / 1000.0, &journal_, &scan);
+      !s.ok())
+    return s;
+  if (scan.cut_bytes > 0)
+    spdlog::warn("journal {}: cut {} bytes after the last good record ({})", j.path, scan.cut_bytes,
+                 scan.cut_reason);
+  ReplayAll(scan);
+  const std::string dir = j.path.substr(0, j.path.find_last_of('/') + 1);
+  dispatcher_.SetJournal(
+      journal_.get(), &clock_,
+      [path = dir.empty() ? std::string(".") : dir] {
+        struct statvfs st {};
+        if (statvfs(path.c_str(), &st) != 0) return UINT64_MAX;  // unknown: do not refuse
+        return uint64_t{st.f_bavail} * st.f_frsize;
+      },
+      j.min_free_mb << 20);
+  return Status::Ok();
+}
+
+void Daemon::ReplayAll(const JournalScan& scan) {
+  const auto start = std::chrono::steady_clock::now();
+  uint64_t failed = 0;
+  for (const std::string& record : scan.records) {
+    if (Status s = dispatcher_.Replay(record, &clock_); !s.ok() && failed++ < 5)
+      spdlog::error("journal replay: {}", s.message());
+  }
+  clock_.Release();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const Scheduler& s = engine_.scheduler();
+  spdlog::info(
+      "journal {}: recovered {} events in {:.0f} ms: {} live jobs, {} queued, {} running "
+      "tasks{}",
+      cfg_.journal.path, scan.records.size() - failed, ms, s.cluster().live_jobs(), s.queued(),
+      s.running(), failed ? ", " + std::to_string(failed) + " records could not be applied" : "");
 }
 
 void Daemon::WaitForSignal() {

@@ -1,6 +1,7 @@
 #include "daemon/dispatcher.h"
 
 #include <cassert>
+#include <nlohmann/json.hpp>
 
 #include "io/json_writer.h"
 #include "io/request.h"
@@ -210,6 +211,8 @@ Dispatcher::Dispatcher(Engine& engine, const Config& cfg)
 
 void Dispatcher::ApplyConfig(const Config& cfg) {
   dedupe_.SetCapacity(cfg.limits.dedupe_window);
+  min_free_bytes_ = cfg.journal.min_free_mb << 20;
+  since_disk_check_ = 0;
   engine_.ApplyConfig(cfg);
 }
 
@@ -236,7 +239,7 @@ void Dispatcher::HandleLine(std::string_view line, const Caller& caller, std::st
   CommandCounters& counters = counters_[static_cast<size_t>(r.op)];
   ++counters.calls;
   const size_t start = out->size();
-  s = Run(r, caller, out);
+  s = Run(r, line, caller, out);
   if (s.ok()) return;
   ++counters.errors;
   out->resize(start);
@@ -246,10 +249,14 @@ void Dispatcher::HandleLine(std::string_view line, const Caller& caller, std::st
 
 // Checks access, answers a repeated id from the window, or runs the handler and
 // remembers the reply body of a mutating command under its id.
-Status Dispatcher::Run(const Request& r, const Caller& caller, std::string* out) {
+Status Dispatcher::Run(const Request& r, std::string_view line, const Caller& caller,
+                       std::string* out) {
   const CommandSpec& spec = SpecOf(r.op);
   if (Status s = CheckAccess(spec, caller); !s.ok()) return s;
-  const bool dedupe = r.has_id && (spec.flags & kMutating);
+  const bool mutating = (spec.flags & kMutating) != 0;
+  if (mutating)
+    if (Status s = CheckDisk(); !s.ok()) return s;
+  const bool dedupe = r.has_id && mutating;
   OpenReply(true, r, out);
   if (dedupe) {
     if (const std::string* body = dedupe_.Find(r.id)) {
@@ -261,8 +268,78 @@ Status Dispatcher::Run(const Request& r, const Caller& caller, std::string* out)
   JsonWriter w(out);
   w.ResumeObject(true);
   if (Status s = kHandlers[static_cast<size_t>(r.op)].handler(*this, r, w); !s.ok()) return s;
-  if (dedupe) dedupe_.Remember(r.id, out->substr(body_start));
+  const std::string_view body = std::string_view(*out).substr(body_start);
+  if (mutating && journal_) Record(r, line, body);
+  if (dedupe) dedupe_.Remember(r.id, std::string(body));
   out->append("}\n");
+  return Status::Ok();
+}
+
+// ---- journal ---------------------------------------------------------------
+
+void Dispatcher::SetJournal(Journal* journal, const Clock* clock,
+                            std::function<uint64_t()> free_bytes, uint64_t min_free_bytes) {
+  journal_ = journal;
+  journal_clock_ = clock;
+  free_bytes_ = std::move(free_bytes);
+  min_free_bytes_ = min_free_bytes;
+  since_disk_check_ = 0;
+}
+
+// The disk's free space is read every 1024 mutating events (a statvfs each).
+Status Dispatcher::CheckDisk() {
+  if (!journal_ || !free_bytes_) return Status::Ok();
+  if (since_disk_check_++ % 1024 == 0) disk_low_ = free_bytes_() < min_free_bytes_;
+  if (!disk_low_) return Status::Ok();
+  return Status::ResourceExhausted("journal.min_free_mb",
+                                   "the journal's disk has less than " +
+                                       std::to_string(min_free_bytes_ >> 20) +
+                                       " MiB free; events are refused until space is freed");
+}
+
+// A record: {"t":time,"line":request line} plus, for a heartbeat, "body": the
+// reply fields, whose "assign" list replay re-applies instead of re-deciding.
+void Dispatcher::Record(const Request& r, std::string_view line, std::string_view body) {
+  record_.clear();
+  JsonWriter w(&record_);
+  w.BeginObject().Field("t", journal_clock_->Now()).Field("line", line);
+  if (r.op == Op::kHeartbeat) w.Field("body", body);
+  w.EndObject();
+  journal_->Append(record_);
+  ++unsynced_;
+}
+
+Status Dispatcher::Sync() {
+  if (!journal_ || unsynced_ == 0) return Status::Ok();
+  unsynced_ = 0;
+  return journal_->Sync();
+}
+
+// Re-applies one record: a heartbeat's recorded assignments are imposed (the
+// policy is not asked again); every other event goes through HandleLine.
+Status Dispatcher::Replay(std::string_view record, DaemonClock* clock) {
+  const nlohmann::json rec = nlohmann::json::parse(record, nullptr, false);
+  if (rec.is_discarded() || !rec.contains("line") || !rec.contains("t"))
+    return Status::InvalidArgument("journal", "unreadable record");
+  clock->Pin(rec["t"].get<double>());
+  const std::string line = rec["line"].get<std::string>();
+  Request r;
+  if (Status s = DecodeRequest(line, &r); !s.ok()) return s;
+  if (r.op != Op::kHeartbeat) {
+    std::string out;
+    HandleLine(line, Caller{}, &out);
+    if (out.rfind("{\"ok\":true", 0) != 0)
+      return Status::Internal("journal", "replay refused: " + out);
+    return Status::Ok();
+  }
+  const std::string body = rec.value("body", std::string());
+  const nlohmann::json reply =
+      nlohmann::json::parse("{" + body.substr(body.empty() ? 0 : 1) + "}", nullptr, false);
+  if (reply.is_discarded()) return Status::InvalidArgument("journal", "unreadable heartbeat body");
+  for (const nlohmann::json& a : reply.value("assign", nlohmann::json::array()))
+    if (Status s = engine_.ReplayAssign(r.machine, a["job"], a["task"]); !s.ok()) return s;
+  if (r.has_id) dedupe_.Remember(r.id, body);
+  ++lines_;
   return Status::Ok();
 }
 

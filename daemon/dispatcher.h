@@ -16,6 +16,7 @@
 #include "daemon/dedupe.h"
 #include "daemon/engine.h"
 #include "io/command_table.h"
+#include "io/journal.h"
 
 namespace locsched {
 
@@ -46,6 +47,18 @@ class Dispatcher {
   /// Appends the error reply for a line that broke a limit before it could be decoded.
   static void AppendError(const Status& s, std::string* out);
 
+  /// Journals every mutating event applied from now on, stamped by `clock`.
+  /// `free_bytes` reports the journal disk's free space; below `min_free_bytes`
+  /// mutating events are refused. All three must outlive the Dispatcher.
+  void SetJournal(Journal* journal, const Clock* clock, std::function<uint64_t()> free_bytes,
+                  uint64_t min_free_bytes);
+  /// Makes the journaled events durable. On error their replies must not be sent.
+  Status Sync();
+  /// Re-applies one journal record (at start, before SetJournal); `clock` is pinned to its time.
+  Status Replay(std::string_view record, DaemonClock* clock);
+  /// Events journaled but not yet synced.
+  uint64_t unsynced() const { return unsynced_; }
+
   /// Installs what `reload` and SIGHUP call.
   void SetReloadHook(ReloadHook hook) { reload_ = std::move(hook); }
   /// Runs the reload hook (SIGHUP comes here too).
@@ -67,7 +80,9 @@ class Dispatcher {
   uint64_t remembered_ids() const { return dedupe_.size(); }
 
  private:
-  Status Run(const Request& r, const Caller& caller, std::string* out);
+  Status Run(const Request& r, std::string_view line, const Caller& caller, std::string* out);
+  Status CheckDisk();
+  void Record(const Request& r, std::string_view line, std::string_view body);
 
   Engine& engine_;
   DedupeWindow dedupe_;
@@ -76,6 +91,14 @@ class Dispatcher {
   uint64_t lines_ = 0;
   uint64_t undecodable_ = 0;
   uint64_t clients_ = 0;
+  Journal* journal_ = nullptr;
+  const Clock* journal_clock_ = nullptr;
+  std::function<uint64_t()> free_bytes_;
+  uint64_t min_free_bytes_ = 0;
+  uint64_t unsynced_ = 0;
+  uint64_t since_disk_check_ = 0;
+  bool disk_low_ = false;
+  std::string record_;  // reused buffer for one journal record
 };
 
 }  // namespace locsched

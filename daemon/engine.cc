@@ -273,6 +273,23 @@ std::string_view Engine::TaskName(TaskId t) const {
   return jobs_[sched_.cluster().task(t).job].tasks.Name(task_pos_[t]);
 }
 
+Status Engine::ReplayAssign(const std::string& machine, const std::string& job,
+                            const std::string& task) {
+  MachineId m;
+  JobId j;
+  if (Status s = FindMachine("machine", machine, &m); !s.ok()) return s;
+  if (Status s = FindJob(job, &j); !s.ok()) return s;
+  const std::optional<uint32_t> pos = jobs_[j].tasks.Find(task);
+  if (!pos) return Status::NotFound("task", "job " + Quoted(job) + " has no task " + Quoted(task));
+  const TaskId t = sched_.cluster().job(j).tasks[*pos];
+  if (sched_.cluster().task(t).state != TaskState::kQueued)
+    return Status::FailedPrecondition("task", Quoted(task) + " is not queued");
+  const Assignment a = sched_.AssignTask(t, m);
+  task_started_[t] = clock_.Now();
+  ++(a.local ? assigned_local_ : assigned_remote_);
+  return Status::Ok();
+}
+
 void Engine::WriteAssignment(const Assignment& a, JsonWriter& w) const {
   w.BeginObject()
       .Field("job", jobs_[a.job].name)

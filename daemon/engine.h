@@ -61,6 +61,8 @@ class Engine {
   Status TaskDone(const Request& r, JsonWriter& w);
   /// task_failed: retried up to the limit, then its job fails.
   Status TaskFailed(const Request& r, JsonWriter& w);
+  /// Journal replay of one assignment a heartbeat made before a restart.
+  Status ReplayAssign(const std::string& machine, const std::string& job, const std::string& task);
   /// job_cancel: removes a live job.
   Status JobCancel(const Request& r, JsonWriter& w);
 

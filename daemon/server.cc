@@ -16,6 +16,10 @@
 
 #include "daemon/dispatcher.h"
 
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+
 namespace locsched {
 
 namespace asio = boost::asio;
@@ -229,7 +233,15 @@ awaitable<void> Server::Impl::Answer(Connection& c, std::string_view data) {
   }
 }
 
+// Replies go out only after the events they acknowledge are in the journal.
+// If the journal cannot be written the daemon stops at once, unacknowledged:
+// systemd restarts it and it recovers what was acknowledged.
 awaitable<void> Server::Impl::Flush(Connection& c) {
+  if (Status s = dispatcher.Sync(); !s.ok()) {
+    spdlog::critical("journal write failed: {}; exiting without acknowledging", s.message());
+    spdlog::default_logger()->flush();
+    std::_Exit(75);  // EX_TEMPFAIL
+  }
   if (c.out.empty()) co_return;
   boost::system::error_code ec;
   co_await asio::async_write(c.socket, asio::buffer(c.out),

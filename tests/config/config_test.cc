@@ -84,7 +84,7 @@ TEST_CASE("the table is well formed") {
     CHECK((k.type == ConfigType::kEnum) == !k.allowed.empty());
     if (k.type == ConfigType::kInt) CHECK(k.min_int <= k.max_int);
   }
-  CHECK(seen.size() == 23);
+  CHECK(seen.size() == 27);
   CHECK(FindConfigKey("scheduler.nope") == nullptr);
 }
 
@@ -316,8 +316,9 @@ TEST_CASE("CheckReload rejects non-reloadable changes naming the key") {
     std::string text = k.type == ConfigType::kBool   ? "false"
                        : k.type == ConfigType::kInt  ? std::to_string(k.max_int)
                        : k.type == ConfigType::kMode ? "0640"
-                       : k.type == ConfigType::kEnum ? std::string(k.allowed[1])
-                                                     : "/x";
+                       : k.type == ConfigType::kEnum
+                           ? std::string(k.allowed[k.allowed[1] == k.default_text ? 0 : 1])
+                           : "/x";
     REQUIRE(SetConfigText(k, text, &other).ok());
     CHECK(CheckReload(running, other, nullptr).message().rfind(std::string(k.key) + ":", 0) == 0);
   }

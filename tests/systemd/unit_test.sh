@@ -25,6 +25,7 @@ if [ -z "$(verify "${unit%.service}-bad.service")" ]; then
   echo "a misspelt key went unnoticed: the check is broken"; exit 1
 fi
 grep -q '^Type=notify$' "$root$unit"
-grep -q "^ExecStart=.*/locschedd --config /etc/locsched/locsched.toml$" "$root$unit"
+grep -q "^ExecStart=.*/locschedd --config /etc/locsched/locsched.toml \\\\$" "$root$unit"
+grep -q "journal.path=/var/lib/locsched/journal.log$" "$root$unit"
 test -f "$root/etc/locsched/locsched.toml"
 echo "locsched.service verified ($unit)"
