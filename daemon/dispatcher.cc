@@ -132,7 +132,8 @@ Status Help(Dispatcher&, const Request& r, JsonWriter& w) {
 Status StatusCmd(Dispatcher& d, const Request& r, JsonWriter& w) {
   if (Status s = d.engine().Summary(r, w); !s.ok()) return s;
   w.Key("daemon").BeginObject().Field("clients", d.clients());
-  w.Field("requests", d.lines()).Field("remembered_ids", d.remembered_ids()).EndObject();
+  w.Field("requests", d.lines()).Field("requests_per_s", d.requests_per_second());
+  w.Field("remembered_ids", d.remembered_ids()).EndObject();
   return Status::Ok();
 }
 
@@ -228,6 +229,7 @@ void Dispatcher::AppendError(const Status& s, std::string* out) {
 
 void Dispatcher::HandleLine(std::string_view line, const Caller& caller, std::string* out) {
   ++lines_;
+  rate_.Add(engine_.Now());
   Request r;
   Status s = DecodeRequest(line, &r);
   if (!s.ok()) {

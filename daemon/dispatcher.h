@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "daemon/dedupe.h"
 #include "daemon/engine.h"
+#include "daemon/rate_meter.h"
 #include "io/command_table.h"
 #include "io/journal.h"
 
@@ -76,6 +77,8 @@ class Dispatcher {
   uint64_t lines() const { return lines_; }
   /// Connected clients.
   uint64_t clients() const { return clients_; }
+  /// Requests per second over the last ten seconds.
+  double requests_per_second() const { return rate_.PerSecond(engine_.Now()); }
   /// Event ids remembered for deduplication.
   uint64_t remembered_ids() const { return dedupe_.size(); }
 
@@ -89,6 +92,7 @@ class Dispatcher {
   ReloadHook reload_;
   std::array<CommandCounters, 32> counters_{};
   uint64_t lines_ = 0;
+  RateMeter rate_;
   uint64_t undecodable_ = 0;
   uint64_t clients_ = 0;
   Journal* journal_ = nullptr;

@@ -80,6 +80,8 @@ class Engine {
   /// Appends Prometheus gauges and counters of the state to *out.
   void AppendMetrics(std::string* out) const;
 
+  /// The engine's clock reading now.
+  double Now() const { return clock_.Now(); }
   /// The core (tests inspect it).
   const Scheduler& scheduler() const { return sched_; }
   /// The learnt rates.

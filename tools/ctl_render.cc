@@ -70,7 +70,8 @@ std::string RenderStatus(const json& r) {
                                      : "fixed") +
       ")\n";
   out += "daemon     " + Cell(r["daemon"]["clients"]) + " clients, " +
-         Cell(r["daemon"]["requests"]) + " requests\n";
+         Cell(r["daemon"]["requests"]) + " requests, " + Cell(r["daemon"]["requests_per_s"]) +
+         "/s over the last 10 s\n";
   return out;
 }
 
