@@ -78,14 +78,20 @@ Status Engine::FindJob(const std::string& name, JobId* j) const {
   return Status::NotFound("job", "unknown job " + Quoted(name));
 }
 
+// The task `task` of the live job `job`.
+Status Engine::FindTask(const std::string& job, const std::string& task, TaskId* t) const {
+  JobId j;
+  if (Status s = FindJob(job, &j); !s.ok()) return s;
+  const std::optional<uint32_t> pos = jobs_[j].tasks.Find(task);
+  if (!pos) return Status::NotFound("task", "job " + Quoted(job) + " has no task " + Quoted(task));
+  *t = sched_.cluster().job(j).tasks[*pos];
+  return Status::Ok();
+}
+
 // The task named by r.job/r.task, which must be running (on r.machine if given).
 Status Engine::FindRunningTask(const Request& r, TaskId* t) const {
-  JobId j;
-  if (Status s = FindJob(r.job, &j); !s.ok()) return s;
-  const std::optional<uint32_t> pos = jobs_[j].tasks.Find(r.task);
-  if (!pos)
-    return Status::NotFound("task", "job " + Quoted(r.job) + " has no task " + Quoted(r.task));
-  const TaskId id = sched_.cluster().job(j).tasks[*pos];
+  TaskId id;
+  if (Status s = FindTask(r.job, r.task, &id); !s.ok()) return s;
   const Task& task = sched_.cluster().task(id);
   if (task.state != TaskState::kRunning)
     return Status::FailedPrecondition(
@@ -261,8 +267,7 @@ Status Engine::Heartbeat(const Request& r, JsonWriter& w) {
   for (uint64_t i = 0; i < want; ++i) {
     const std::optional<Assignment> a = sched_.Assign(m);
     if (!a) break;
-    task_started_[a->task] = now;
-    ++(a->local ? assigned_local_ : assigned_remote_);
+    NoteStarted(*a, now);
     WriteAssignment(*a, w);
   }
   w.EndArray();
@@ -276,18 +281,19 @@ std::string_view Engine::TaskName(TaskId t) const {
 Status Engine::ReplayAssign(const std::string& machine, const std::string& job,
                             const std::string& task) {
   MachineId m;
-  JobId j;
+  TaskId t;
   if (Status s = FindMachine("machine", machine, &m); !s.ok()) return s;
-  if (Status s = FindJob(job, &j); !s.ok()) return s;
-  const std::optional<uint32_t> pos = jobs_[j].tasks.Find(task);
-  if (!pos) return Status::NotFound("task", "job " + Quoted(job) + " has no task " + Quoted(task));
-  const TaskId t = sched_.cluster().job(j).tasks[*pos];
+  if (Status s = FindTask(job, task, &t); !s.ok()) return s;
   if (sched_.cluster().task(t).state != TaskState::kQueued)
     return Status::FailedPrecondition("task", Quoted(task) + " is not queued");
-  const Assignment a = sched_.AssignTask(t, m);
-  task_started_[t] = clock_.Now();
-  ++(a.local ? assigned_local_ : assigned_remote_);
+  NoteStarted(sched_.AssignTask(t, m), clock_.Now());
   return Status::Ok();
+}
+
+// Starts a task's timer (for rate learning) and counts its locality.
+void Engine::NoteStarted(const Assignment& a, double now) {
+  task_started_[a.task] = now;
+  ++(a.local ? assigned_local_ : assigned_remote_);
 }
 
 void Engine::WriteAssignment(const Assignment& a, JsonWriter& w) const {

@@ -106,7 +106,9 @@ class Engine {
 
   Status FindMachine(std::string_view field, const std::string& name, MachineId* m) const;
   Status FindJob(const std::string& name, JobId* j) const;
+  Status FindTask(const std::string& job, const std::string& task, TaskId* t) const;
   Status FindRunningTask(const Request& r, TaskId* t) const;
+  void NoteStarted(const Assignment& a, double now);
   Status CheckSubmit(const Request& r, std::vector<MachineId>* replicas, NameIndex* names) const;
   void IndexJob(const Request& r, JobId j, NameIndex names);
   std::string_view TaskName(TaskId t) const;
