@@ -41,6 +41,8 @@ class Daemon:
             try:
                 s = socket.socket(socket.AF_UNIX)
                 s.connect(self.event)
+                # The control socket is bound just after the event socket.
+                socket.socket(socket.AF_UNIX).connect(self.control)
                 return s, time.time() - start
             except OSError:
                 if self.proc.poll() is not None:
@@ -141,43 +143,52 @@ class Ctl:
 
 
 def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Daemon(tmp)
+        try:
+            run(d)
+        finally:  # a failed check must not leave the daemon holding CTest's output open
+            if d.proc and d.proc.poll() is None:
+                d.proc.kill()
+                d.proc.wait()
+
+
+def run(d):
     rng = random.Random(42)
     model = Model()
     recoveries = []
-    with tempfile.TemporaryDirectory() as tmp:
-        d = Daemon(tmp)
-        sock, _ = d.start()
-        conn = Conn(sock)
-        conn.send([{"op": "machine_up", "machine": m, "slots": 2} for m in MACHINES])
-        conn.replies(len(MACHINES))
-        pending = []
-        for cycle in range(CYCLES):
-            # Run until a random kill with events in flight.
-            for _ in range(rng.randint(5, 60)):
-                batch = [model.event(rng) for _ in range(rng.randint(1, 8))]
-                conn.send(batch)
-                for req, reply in zip(batch, conn.replies(len(batch))):
-                    model.apply(req, reply)
-            pending = [model.event(rng) for _ in range(rng.randint(1, 8))]
-            conn.send(pending)
-            time.sleep(rng.random() * 0.002)
-            d.proc.send_signal(signal.SIGKILL)
-            d.proc.wait()
-            got = conn.replies(len(pending))  # whatever made it out before the kill
-            for req, reply in zip(pending, got):
+    sock, _ = d.start()
+    conn = Conn(sock)
+    conn.send([{"op": "machine_up", "machine": m, "slots": 2} for m in MACHINES])
+    conn.replies(len(MACHINES))
+    pending = []
+    for cycle in range(CYCLES):
+        # Run until a random kill with events in flight.
+        for _ in range(rng.randint(5, 60)):
+            batch = [model.event(rng) for _ in range(rng.randint(1, 8))]
+            conn.send(batch)
+            for req, reply in zip(batch, conn.replies(len(batch))):
                 model.apply(req, reply)
-            pending = pending[len(got):]
-            sock, seconds = d.start()
-            recoveries.append(seconds)
-            conn = Conn(sock)
-            ctl = Ctl(d.control)
-            for req in pending:  # the daemon answers a retried id with the first outcome
-                conn.send([req])
-                model.apply(req, conn.replies(1)[0])
-            pending = []
-            check(model, ctl)
-        d.proc.send_signal(signal.SIGTERM)
+        pending = [model.event(rng) for _ in range(rng.randint(1, 8))]
+        conn.send(pending)
+        time.sleep(rng.random() * 0.002)
+        d.proc.send_signal(signal.SIGKILL)
         d.proc.wait()
+        got = conn.replies(len(pending))  # whatever made it out before the kill
+        for req, reply in zip(pending, got):
+            model.apply(req, reply)
+        pending = pending[len(got):]
+        sock, seconds = d.start()
+        recoveries.append(seconds)
+        conn = Conn(sock)
+        ctl = Ctl(d.control)
+        for req in pending:  # the daemon answers a retried id with the first outcome
+            conn.send([req])
+            model.apply(req, conn.replies(1)[0])
+        pending = []
+        check(model, ctl)
+    d.proc.send_signal(signal.SIGTERM)
+    d.proc.wait()
     tasks = sum(len(t) for t in model.jobs.values())
     print("crash test: %d kill -9 cycles, %d jobs, %d tasks consistent; restart to ready "
           "max %.0f ms" % (CYCLES, len(model.jobs), tasks, 1000 * max(recoveries)))
