@@ -1,0 +1,58 @@
+// locsched-solve: offline solvers over instance files. The first argument
+// picks a row of kCommands (tools/solve_command.h); the rest is that
+// subcommand's own CLI. Exit codes: 0 ok, 1 solver failure, 2 usage or input error.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "algorithms/edit_distance.h"
+#include "tools/solve_command.h"
+
+namespace locsched {
+namespace {
+
+// Each solver adds its row here (and its tools/solve_*.cc to tools/CMakeLists.txt).
+const SolveCommand kCommands[] = {
+    {nullptr, nullptr, nullptr},
+};
+
+void PrintUsage(FILE* out) {
+  std::fprintf(out,
+               "Usage: locsched-solve COMMAND --instance FILE [options]\n\n"
+               "Offline solvers; COMMAND --help describes each.\n\nCommands:\n");
+  for (const SolveCommand& c : kCommands)
+    if (c.name != nullptr) std::fprintf(out, "  %-12s %s\n", c.name, c.summary);
+}
+
+// The closest command name, for a did-you-mean.
+std::string Closest(const std::string& name) {
+  std::string best;
+  size_t best_distance = 3;  // farther than this is no suggestion
+  for (const SolveCommand& c : kCommands) {
+    if (c.name == nullptr) continue;
+    size_t d = EditDistance(name, c.name);
+    if (d < best_distance) best_distance = d, best = c.name;
+  }
+  return best;
+}
+
+int Main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    PrintUsage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  for (const SolveCommand& c : kCommands)
+    if (c.name != nullptr && !std::strcmp(c.name, argv[1])) return c.run(argc - 1, argv + 1);
+  std::string hint = Closest(argv[1]);
+  std::fprintf(stderr, "locsched-solve: unknown command '%s'%s%s%s\n", argv[1],
+               hint.empty() ? "" : " (did you mean '", hint.c_str(), hint.empty() ? "" : "'?)");
+  PrintUsage(stderr);
+  return 2;
+}
+
+}  // namespace
+}  // namespace locsched
+
+int main(int argc, char** argv) {
+  return locsched::Main(argc, argv);
+}
