@@ -43,6 +43,13 @@ void JsqMaxWeight::Enqueue(TaskId t) {
   queues_.Push(t, Route(t));
 }
 
+void JsqMaxWeight::EnqueueTo(TaskId t, uint32_t queue) {
+  const bool valid =
+      queue == LocalityQueues::kRemote ||
+      (queue < routable_.size() && Routable(queue) && cluster_.task(t).IsLocalTo(queue));
+  queues_.Push(t, valid ? queue : Route(t));
+}
+
 uint32_t JsqMaxWeight::ChooseQueue(MachineId m) const {
   const uint32_t local = queues_.Length(m);
   const uint32_t remote = queues_.Length(LocalityQueues::kRemote);

@@ -20,6 +20,7 @@ class JsqMaxWeight final : public Policy {
 
   void AddMachine(MachineId m) override;
   void Enqueue(TaskId t) override;
+  void EnqueueTo(TaskId t, uint32_t queue) override;
   void Withdraw(TaskId t) override { queues_.Remove(t); }
   std::optional<Pick> PickFor(MachineId m) override;
   void OnJobChanged(JobId) override {}

@@ -58,6 +58,12 @@ class Policy {
   virtual void AddMachine(MachineId m) = 0;
   /// Takes a task that just became runnable (state already kQueued).
   virtual void Enqueue(TaskId t) = 0;
+  /// Puts a queued task back into the queue it held before a restart (loading a
+  /// snapshot); a policy without routing, or a queue no longer valid, routes it afresh.
+  virtual void EnqueueTo(TaskId t, uint32_t queue) {
+    (void)queue;
+    Enqueue(t);
+  }
   /// Removes a queued task (cancel); its state is still kQueued when called.
   virtual void Withdraw(TaskId t) = 0;
   /// Chooses a task for one free slot of machine m and removes it from the queues.

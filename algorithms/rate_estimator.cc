@@ -38,6 +38,20 @@ double RateEstimator::Mean::Rate() const {
   return 1.0 / mean;
 }
 
+RateEstimator::Observed RateEstimator::observed() const {
+  return Observed{local_.sum,     local_.weight,  remote_.sum,
+                  remote_.weight, local_.samples, remote_.samples};
+}
+
+void RateEstimator::Restore(const Observed& o) {
+  local_.sum = o.local_sum;
+  local_.weight = o.local_weight;
+  local_.samples = o.local_samples;
+  remote_.sum = o.remote_sum;
+  remote_.weight = o.remote_weight;
+  remote_.samples = o.remote_samples;
+}
+
 double RateEstimator::alpha() const {
   return local_.Rate();
 }

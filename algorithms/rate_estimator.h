@@ -29,6 +29,16 @@ class RateEstimator {
   /// Remote completions observed since the last Reset.
   uint64_t remote_samples() const { return remote_.samples; }
 
+  /// The decayed observations, as a snapshot saves them.
+  struct Observed {
+    double local_sum = 0, local_weight = 0, remote_sum = 0, remote_weight = 0;
+    uint64_t local_samples = 0, remote_samples = 0;
+  };
+  /// What has been observed since the last Reset.
+  Observed observed() const;
+  /// Puts back saved observations, keeping the current prior and window.
+  void Restore(const Observed& o);
+
   /// Weight of the prior, in pseudo-observations.
   static constexpr double kPriorWeight = 10;
 

@@ -70,6 +70,13 @@ class Scheduler {
   void UpdateMachine(MachineId m, uint32_t slots, uint32_t rack);
   /// Sets or clears draining: a draining machine finishes its tasks and takes no new ones.
   void SetDraining(MachineId m, bool draining);
+  /// Moves queued task t into `queue` (loading a snapshot restores the policy's routing).
+  void Reroute(TaskId t, uint32_t queue) {
+    policy_->Withdraw(t);
+    policy_->EnqueueTo(t, queue);
+  }
+  /// Restores how often task t was started (loading a snapshot).
+  void SetAttempts(TaskId t, uint32_t attempts) { cluster_.task(t).attempts = attempts; }
   /// Updates the service rates the policy weighs queues by.
   void SetRates(double alpha, double gamma) { policy_->SetRates(alpha, gamma); }
 

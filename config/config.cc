@@ -319,6 +319,16 @@ const ConfigKey kTable[] = {
      .help = "refuse events (resource_exhausted) while the journal's disk has less free space",
      .apply = ApplyInt<kJournal, &JournalConfig::min_free_mb>,
      .format = FormatInt<kJournal, &JournalConfig::min_free_mb>},
+    {.key = "journal.snapshot_mb",
+     .type = ConfigType::kInt,
+     .min_int = 0,
+     .max_int = 1000000,
+     .default_text = "64",
+     .reloadable = true,
+     .help = "write a snapshot and start a new journal once the journal passes this size; "
+             "0 = only on the snapshot command and at a clean stop",
+     .apply = ApplyInt<kJournal, &JournalConfig::snapshot_mb>,
+     .format = FormatInt<kJournal, &JournalConfig::snapshot_mb>},
     // [watchdog]
     {.key = "watchdog.enabled",
      .type = ConfigType::kBool,

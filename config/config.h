@@ -72,6 +72,7 @@ struct JournalConfig {
   JournalSync sync = JournalSync::kBatched;  ///< always / batched (group commit) / interval
   uint32_t interval_ms = 100;                ///< interval mode: longest time between fdatasyncs
   uint64_t min_free_mb = 64;                 ///< refuse events when the disk has less free space
+  uint64_t snapshot_mb = 64;  ///< snapshot once the journal grows past this; 0 = never
   bool operator==(const JournalConfig&) const = default;  ///< field-wise equality
 };
 

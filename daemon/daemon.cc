@@ -5,20 +5,19 @@
 #include <spdlog/spdlog.h>
 #include <systemd/sd-daemon.h>
 
-#include <sys/statvfs.h>
-
 #include <boost/asio.hpp>
 #include <csignal>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
 #include "config/config_loader.h"
 #include "daemon/clock.h"
 #include "daemon/dispatcher.h"
+#include "daemon/durability.h"
 #include "daemon/engine.h"
 #include "daemon/logging.h"
 #include "daemon/server.h"
-#include "io/journal.h"
 
 namespace locsched {
 
@@ -73,26 +72,26 @@ class Daemon {
   void WatchdogTick(std::chrono::microseconds interval);
   void StatusTick();
   std::string StatusLine() const;
-  Status Recover();
-  void ReplayAll(const JournalScan& scan);
+  void StartFlushTimer();
 
   asio::io_context io_{1};
   DaemonClock clock_;
-  std::unique_ptr<FileJournal> journal_;
   Config cfg_;
   DaemonOptions opts_;
   Engine engine_;
   Dispatcher dispatcher_;
+  Durability durability_{dispatcher_, clock_};
   Server server_;
   asio::signal_set signals_{io_, SIGTERM, SIGINT, SIGHUP};
   asio::steady_timer watchdog_{io_};
   asio::steady_timer status_{io_};
+  asio::steady_timer flush_{io_};
   bool stopping_ = false;
 };
 
 int Daemon::Run() {
-  if (Status s = Recover(); !s.ok()) {
-    spdlog::error("cannot open the journal: {}", s.message());
+  if (Status s = durability_.Recover(cfg_.journal); !s.ok()) {
+    spdlog::error("cannot recover from the journal: {}", s.message());
     return 1;
   }
   if (Status s = server_.Listen(); !s.ok()) {
@@ -105,68 +104,18 @@ int Daemon::Run() {
   WaitForSignal();
   StartWatchdog();
   StatusTick();
+  StartFlushTimer();
   sd_notifyf(0, "READY=1\nSTATUS=%s\nMAINPID=%d", StatusLine().c_str(), getpid());
   io_.run();
+  if (durability_.enabled()) {
+    // A clean stop leaves a snapshot, so the next start replays nothing.
+    std::string ignored;
+    JsonWriter w(&ignored);
+    w.BeginObject();
+    (void)durability_.Snapshot(w);
+  }
   spdlog::info("locschedd stopped");
   return 0;
-}
-
-SyncMode ToSyncMode(JournalSync s) {
-  switch (s) {
-    case JournalSync::kAlways:
-      return SyncMode::kAlways;
-    case JournalSync::kBatched:
-      return SyncMode::kBatched;
-    case JournalSync::kInterval:
-      return SyncMode::kInterval;
-  }
-  return SyncMode::kBatched;
-}
-
-// Opens the journal, re-applies what it holds, then journals from there on.
-Status Daemon::Recover() {
-  const JournalConfig& j = cfg_.journal;
-  if (j.path.empty()) {
-    spdlog::warn("journal.path is empty: events are not made durable");
-    return Status::Ok();
-  }
-  JournalScan scan;
-  if (Status s =
-          FileJournal::Open(j.path, ToSyncMode(j.sync), j.interval_ms / 1000.0, &journal_, &scan);
-      !s.ok())
-    return s;
-  if (scan.cut_bytes > 0)
-    spdlog::warn("journal {}: cut {} bytes after the last good record ({})", j.path, scan.cut_bytes,
-                 scan.cut_reason);
-  ReplayAll(scan);
-  const std::string dir = j.path.substr(0, j.path.find_last_of('/') + 1);
-  dispatcher_.SetJournal(
-      journal_.get(), &clock_,
-      [path = dir.empty() ? std::string(".") : dir] {
-        struct statvfs st {};
-        if (statvfs(path.c_str(), &st) != 0) return UINT64_MAX;  // unknown: do not refuse
-        return uint64_t{st.f_bavail} * st.f_frsize;
-      },
-      j.min_free_mb << 20);
-  return Status::Ok();
-}
-
-void Daemon::ReplayAll(const JournalScan& scan) {
-  const auto start = std::chrono::steady_clock::now();
-  uint64_t failed = 0;
-  for (const std::string& record : scan.records) {
-    if (Status s = dispatcher_.Replay(record, &clock_); !s.ok() && failed++ < 5)
-      spdlog::error("journal replay: {}", s.message());
-  }
-  clock_.Release();
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  const Scheduler& s = engine_.scheduler();
-  spdlog::info(
-      "journal {}: recovered {} events in {:.0f} ms: {} live jobs, {} queued, {} running "
-      "tasks{}",
-      cfg_.journal.path, scan.records.size() - failed, ms, s.cluster().live_jobs(), s.queued(),
-      s.running(), failed ? ", " + std::to_string(failed) + " records could not be applied" : "");
 }
 
 void Daemon::WaitForSignal() {
@@ -195,6 +144,7 @@ void Daemon::BeginStop() {
   signals_.cancel();
   watchdog_.cancel();
   status_.cancel();
+  flush_.cancel();
   server_.Stop(2.0, [this] { io_.stop(); });
 }
 
@@ -230,6 +180,21 @@ void Daemon::WatchdogTick(std::chrono::microseconds interval) {
   watchdog_.expires_after(interval);
   watchdog_.async_wait([this, interval](boost::system::error_code ec) {
     if (!ec) WatchdogTick(interval);
+  });
+}
+
+// Interval mode writes without fdatasync; this makes the last writes durable
+// within interval_ms even when no further event arrives.
+void Daemon::StartFlushTimer() {
+  if (!durability_.enabled() || cfg_.journal.sync != JournalSync::kInterval) return;
+  flush_.expires_after(std::chrono::milliseconds(cfg_.journal.interval_ms));
+  flush_.async_wait([this](boost::system::error_code ec) {
+    if (ec) return;
+    if (Status s = durability_.Flush(); !s.ok()) {
+      spdlog::critical("journal fdatasync failed: {}", s.message());
+      std::_Exit(75);  // as a failed sync before a reply: never run on with unsynced data
+    }
+    StartFlushTimer();
   });
 }
 

@@ -24,6 +24,11 @@ class DedupeWindow {
   void Remember(std::string id, std::string body);
   /// Changes the capacity, forgetting the oldest ids if it shrank.
   void SetCapacity(uint64_t capacity);
+  /// Calls f(id, body) for each remembered id, oldest first.
+  template <typename F>
+  void ForEach(F f) const {
+    for (const std::string& id : order_) f(id, bodies_.at(id));
+  }
   /// Ids remembered now.
   uint64_t size() const { return order_.size(); }
 

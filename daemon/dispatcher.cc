@@ -23,6 +23,7 @@ Status Help(Dispatcher& d, const Request& r, JsonWriter& w);
 Status StatusCmd(Dispatcher& d, const Request& r, JsonWriter& w);
 Status Metrics(Dispatcher& d, const Request& r, JsonWriter& w);
 Status ReloadCmd(Dispatcher& d, const Request& r, JsonWriter& w);
+Status SnapshotCmd(Dispatcher& d, const Request& r, JsonWriter& w);
 
 #define LOCSCHED_ENGINE(method) \
   [](Dispatcher& d, const Request& r, JsonWriter& w) { return d.engine().method(r, w); }
@@ -45,6 +46,7 @@ constexpr HandlerRow kHandlers[] = {
     {Op::kHelp, Help},
     {Op::kMetrics, Metrics},
     {Op::kReload, ReloadCmd},
+    {Op::kSnapshot, SnapshotCmd},
 };
 #undef LOCSCHED_ENGINE
 
@@ -54,7 +56,7 @@ constexpr bool HandlersInOpOrder() {
   return true;
 }
 static_assert(HandlersInOpOrder(), "kHandlers rows must follow Op order");
-static_assert(std::size(kHandlers) == static_cast<size_t>(Op::kReload) + 1,
+static_assert(std::size(kHandlers) == static_cast<size_t>(Op::kSnapshot) + 1,
               "every Op needs a handler");
 
 std::string_view TypeName(FieldType t) {
@@ -173,6 +175,10 @@ Status ReloadCmd(Dispatcher& d, const Request&, JsonWriter& w) {
   return Status::Ok();
 }
 
+Status SnapshotCmd(Dispatcher& d, const Request&, JsonWriter& w) {
+  return d.Snapshot(w);
+}
+
 void OpenReply(bool ok, const Request& r, std::string* out) {
   out->append(ok ? "{\"ok\":true" : "{\"ok\":false");
   if (!r.has_id) return;
@@ -208,11 +214,48 @@ Status CheckAccess(const CommandSpec& spec, const Caller& caller) {
 }  // namespace
 
 Dispatcher::Dispatcher(Engine& engine, const Config& cfg)
-    : engine_(engine), dedupe_(cfg.limits.dedupe_window) {}
+    : engine_(engine),
+      dedupe_(cfg.limits.dedupe_window),
+      snapshot_bytes_(cfg.journal.snapshot_mb << 20) {}
+
+Status Dispatcher::Snapshot(JsonWriter& w) {
+  if (!snapshot_) return Status::FailedPrecondition("journal.path", "no journal to snapshot");
+  if (Status s = SyncJournal(); !s.ok()) return s;
+  return snapshot_(w);
+}
+
+// Snapshot records: the engine's, then the remembered event ids with their replies.
+void Dispatcher::Save(const Engine::Sink& emit) const {
+  engine_.Save(emit);
+  std::string rec;
+  dedupe_.ForEach([&](const std::string& id, const std::string& body) {
+    rec.clear();
+    JsonWriter(&rec).BeginObject().Field("id", id).Field("b", body).EndObject();
+    emit(rec);
+  });
+}
+
+Status Dispatcher::Load(const std::vector<std::string>& records) {
+  std::vector<std::string> engine_records;
+  engine_records.reserve(records.size());
+  for (const std::string& record : records) {
+    if (record.rfind("{\"id\":", 0) != 0) {
+      engine_records.push_back(record);
+      continue;
+    }
+    const nlohmann::json r = nlohmann::json::parse(record, nullptr, false);
+    if (r.is_discarded() || !r.contains("id") || !r.contains("b") || !r["id"].is_string() ||
+        !r["b"].is_string())
+      return Status::InvalidArgument("snapshot", "unreadable event id record");
+    dedupe_.Remember(r["id"], r["b"]);
+  }
+  return engine_.Load(engine_records);
+}
 
 void Dispatcher::ApplyConfig(const Config& cfg) {
   dedupe_.SetCapacity(cfg.limits.dedupe_window);
   min_free_bytes_ = cfg.journal.min_free_mb << 20;
+  snapshot_bytes_ = cfg.journal.snapshot_mb << 20;
   since_disk_check_ = 0;
   engine_.ApplyConfig(cfg);
 }
@@ -311,10 +354,24 @@ void Dispatcher::Record(const Request& r, std::string_view line, std::string_vie
   ++unsynced_;
 }
 
-Status Dispatcher::Sync() {
+Status Dispatcher::SyncJournal() {
   if (!journal_ || unsynced_ == 0) return Status::Ok();
   unsynced_ = 0;
   return journal_->Sync();
+}
+
+// After a successful sync a journal past journal.snapshot_mb is snapshotted
+// (the hook swaps in the new journal; a failure is logged, not fatal).
+Status Dispatcher::Sync() {
+  if (!journal_ || unsynced_ == 0) return Status::Ok();
+  if (Status s = SyncJournal(); !s.ok()) return s;
+  if (snapshot_ && snapshot_bytes_ > 0 && journal_->size() >= snapshot_bytes_) {
+    std::string ignored;
+    JsonWriter w(&ignored);
+    w.BeginObject();
+    (void)snapshot_(w);
+  }
+  return Status::Ok();
 }
 
 // Re-applies one record: a heartbeat's recorded assignments are imposed (the

@@ -31,6 +31,9 @@ struct Caller {
 /// Re-reads the configuration; fills the changed keys. Installed by main.
 using ReloadHook = std::function<Status(std::vector<std::string>* changed)>;
 
+/// Writes a snapshot and starts a new journal; fills the reply fields. Installed by main.
+using SnapshotHook = std::function<Status(JsonWriter& w)>;
+
 /// Per-command counters.
 struct CommandCounters {
   uint64_t calls = 0;   ///< requests that named this command
@@ -57,6 +60,14 @@ class Dispatcher {
   Status Sync();
   /// Re-applies one journal record (at start, before SetJournal); `clock` is pinned to its time.
   Status Replay(std::string_view record, DaemonClock* clock);
+  /// Installs what `snapshot` and a journal past journal.snapshot_mb call.
+  void SetSnapshotHook(SnapshotHook hook) { snapshot_ = std::move(hook); }
+  /// Syncs, then runs the snapshot hook (the `snapshot` command).
+  Status Snapshot(JsonWriter& w);
+  /// Emits the state (engine and remembered event ids) as snapshot records.
+  void Save(const Engine::Sink& emit) const;
+  /// Loads a snapshot's records into this empty dispatcher and its engine.
+  Status Load(const std::vector<std::string>& records);
   /// Events journaled but not yet synced.
   uint64_t unsynced() const { return unsynced_; }
 
@@ -85,6 +96,7 @@ class Dispatcher {
  private:
   Status Run(const Request& r, std::string_view line, const Caller& caller, std::string* out);
   Status CheckDisk();
+  Status SyncJournal();
   void Record(const Request& r, std::string_view line, std::string_view body);
 
   Engine& engine_;
@@ -100,6 +112,8 @@ class Dispatcher {
   std::function<uint64_t()> free_bytes_;
   uint64_t min_free_bytes_ = 0;
   uint64_t unsynced_ = 0;
+  SnapshotHook snapshot_;
+  uint64_t snapshot_bytes_ = 0;
   uint64_t since_disk_check_ = 0;
   bool disk_low_ = false;
   std::string record_;  // reused buffer for one journal record

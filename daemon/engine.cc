@@ -201,14 +201,14 @@ Status Engine::JobSubmit(const Request& r, JsonWriter& w) {
   }
   const JobId j = sched_.SubmitJob(r.weight, specs);
   assert(j != kNoId);  // the decoder rejects an empty task list
-  IndexJob(r, j, std::move(names));
+  IndexJob(r.job, j, std::move(names), clock_.Now());
   ++jobs_submitted_;
   w.Field("tasks", static_cast<uint64_t>(r.tasks.size()));
   return Status::Ok();
 }
 
 // Records the names of a just-submitted job; task ids follow request order.
-void Engine::IndexJob(const Request& r, JobId j, NameIndex names) {
+void Engine::IndexJob(const std::string& name, JobId j, NameIndex names, double submitted_at) {
   const Cluster& c = sched_.cluster();
   if (jobs_.size() < c.job_capacity()) jobs_.resize(c.job_capacity());
   if (task_pos_.size() < c.task_capacity()) {
@@ -216,13 +216,13 @@ void Engine::IndexJob(const Request& r, JobId j, NameIndex names) {
     task_started_.resize(c.task_capacity(), 0);
   }
   JobMeta& meta = jobs_[j];
-  meta.name = r.job;
-  meta.submitted_at = clock_.Now();
+  meta.name = name;
+  meta.submitted_at = submitted_at;
   meta.tasks = std::move(names);
   const std::vector<TaskId>& ids = c.job(j).tasks;
   for (uint32_t i = 0; i < ids.size(); ++i) task_pos_[ids[i]] = i;
-  job_ids_.emplace(r.job, j);
-  finished_.erase(r.job);
+  job_ids_.emplace(name, j);
+  finished_.erase(name);
 }
 
 // Drops a job's names once the core has freed it, and remembers how it ended.

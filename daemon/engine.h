@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -80,6 +81,15 @@ class Engine {
   /// Appends Prometheus gauges and counters of the state to *out.
   void AppendMetrics(std::string* out) const;
 
+  // Snapshots (engine_snapshot.cc).
+  /// Receives one snapshot record.
+  using Sink = std::function<void(std::string_view record)>;
+  /// Emits the whole state as snapshot records (machines, live jobs, history, counters).
+  void Save(const Sink& emit) const;
+  /// Rebuilds the state from records Save emitted; the engine must be empty.
+  /// Records it does not know (the dispatcher's) are left to the caller.
+  Status Load(const std::vector<std::string>& records);
+
   /// The engine's clock reading now.
   double Now() const { return clock_.Now(); }
   /// The core (tests inspect it).
@@ -110,7 +120,7 @@ class Engine {
   Status FindRunningTask(const Request& r, TaskId* t) const;
   void NoteStarted(const Assignment& a, double now);
   Status CheckSubmit(const Request& r, std::vector<MachineId>* replicas, NameIndex* names) const;
-  void IndexJob(const Request& r, JobId j, NameIndex names);
+  void IndexJob(const std::string& name, JobId j, NameIndex names, double submitted_at);
   std::string_view TaskName(TaskId t) const;
   void ForgetJob(JobId j, JobOutcome outcome);
   void ObserveDuration(TaskId t);
@@ -118,6 +128,15 @@ class Engine {
   void WriteAssignment(const Assignment& a, JsonWriter& w) const;
   void WriteJobCounts(JobId j, JsonWriter& w) const;
   void WriteTasks(JobId j, JsonWriter& w) const;
+
+  void SaveCounters(const Sink& emit) const;
+  void SaveJob(JobId j, std::string* rec) const;
+  struct LoadScratch;  // what Load applies after the last record
+  Status LoadRecord(const std::string& record, LoadScratch* scratch);
+  void LoadCounters(const nlohmann::json& json);
+  Status LoadMachine(const nlohmann::json& json, LoadScratch* scratch);
+  Status LoadJob(const nlohmann::json& json, LoadScratch* scratch);
+  Status LoadTasks(JobId j, const nlohmann::json& tasks, LoadScratch* scratch);
 
   void Note(const std::string& line) const {
     if (notify_) notify_(line);

@@ -55,7 +55,7 @@ constexpr std::span<const F> kNone;
 constexpr uint32_t kEvent = kEventSocket | kMutating;
 constexpr uint32_t kRead = kEventSocket | kControlSocket;
 
-constexpr std::array<CommandSpec, 17> kTable{{
+constexpr std::array<CommandSpec, 18> kTable{{
     {"machine_up", Op::kMachineUp, kEvent, kMachineUp, "a machine joins or comes back"},
     {"machine_down", Op::kMachineDown, kEvent | kControlSocket | kAdmin, kMachine,
      "a machine is gone; its running tasks are requeued"},
@@ -78,6 +78,8 @@ constexpr std::array<CommandSpec, 17> kTable{{
     {"help", Op::kHelp, kRead, kHelp, "the commands and their fields"},
     {"metrics", Op::kMetrics, kRead, kNone, "Prometheus text exposition"},
     {"reload", Op::kReload, kControlSocket | kAdmin, kNone, "re-read the configuration file"},
+    {"snapshot", Op::kSnapshot, kControlSocket | kAdmin, kNone,
+     "write a snapshot now and start a new journal after it"},
 }};
 
 constexpr bool InOpOrder() {

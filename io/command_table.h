@@ -31,6 +31,7 @@ enum class Op : uint8_t {
   kHelp,
   kMetrics,
   kReload,
+  kSnapshot,
 };
 
 /// The JSON type a field must have.

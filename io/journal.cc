@@ -110,6 +110,17 @@ Status ReadFile(int fd, const std::string& path, std::string* out) {
 }
 }  // namespace
 
+Status ReadJournalFile(const std::string& path, JournalScan* scan) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) return Status::NotFound(path, "no such file");
+  if (fd < 0) return Status::IoError(path, "open: " + ErrnoText(errno));
+  std::string image;
+  const Status s = ReadFile(fd, path, &image);
+  ::close(fd);
+  if (s.ok()) *scan = ScanJournal(image);
+  return s;
+}
+
 Status FileJournal::Open(const std::string& path, SyncMode mode, double interval_seconds,
                          std::unique_ptr<FileJournal>* out, JournalScan* scan) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -166,11 +177,20 @@ Status FileJournal::WriteAll() {
 Status FileJournal::Sync() {
   if (buffer_.empty()) return Status::Ok();
   if (Status s = WriteAll(); !s.ok()) return s;
-  if (mode_ == SyncMode::kInterval) {
-    const double now = Seconds();
-    if (now - last_sync_ < interval_) return Status::Ok();
-    last_sync_ = now;
+  if (mode_ == SyncMode::kInterval && Seconds() - last_sync_ < interval_) {
+    unsynced_writes_ = true;
+    return Status::Ok();
   }
+  return DataSync();
+}
+
+Status FileJournal::Flush() {
+  return unsynced_writes_ ? DataSync() : Status::Ok();
+}
+
+Status FileJournal::DataSync() {
+  if (mode_ == SyncMode::kInterval) last_sync_ = Seconds();
+  unsynced_writes_ = false;
   if (::fdatasync(fd_) != 0) return Status::IoError(path_, "fdatasync: " + ErrnoText(errno));
   return Status::Ok();
 }

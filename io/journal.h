@@ -50,6 +50,8 @@ void FrameRecord(std::string_view payload, std::string* out);
 JournalScan ScanJournal(std::string_view image);
 /// CRC-32C (Castagnoli) of data.
 uint32_t Crc32c(std::string_view data);
+/// Reads and scans the file at path without changing it; NotFound if it does not exist.
+Status ReadJournalFile(const std::string& path, JournalScan* scan);
 
 /// A journal in a file, opened for appending after its valid prefix.
 class FileJournal final : public Journal {
@@ -64,16 +66,20 @@ class FileJournal final : public Journal {
   Status Sync() override;
   /// Bytes in the file plus the buffer.
   uint64_t size() const override { return written_ + buffer_.size(); }
+  /// fdatasyncs what interval mode wrote but has not synced yet (the daemon's timer calls it).
+  Status Flush();
 
  private:
   FileJournal(std::string path, int fd, SyncMode mode, double interval, uint64_t written);
   Status WriteAll();
+  Status DataSync();
   std::string path_;
   int fd_;
   SyncMode mode_;
   double interval_;
   uint64_t written_;
   double last_sync_ = 0;
+  bool unsynced_writes_ = false;  // interval mode wrote without fdatasync
   std::string buffer_;
 };
 

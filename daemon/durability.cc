@@ -1,0 +1,114 @@
+#include "daemon/durability.h"
+
+#include <spdlog/spdlog.h>
+#include <sys/statvfs.h>
+
+#include <chrono>
+#include <string>
+
+namespace locsched {
+
+namespace {
+
+SyncMode ToSyncMode(JournalSync s) {
+  switch (s) {
+    case JournalSync::kAlways:
+      return SyncMode::kAlways;
+    case JournalSync::kBatched:
+      return SyncMode::kBatched;
+    case JournalSync::kInterval:
+      return SyncMode::kInterval;
+  }
+  return SyncMode::kBatched;
+}
+
+double MillisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+}  // namespace
+
+Status Durability::Recover(const JournalConfig& cfg) {
+  cfg_ = cfg;
+  if (cfg.path.empty()) {
+    spdlog::warn("journal.path is empty: events are not made durable");
+    return Status::Ok();
+  }
+  const auto start = std::chrono::steady_clock::now();
+  Recovery rec;
+  if (Status s = SnapshotStore::Open(cfg.path, ToSyncMode(cfg.sync), cfg.interval_ms / 1000.0,
+                                     &store_, &rec);
+      !s.ok())
+    return s;
+  for (const std::string& w : rec.warnings) spdlog::warn("journal: {}", w);
+  if (Status s = dispatcher_.Load(rec.snapshot); !s.ok())
+    return Status::Internal(rec.snapshot_file, "cannot load the snapshot: " + s.message());
+  const uint64_t failed = Replay(rec);
+  const Scheduler& sched = dispatcher_.engine().scheduler();
+  spdlog::info(
+      "journal {}: recovered {} snapshot records{}{} and {} events in {:.0f} ms: {} live jobs, "
+      "{} queued, {} running tasks{}",
+      cfg.path, rec.snapshot.size(), rec.snapshot_file.empty() ? "" : " from ", rec.snapshot_file,
+      rec.events.size() - failed, MillisecondsSince(start), sched.cluster().live_jobs(),
+      sched.queued(), sched.running(),
+      failed ? ", " + std::to_string(failed) + " events could not be applied" : "");
+  Attach();
+  if (!rec.fell_back) return Status::Ok();
+  // A newer snapshot was unusable: write a good one now, so there are two again.
+  std::string ignored;
+  JsonWriter w(&ignored);
+  w.BeginObject();
+  return Snapshot(w);
+}
+
+// Re-applies the journal after the snapshot; returns how many records failed.
+uint64_t Durability::Replay(const Recovery& rec) {
+  uint64_t failed = 0;
+  for (const std::string& record : rec.events)
+    if (Status s = dispatcher_.Replay(record, &clock_); !s.ok() && failed++ < 5)
+      spdlog::error("journal replay: {}", s.message());
+  clock_.Release();
+  return failed;
+}
+
+// Points the dispatcher at the store's (new) journal.
+void Durability::Attach() {
+  const size_t slash = cfg_.path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : cfg_.path.substr(0, slash + 1);
+  dispatcher_.SetJournal(
+      &store_->journal(), &clock_,
+      [dir] {
+        struct statvfs st {};
+        if (statvfs(dir.c_str(), &st) != 0) return UINT64_MAX;  // unknown: do not refuse
+        return uint64_t{st.f_bavail} * st.f_frsize;
+      },
+      cfg_.min_free_mb << 20);
+  dispatcher_.SetSnapshotHook([this](JsonWriter& w) { return Snapshot(w); });
+}
+
+Status Durability::Snapshot(JsonWriter& w) {
+  if (!store_) return Status::FailedPrecondition("journal.path", "no journal to snapshot");
+  const auto start = std::chrono::steady_clock::now();
+  SnapshotInfo info;
+  const Status s =
+      store_->Snapshot([this](const SnapshotSink& emit) { dispatcher_.Save(emit); }, &info);
+  Attach();  // the store may have switched journals even if a later step failed
+  const double ms = MillisecondsSince(start);
+  if (!s.ok()) {
+    spdlog::error("snapshot failed after {:.0f} ms: {}", ms, s.message());
+    return s;
+  }
+  ++snapshots_;
+  spdlog::info("snapshot {}: {} records, {} bytes in {:.0f} ms; the journal was {} bytes",
+               info.generation, info.records, info.bytes, ms, info.journal_bytes);
+  w.Field("generation", info.generation).Field("records", info.records);
+  w.Field("bytes", info.bytes).Field("journal_bytes", info.journal_bytes).Field("ms", ms);
+  return Status::Ok();
+}
+
+Status Durability::Flush() {
+  return store_ ? store_->journal().Flush() : Status::Ok();
+}
+
+}  // namespace locsched
