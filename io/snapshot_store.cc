@@ -174,7 +174,7 @@ Status SnapshotStore::Open(const std::string& path, SyncMode mode, double interv
   if (::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode)) {
     // /dev/null (benchmarks without a disk): nothing to recover, nothing to rename.
     store->device_ = true;
-    if (Status s = store->OpenJournal(rec); !s.ok()) return s;
+    if (Status s = store->OpenJournal(); !s.ok()) return s;
     *out = std::move(store);
     return Status::Ok();
   }
@@ -221,24 +221,20 @@ Status SnapshotStore::Open(const std::string& path, SyncMode mode, double interv
       return s;
   }
   ::unlink((path + ".next").c_str());
-  if (Status s = store->OpenJournal(rec); !s.ok()) return s;
+  if (Status s = store->OpenJournal(); !s.ok()) return s;
   rec->generation = store->generation_;
   *out = std::move(store);
   return Status::Ok();
 }
 
-// Opens P for appending (cutting a torn tail), writing its header if it is new.
-Status SnapshotStore::OpenJournal(Recovery* rec) {
+// Opens P for appending (Open has reported any torn tail it cuts), writing
+// its header if it is new.
+Status SnapshotStore::OpenJournal() {
   JournalScan scan;
   if (Status s = FileJournal::Open(path_, mode_, interval_, &journal_, &scan); !s.ok()) return s;
-  if (scan.cut_bytes > 0 && rec)
-    rec->warnings.push_back(path_ + ": cut " + std::to_string(scan.cut_bytes) +
-                            " bytes after the last good record (" + scan.cut_reason + ")");
-  if (scan.records.empty() && journal_->size() == 0) {
-    journal_->Append(JournalHeader(generation_));
-    return journal_->Sync();
-  }
-  return Status::Ok();
+  if (!scan.records.empty() || journal_->size() != 0) return Status::Ok();
+  journal_->Append(JournalHeader(generation_));
+  return journal_->Sync();
 }
 
 // Writes P.next holding only the header of generation g, then makes it P
@@ -287,7 +283,7 @@ Status SnapshotStore::Snapshot(const std::function<void(const SnapshotSink&)>& s
   // snapshot in place, which P.prev and P still complete.
   info->journal_bytes = journal_->size();
   generation_ = g;
-  if (s = OpenJournal(nullptr); !s.ok()) return s;
+  if (s = OpenJournal(); !s.ok()) return s;
   if (Exists(path_ + ".snap"))
     if (s = Rename(path_ + ".snap", path_ + ".snap.prev"); !s.ok()) return s;
   if (s = Rename(tmp, path_ + ".snap"); !s.ok()) return s;

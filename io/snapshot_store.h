@@ -62,7 +62,7 @@ class SnapshotStore {
  private:
   SnapshotStore(std::string path, SyncMode mode, double interval)
       : path_(std::move(path)), mode_(mode), interval_(interval) {}
-  Status OpenJournal(Recovery* recovery);
+  Status OpenJournal();
   Status StartNextJournal(uint64_t g);
 
   std::string path_;

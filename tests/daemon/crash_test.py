@@ -158,19 +158,27 @@ def run(d):
     model = Model()
     recoveries = []
     sock, _ = d.start()
-    conn = Conn(sock)
+    conn, ctl = Conn(sock), Ctl(d.control)
     conn.send([{"op": "machine_up", "machine": m, "slots": 2} for m in MACHINES])
     conn.replies(len(MACHINES))
     pending = []
+    snapshots = 0
     for cycle in range(CYCLES):
-        # Run until a random kill with events in flight.
+        # Run until a random kill with events in flight; now and then a
+        # snapshot truncates the journal, sometimes just before the kill.
         for _ in range(rng.randint(5, 60)):
             batch = [model.event(rng) for _ in range(rng.randint(1, 8))]
             conn.send(batch)
             for req, reply in zip(batch, conn.replies(len(batch))):
                 model.apply(req, reply)
+            if rng.random() < 0.05:
+                reply = ctl.call({"op": "snapshot"})
+                assert reply["ok"], reply
+                snapshots += 1
         pending = [model.event(rng) for _ in range(rng.randint(1, 8))]
         conn.send(pending)
+        if rng.random() < 0.3:
+            ctl.s.sendall(b'{"op":"snapshot"}\n')  # the kill may land in the middle of it
         time.sleep(rng.random() * 0.002)
         d.proc.send_signal(signal.SIGKILL)
         d.proc.wait()
@@ -187,11 +195,17 @@ def run(d):
             model.apply(req, conn.replies(1)[0])
         pending = []
         check(model, ctl)
+    # A clean stop leaves a snapshot; the next start must come back the same.
     d.proc.send_signal(signal.SIGTERM)
-    d.proc.wait()
+    assert d.proc.wait() == 0
+    d.start()
+    check(model, Ctl(d.control))
+    d.proc.send_signal(signal.SIGTERM)
+    assert d.proc.wait() == 0
     tasks = sum(len(t) for t in model.jobs.values())
-    print("crash test: %d kill -9 cycles, %d jobs, %d tasks consistent; restart to ready "
-          "max %.0f ms" % (CYCLES, len(model.jobs), tasks, 1000 * max(recoveries)))
+    print("crash test: %d kill -9 cycles, %d snapshots, %d jobs, %d tasks consistent; restart "
+          "to ready max %.0f ms" % (CYCLES, snapshots, len(model.jobs), tasks,
+                                    1000 * max(recoveries)))
 
 
 if __name__ == "__main__":
