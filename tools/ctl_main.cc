@@ -244,6 +244,7 @@ int Main(int argc, char** argv) {
       "69 locschedd is not running or not reachable; 77 permission denied.\n"
       "Each verb has its own --help. See docs/operations.md.");
   app.require_subcommand(1);
+  app.fallthrough();  // `locschedctl status --json` as well as `locschedctl --json status`
   Options o;
   app.add_option("-s,--socket", o.socket, "control socket (default: from the config file)");
   app.add_option("-c,--config", o.config,

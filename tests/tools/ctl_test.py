@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
@@ -47,6 +48,26 @@ class Ctl(unittest.TestCase):
             self.assertEqual(r.returncode, 0, "%s: %s" % (verb, r.stderr))
             self.assertTrue(r.stdout.strip(), verb)
         self.assertIn("locsched_tasks_queued 5", self.ctl("metrics").stdout)
+
+    def test_json_may_follow_the_verb(self):
+        j = json.loads(self.ctl("status", "--json").stdout)
+        self.assertEqual(j["tasks"]["queued"], 5)
+
+    def test_snapshot_needs_a_journal_and_then_writes_one(self):
+        r = self.ctl("snapshot")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("journal.path: no journal to snapshot", r.stderr)
+        tmp = tempfile.TemporaryDirectory(prefix="ctl-test-journal-")
+        d = locschedd_test.Daemon(sets=["journal.path=" + os.path.join(tmp.name, "j.log")])
+        try:
+            r = subprocess.run([CTL, "--socket", d.control, "snapshot"], capture_output=True,
+                               text=True, timeout=20)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("generation: 1", r.stdout)
+            self.assertTrue(os.path.exists(os.path.join(tmp.name, "j.log.snap")))
+        finally:
+            d.stop()
+            tmp.cleanup()
 
     def test_drain_and_undrain_change_the_machine(self):
         self.assertEqual(self.ctl("drain", "n1").returncode, 0)
