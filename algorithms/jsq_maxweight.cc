@@ -50,6 +50,15 @@ void JsqMaxWeight::EnqueueTo(TaskId t, uint32_t queue) {
   queues_.Push(t, valid ? queue : Route(t));
 }
 
+std::vector<uint64_t> JsqMaxWeight::RandomState() const {
+  const std::array<uint64_t, 4> s = rng_.state();
+  return std::vector<uint64_t>(s.begin(), s.end());
+}
+
+void JsqMaxWeight::SetRandomState(std::span<const uint64_t> state) {
+  if (state.size() == 4) rng_.set_state({state[0], state[1], state[2], state[3]});
+}
+
 uint32_t JsqMaxWeight::ChooseQueue(MachineId m) const {
   const uint32_t local = queues_.Length(m);
   const uint32_t remote = queues_.Length(LocalityQueues::kRemote);

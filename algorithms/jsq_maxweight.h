@@ -21,6 +21,8 @@ class JsqMaxWeight final : public Policy {
   void AddMachine(MachineId m) override;
   void Enqueue(TaskId t) override;
   void EnqueueTo(TaskId t, uint32_t queue) override;
+  std::vector<uint64_t> RandomState() const override;
+  void SetRandomState(std::span<const uint64_t> state) override;
   void Withdraw(TaskId t) override { queues_.Remove(t); }
   std::optional<Pick> PickFor(MachineId m) override;
   void OnJobChanged(JobId) override {}

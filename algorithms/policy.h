@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -76,6 +77,10 @@ class Policy {
   virtual void OnMachineAvailable(MachineId m) = 0;
   /// Updates the service rates (learnt online).
   virtual void SetRates(double alpha, double gamma) = 0;
+  /// Random state a snapshot saves (empty if the policy draws no random numbers).
+  virtual std::vector<uint64_t> RandomState() const { return {}; }
+  /// Continues from what RandomState returned.
+  virtual void SetRandomState(std::span<const uint64_t> state) { (void)state; }
   /// Queue lengths now.
   virtual QueueStats Stats() const = 0;
   /// Tasks queued for machine m specifically (its local queue), if the policy has one.

@@ -3,6 +3,7 @@
 // Pure and header-only; one instance per owner, never shared across threads.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <limits>
 
@@ -38,6 +39,13 @@ class Rng {
 
   /// Uniform double in (0, 1]; never 0, so log() of it is finite.
   double Unit() { return (static_cast<double>((*this)() >> 11) + 1.0) * 0x1.0p-53; }
+
+  /// The four state words (a snapshot saves them).
+  std::array<uint64_t, 4> state() const { return {s_[0], s_[1], s_[2], s_[3]}; }
+  /// Continues from saved state words.
+  void set_state(const std::array<uint64_t, 4>& s) {
+    for (size_t i = 0; i < 4; ++i) s_[i] = s[i];
+  }
 
   static constexpr uint64_t min() { return 0; }
   static constexpr uint64_t max() { return std::numeric_limits<uint64_t>::max(); }

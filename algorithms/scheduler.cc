@@ -25,9 +25,10 @@ JobId Scheduler::SubmitJob(double weight, std::span<const TaskSpec> tasks) {
     task.duration = static_cast<float>(spec.duration);
   }
   Job& job = cluster_.job(j);
-  for (TaskId t : job.tasks) {
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const TaskId t = job.tasks[i];
     if (cluster_.task(t).kind == TaskKind::kMap)
-      MakeRunnable(t);
+      MakeRunnable(t, tasks[i].queue);
     else
       ++blocked_;
   }
@@ -35,13 +36,16 @@ JobId Scheduler::SubmitJob(double weight, std::span<const TaskSpec> tasks) {
   return j;
 }
 
-void Scheduler::MakeRunnable(TaskId t) {
+void Scheduler::MakeRunnable(TaskId t, uint32_t queue) {
   Task& task = cluster_.task(t);
   task.state = TaskState::kQueued;
   ++task.generation;
   ++cluster_.job(task.job).queued;
   ++queued_;
-  policy_->Enqueue(t);
+  if (queue == kNoId)
+    policy_->Enqueue(t);
+  else
+    policy_->EnqueueTo(t, queue);
   policy_->OnJobChanged(task.job);
 }
 

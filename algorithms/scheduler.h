@@ -19,8 +19,9 @@ namespace locsched {
 struct TaskSpec {
   std::span<const MachineId> replicas;  ///< distinct, existing machine ids (not owned)
   TaskKind kind = TaskKind::kMap;
-  double size = 0;      ///< input bytes, 0 if unknown
-  double duration = 0;  ///< expected duration, 0 if unknown
+  double size = 0;         ///< input bytes, 0 if unknown
+  double duration = 0;     ///< expected duration, 0 if unknown
+  uint32_t queue = kNoId;  ///< the policy queue to enter (snapshot load); kNoId = route it
 };
 
 /// A task started on a machine slot.
@@ -96,7 +97,7 @@ class Scheduler {
   uint64_t blocked() const { return blocked_; }
 
  private:
-  void MakeRunnable(TaskId t);
+  void MakeRunnable(TaskId t, uint32_t queue = kNoId);
   Assignment Start(TaskId t, MachineId m, bool local);
   void ReleaseReduces(Job& job);
   void StopRunning(Task& task);

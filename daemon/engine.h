@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include "algorithms/rate_estimator.h"
@@ -24,6 +24,12 @@
 #include "io/request.h"
 
 namespace locsched {
+
+// Parsed snapshot records, defined in engine_snapshot.cc.
+struct SavedCounters;
+struct SavedMachine;
+struct SavedJob;
+struct SavedFinished;
 
 /// How a job left the daemon.
 enum class JobOutcome : uint8_t { kDone, kFailed, kCancelled };
@@ -132,11 +138,13 @@ class Engine {
   void SaveCounters(const Sink& emit) const;
   void SaveJob(JobId j, std::string* rec) const;
   struct LoadScratch;  // what Load applies after the last record
-  Status LoadRecord(const std::string& record, LoadScratch* scratch);
-  void LoadCounters(const nlohmann::json& json);
-  Status LoadMachine(const nlohmann::json& json, LoadScratch* scratch);
-  Status LoadJob(const nlohmann::json& json, LoadScratch* scratch);
-  Status LoadTasks(JobId j, const nlohmann::json& tasks, LoadScratch* scratch);
+  void LoadCounters(const SavedCounters& c);
+  void LoadFinished(const SavedFinished& f);
+  Status Apply(const std::variant<SavedCounters, SavedMachine, SavedJob, SavedFinished>& rec,
+               LoadScratch* scratch);
+  Status LoadMachine(const SavedMachine& m, LoadScratch* scratch);
+  Status LoadJob(const SavedJob& job, LoadScratch* scratch);
+  Status LoadTasks(JobId j, const SavedJob& job, LoadScratch* scratch);
 
   void Note(const std::string& line) const {
     if (notify_) notify_(line);

@@ -2,17 +2,16 @@
 // object per record. Load rebuilds through the core's own operations (submit,
 // assign, finish), so every derived count and queue is as consistent as after
 // the events themselves; only queue order inside a queue may differ.
-#include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 #include <algorithm>
+#include <variant>
 
 #include "daemon/engine.h"
 
 namespace locsched {
 
 namespace {
-
-using nlohmann::json;
 
 // A task's life in a snapshot record.
 enum SavedState : int { kSavedWaiting = 0, kSavedRunning = 1, kSavedDone = 2 };
@@ -32,6 +31,7 @@ Status Bad(const std::string& what) {
 }  // namespace
 
 struct Engine::LoadScratch {
+  std::vector<uint64_t> policy_rng;                 // restored last: loading draws from it
   std::vector<std::pair<MachineId, int>> flags;     // machines down or draining
   std::vector<std::pair<TaskId, uint32_t>> queues;  // queued tasks and the queue they held
 };
@@ -92,6 +92,8 @@ void Engine::SaveCounters(const Sink& emit) const {
   w.Double(o.remote_sum).Double(o.remote_weight).Uint(o.remote_samples);
   w.EndArray().Key("racks").BeginArray();
   for (std::string_view r : racks) w.String(r);
+  w.EndArray().Key("policy_rng").BeginArray();
+  for (uint64_t word : sched_.policy().RandomState()) w.Uint(word);
   w.EndArray().EndObject();
   emit(rec);
 }
@@ -122,19 +124,163 @@ void Engine::SaveJob(JobId j, std::string* rec) const {
   w.EndArray().EndObject();
 }
 
+// ---- loading ---------------------------------------------------------------
+// Each record is parsed (simdjson; a snapshot at 100,000 tasks is ~5 MB) into
+// a plain Saved* struct, then applied through the core's own operations.
+
+struct SavedCounters {
+  uint64_t values[9];  // the order SaveCounters writes
+  RateEstimator::Observed rates;
+  std::vector<std::string> racks;
+  std::vector<uint64_t> policy_rng;
+};
+
+struct SavedMachine {
+  std::string name;
+  uint32_t rack, slots;
+  bool up, draining;
+};
+
+struct SavedTask {
+  std::string_view name;
+  uint32_t first_replica, replicas;  // a range of SavedJob::replicas
+  bool reduce;
+  double size, duration;
+  int state;
+  uint32_t attempts;
+  MachineId machine = kNoId;  // while running
+  double started = 0;         // while running
+  uint32_t queue = kNoId;     // while queued
+};
+
+struct SavedJob {
+  std::string name;
+  double weight, submitted_at;
+  std::vector<SavedTask> tasks;
+  std::vector<MachineId> replicas;
+};
+
+struct SavedFinished {
+  std::string name;
+  JobOutcome outcome;
+  uint32_t tasks;
+  double seconds;
+};
+
+namespace {
+
+using simdjson::dom::array;
+using simdjson::dom::element;
+
+uint32_t U32(element e) {
+  const uint64_t v = e;
+  if (v > UINT32_MAX) throw simdjson::simdjson_error(simdjson::NUMBER_OUT_OF_RANGE);
+  return static_cast<uint32_t>(v);
+}
+
+// [name,[replicas],kind,size,duration,state,attempts,machine,started(,queue)]
+SavedTask ParseTask(array t, std::vector<MachineId>* replicas) {
+  SavedTask task;
+  size_t i = 0;
+  for (element e : t) {
+    switch (i++) {
+      case 0:
+        task.name = std::string_view(e);
+        break;
+      case 1:
+        task.first_replica = static_cast<uint32_t>(replicas->size());
+        for (element m : array(e)) replicas->push_back(U32(m));
+        task.replicas = static_cast<uint32_t>(replicas->size()) - task.first_replica;
+        break;
+      case 2:
+        task.reduce = uint64_t(e) == 1;
+        break;
+      case 3:
+        task.size = double(e);
+        break;
+      case 4:
+        task.duration = double(e);
+        break;
+      case 5:
+        task.state = static_cast<int>(uint64_t(e));
+        break;
+      case 6:
+        task.attempts = U32(e);
+        break;
+      case 7:
+        if (!e.is_null()) task.machine = U32(e);
+        break;
+      case 8:
+        if (!e.is_null()) task.started = double(e);
+        break;
+      case 9:
+        task.queue = U32(e);
+        break;
+    }
+  }
+  if (i < 9) throw simdjson::simdjson_error(simdjson::INCORRECT_TYPE);
+  return task;
+}
+
+using SavedRecord = std::variant<SavedCounters, SavedMachine, SavedJob, SavedFinished>;
+
+SavedCounters ParseCounters(element r) {
+  SavedCounters c;
+  size_t i = 0;
+  for (element v : array(r["engine"])) {
+    if (i == 9) throw simdjson::simdjson_error(simdjson::INDEX_OUT_OF_BOUNDS);
+    c.values[i++] = uint64_t(v);
+  }
+  std::vector<double> x;
+  for (element v : array(r["rates"])) x.push_back(double(v));
+  if (i != 9 || x.size() != 6) throw simdjson::simdjson_error(simdjson::INDEX_OUT_OF_BOUNDS);
+  c.rates = RateEstimator::Observed{
+      x[0], x[1], x[3], x[4], static_cast<uint64_t>(x[2]), static_cast<uint64_t>(x[5])};
+  for (element v : array(r["racks"])) c.racks.emplace_back(std::string_view(v));
+  for (element v : array(r["policy_rng"])) c.policy_rng.push_back(uint64_t(v));
+  return c;
+}
+
+// One record, by its first key: "engine", "m" (machine), "j" (job) or "f" (finished).
+Status ParseRecord(element r, SavedRecord* out) {
+  if (r["engine"].error() == simdjson::SUCCESS) {
+    *out = ParseCounters(r);
+  } else if (r["m"].error() == simdjson::SUCCESS) {
+    *out = SavedMachine{std::string(std::string_view(r["m"])), U32(r["rack"]), U32(r["slots"]),
+                        bool(r["up"]), bool(r["drain"])};
+  } else if (r["j"].error() == simdjson::SUCCESS) {
+    SavedJob job{std::string(std::string_view(r["j"])), double(r["w"]), double(r["at"]), {}, {}};
+    for (element t : array(r["t"])) job.tasks.push_back(ParseTask(t, &job.replicas));
+    *out = std::move(job);
+  } else if (r["f"].error() == simdjson::SUCCESS) {
+    const uint64_t outcome = r["o"];
+    if (outcome > static_cast<uint64_t>(JobOutcome::kCancelled)) return Bad("bad outcome");
+    *out = SavedFinished{std::string(std::string_view(r["f"])), static_cast<JobOutcome>(outcome),
+                         U32(r["n"]), double(r["s"])};
+  } else {
+    return Bad("unknown record");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 // Machines first (ids are positions), then jobs, then the machines' down and
 // draining flags (so tasks running on a draining machine can be placed).
 Status Engine::Load(const std::vector<std::string>& records) {
   if (sched_.cluster().num_machines() != 0 || !job_ids_.empty())
     return Status::FailedPrecondition("snapshot", "loaded into an engine that has state");
   LoadScratch scratch;
+  simdjson::dom::parser parser;
   for (size_t i = 0; i < records.size(); ++i) {
+    SavedRecord rec;
     Status s;
     try {
-      s = LoadRecord(records[i], &scratch);
-    } catch (const json::exception& e) {
+      s = ParseRecord(parser.parse(records[i]), &rec);
+    } catch (const simdjson::simdjson_error& e) {
       s = Bad(e.what());
     }
+    if (s.ok()) s = Apply(rec, &scratch);
     if (!s.ok())
       return Status::InvalidArgument("snapshot record " + std::to_string(i + 1), s.message());
   }
@@ -142,104 +288,95 @@ Status Engine::Load(const std::vector<std::string>& records) {
     if (f & kSavedDown) sched_.MachineDown(m);
     if (f & kSavedDraining) sched_.SetDraining(m, true);
   }
-  // Submitting routed the queued tasks afresh; put each where it was.
+  // Reduces released during the load were routed afresh; put each where it was.
   for (const auto& [t, queue] : scratch.queues)
-    if (sched_.cluster().task(t).state == TaskState::kQueued) sched_.Reroute(t, queue);
+    if (sched_.cluster().task(t).state == TaskState::kQueued &&
+        sched_.cluster().task(t).queue != queue)
+      sched_.Reroute(t, queue);
+  sched_.policy().SetRandomState(scratch.policy_rng);
   sched_.SetRates(rates_.alpha(), rates_.gamma());
   return Status::Ok();
 }
 
-Status Engine::LoadRecord(const std::string& record, LoadScratch* scratch) {
-  const json r = json::parse(record);
-  if (r.contains("engine")) {
-    LoadCounters(r);
-    return Status::Ok();
+Status Engine::Apply(const SavedRecord& rec, LoadScratch* scratch) {
+  if (const auto* c = std::get_if<SavedCounters>(&rec)) {
+    LoadCounters(*c);
+    scratch->policy_rng = c->policy_rng;
   }
-  if (r.contains("m")) return LoadMachine(r, scratch);
-  if (r.contains("j")) return LoadJob(r, scratch);
-  if (!r.contains("f")) return Bad("unknown record " + record.substr(0, 40));
-  const std::string name = r.at("f");
-  const uint32_t outcome = r.at("o");
-  if (outcome > static_cast<uint32_t>(JobOutcome::kCancelled)) return Bad("bad outcome");
-  finished_[name] = Finished{static_cast<JobOutcome>(outcome), r.at("n"), r.at("s")};
-  finished_order_.push_back(name);
+  if (const auto* m = std::get_if<SavedMachine>(&rec)) return LoadMachine(*m, scratch);
+  if (const auto* j = std::get_if<SavedJob>(&rec)) return LoadJob(*j, scratch);
+  if (const auto* f = std::get_if<SavedFinished>(&rec)) LoadFinished(*f);
   return Status::Ok();
 }
 
-void Engine::LoadCounters(const json& r) {
-  const json& e = r.at("engine");
+void Engine::LoadFinished(const SavedFinished& f) {
+  finished_[f.name] = Finished{f.outcome, f.tasks, f.seconds};
+  finished_order_.push_back(f.name);
+}
+
+void Engine::LoadCounters(const SavedCounters& c) {
   uint64_t* counters[] = {&jobs_submitted_, &jobs_done_,      &jobs_failed_,
                           &jobs_cancelled_, &tasks_done_,     &tasks_failed_,
                           &tasks_requeued_, &assigned_local_, &assigned_remote_};
-  for (size_t i = 0; i < std::size(counters); ++i) *counters[i] = e.at(i);
-  const json& x = r.at("rates");
-  rates_.Restore(RateEstimator::Observed{x.at(0), x.at(1), x.at(3), x.at(4), x.at(2), x.at(5)});
-  for (const json& rack : r.at("racks")) RackId(rack.get<std::string>());
+  for (size_t i = 0; i < std::size(counters); ++i) *counters[i] = c.values[i];
+  rates_.Restore(c.rates);
+  for (const std::string& rack : c.racks) RackId(rack);
 }
 
-Status Engine::LoadMachine(const json& r, LoadScratch* scratch) {
-  const std::string name = r.at("m");
-  const uint32_t slots = r.at("slots");
-  if (name.empty() || slots == 0 || !machine_names_.Add(name))
-    return Bad("machine '" + name + "' is empty, duplicate or has no slots");
-  const MachineId id = sched_.AddMachine(Machine{name, r.at("rack"), slots});
-  const int f =
-      (r.at("up").get<bool>() ? 0 : kSavedDown) | (r.at("drain").get<bool>() ? kSavedDraining : 0);
+Status Engine::LoadMachine(const SavedMachine& m, LoadScratch* scratch) {
+  if (m.name.empty() || m.slots == 0 || !machine_names_.Add(m.name))
+    return Bad("machine '" + m.name + "' is empty, duplicate or has no slots");
+  const MachineId id = sched_.AddMachine(Machine{m.name, m.rack, m.slots});
+  const int f = (m.up ? 0 : kSavedDown) | (m.draining ? kSavedDraining : 0);
   if (f) scratch->flags.emplace_back(id, f);
   return Status::Ok();
 }
 
-Status Engine::LoadJob(const json& r, LoadScratch* scratch) {
-  const std::string name = r.at("j");
-  const json& tasks = r.at("t");
-  if (tasks.empty() || job_ids_.count(name)) return Bad("job '" + name + "' empty or duplicate");
+// Submits the job with every task routed to the queue it held (or anywhere,
+// if it was not queued), then replays its finished and running tasks.
+Status Engine::LoadJob(const SavedJob& job, LoadScratch* scratch) {
+  if (job.tasks.empty() || job_ids_.count(job.name))
+    return Bad("job '" + job.name + "' empty or duplicate");
   NameIndex names;
-  names.Reserve(tasks.size());
-  std::vector<MachineId> replicas;
-  for (const json& t : tasks) {
-    if (!names.Add(t.at(0).get<std::string>())) return Bad("duplicate task in job '" + name + "'");
-    for (const json& m : t.at(1)) replicas.push_back(m);
+  names.Reserve(job.tasks.size());
+  std::vector<TaskSpec> specs(job.tasks.size());
+  for (size_t i = 0; i < job.tasks.size(); ++i) {
+    const SavedTask& t = job.tasks[i];
+    if (!names.Add(t.name)) return Bad("duplicate task in job '" + job.name + "'");
+    const auto replicas = std::span(job.replicas).subspan(t.first_replica, t.replicas);
+    for (MachineId m : replicas)
+      if (m >= sched_.cluster().num_machines()) return Bad("replica out of range");
+    specs[i] = TaskSpec{replicas, t.reduce ? TaskKind::kReduce : TaskKind::kMap, t.size, t.duration,
+                        t.queue};
   }
-  std::vector<TaskSpec> specs(tasks.size());
-  size_t next = 0;
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    const size_t n = tasks[i].at(1).size();
-    for (size_t k = next; k < next + n; ++k)
-      if (replicas[k] >= sched_.cluster().num_machines()) return Bad("replica out of range");
-    specs[i] = TaskSpec{std::span(replicas).subspan(next, n),
-                        tasks[i].at(2) == 1 ? TaskKind::kReduce : TaskKind::kMap, tasks[i].at(3),
-                        tasks[i].at(4)};
-    next += n;
-  }
-  const JobId j = sched_.SubmitJob(r.at("w"), specs);
-  IndexJob(name, j, std::move(names), r.at("at"));
-  return LoadTasks(j, tasks, scratch);
+  const JobId j = sched_.SubmitJob(job.weight, specs);
+  IndexJob(job.name, j, std::move(names), job.submitted_at);
+  return LoadTasks(j, job, scratch);
 }
 
 // Three passes over the tasks: finished maps, finished reduces (runnable once
 // the maps are done), then running ones; the start counts last.
-Status Engine::LoadTasks(JobId j, const json& tasks, LoadScratch* scratch) {
+Status Engine::LoadTasks(JobId j, const SavedJob& job, LoadScratch* scratch) {
   const std::vector<TaskId> ids = sched_.cluster().job(j).tasks;
   for (int pass = 0; pass < 3; ++pass) {
     for (size_t i = 0; i < ids.size(); ++i) {
-      const json& t = tasks[i];
-      const int state = t.at(5);
-      const bool reduce = t.at(2) == 1;
-      if (pass < 2 ? (state != kSavedDone || reduce != (pass == 1)) : state != kSavedRunning)
+      const SavedTask& t = job.tasks[i];
+      if (pass < 2 ? (t.state != kSavedDone || t.reduce != (pass == 1)) : t.state != kSavedRunning)
         continue;
       if (sched_.cluster().task(ids[i]).state != TaskState::kQueued)
-        return Bad("task " + std::to_string(i) + " of job '" + jobs_[j].name + "' cannot start");
-      const MachineId m = state == kSavedDone ? 0 : t.at(7).get<MachineId>();
+        return Bad("task " + std::to_string(i) + " of job '" + job.name + "' cannot start");
+      const MachineId m = t.state == kSavedDone ? 0 : t.machine;
       if (m >= sched_.cluster().num_machines()) return Bad("machine id out of range");
       sched_.AssignTask(ids[i], m);
-      if (state == kSavedRunning) task_started_[ids[i]] = t.at(8);
-      if (state == kSavedDone && sched_.Finish(ids[i]).job_done)
-        return Bad("job '" + jobs_[j].name + "' has every task done");
+      if (t.state == kSavedRunning) task_started_[ids[i]] = t.started;
+      if (t.state == kSavedDone && sched_.Finish(ids[i]).job_done)
+        return Bad("job '" + job.name + "' has every task done");
     }
   }
   for (size_t i = 0; i < ids.size(); ++i) {
-    sched_.SetAttempts(ids[i], tasks[i].at(6));
-    if (tasks[i].size() > 9) scratch->queues.emplace_back(ids[i], tasks[i][9].get<uint32_t>());
+    sched_.SetAttempts(ids[i], job.tasks[i].attempts);
+    if (job.tasks[i].queue != kNoId && job.tasks[i].reduce)
+      scratch->queues.emplace_back(ids[i], job.tasks[i].queue);
   }
   return Status::Ok();
 }

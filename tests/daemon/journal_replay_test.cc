@@ -139,7 +139,7 @@ json DeepView(Node& n) {
 }
 
 TEST_CASE("a daemon loaded from a snapshot plus the journal after it equals the original") {
-  for (uint64_t seed = 11; seed <= 16; ++seed) {
+  for (uint64_t seed = 11; seed <= 30; ++seed) {
     INFO("seed " << seed);
     std::string disk;
     Node a(&disk);
