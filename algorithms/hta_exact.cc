@@ -122,9 +122,10 @@ Status SolveHtaExact(const HtaInstance& in, HtaExact* out, int time_limit_ms) {
                                                   std::to_string(in.servers) +
                                                   " servers exceeds the exact solver's limit of " +
                                                   std::to_string(kHtaExactMaxCells) + " pairs");
+  *out = HtaExact{};
+  if (in.tasks.empty()) return Status::Ok();  // the empty assignment, load 0
   glp_term_out(GLP_OFF);
   const std::vector<Plateau> plateaus = Plateaus(in.costs, static_cast<int>(in.tasks.size()));
-  *out = HtaExact{};
   out->max_load = std::numeric_limits<double>::infinity();
   // Pass 1: the optimum is the best real load over the plateaus' optima.
   for (const Plateau& plateau : plateaus) {
