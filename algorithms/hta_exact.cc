@@ -136,15 +136,17 @@ Status SolveHtaExact(const HtaInstance& in, HtaExact* out, int time_limit_ms) {
     if (loads.max_load < out->max_load)
       out->max_load = loads.max_load, out->assignment = assignment;
   }
-  // Pass 2: the fewest remote tasks among assignments within the optimum.
+  // Pass 2: the fewest remote tasks among optimal assignments (the answer keeps it).
   const double cap = out->max_load * (1 + 1e-9) + 1e-9;
   out->min_remote = std::numeric_limits<int>::max();
   for (const Plateau& plateau : plateaus) {
     std::vector<int> assignment;
     const MipResult r = SolveMip(in, plateau, cap, time_limit_ms, &assignment);
     if (r == MipResult::kUnproven) return Unproven(time_limit_ms);
-    if (r == MipResult::kOptimal)
-      out->min_remote = std::min(out->min_remote, EvaluateAssignment(in, assignment).remote_tasks);
+    if (r != MipResult::kOptimal) continue;
+    const HtaLoads loads = EvaluateAssignment(in, assignment);
+    if (loads.remote_tasks < out->min_remote && loads.max_load <= cap)
+      out->min_remote = loads.remote_tasks, out->assignment = assignment;
   }
   return Status::Ok();
 }

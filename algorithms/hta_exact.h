@@ -18,7 +18,7 @@ constexpr size_t kHtaExactMaxCells = 400;
 
 /// An optimal assignment and the figures the tests compare with.
 struct HtaExact {
-  std::vector<int> assignment;  ///< an optimal assignment, server per task
+  std::vector<int> assignment;  ///< an optimal assignment with min_remote remote tasks
   double max_load = 0;          ///< the optimum L_O
   int min_remote = 0;           ///< the fewest remote tasks of any optimal assignment
 };

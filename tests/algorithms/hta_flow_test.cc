@@ -73,6 +73,9 @@ TEST_CASE("the MIP optimum and its fewest remote tasks match brute force", "[hta
     const BruteForce brute = SolveByEnumeration(in);
     CHECK(exact.max_load == Approx(brute.max_load));
     CHECK(exact.min_remote == brute.min_remote);
+    const HtaLoads loads = EvaluateAssignment(in, exact.assignment);
+    CHECK(loads.max_load == Approx(brute.max_load));
+    CHECK(loads.remote_tasks == exact.min_remote);
   }
 }
 
