@@ -42,12 +42,13 @@ HtaSolution SolveHtaFlow(const HtaInstance& instance) {
   return RunAlgorithm2(cover, instance.costs);
 }
 
-HtaSolution Rebalance(MaxCover& cover, const HtaCosts& costs) {
+HtaSolution Rebalance(MaxCover& cover, const HtaCosts& costs, double good_enough) {
   const int start = std::max(cover.tau(), 1);
   HtaSolution best = TryTau(cover, costs, start);
   int iterations = 1;
   // Walk one direction while it improves: up first, then down if up did not help.
   for (int step : {+1, -1}) {
+    if (best.max_load <= good_enough) break;
     bool moved = false;
     for (int tau = best.tau + step; tau >= 1; tau += step) {
       if (step > 0 && tau * costs.w_loc >= best.max_load) break;

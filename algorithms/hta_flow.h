@@ -31,10 +31,13 @@ HtaSolution RunAlgorithm2(MaxCover& cover, const HtaCosts& costs, int first_tau 
 /// Algorithm 2 from scratch on `instance` (valid per ValidateHtaInstance).
 HtaSolution SolveHtaFlow(const HtaInstance& instance);
 
-/// Incremental rebalance: bal-assign at cover.tau() (after Augment), then walk tau
-/// up, else down, while the max load improves. Leaves `cover` at the best tau with
-/// a maximum flow, ready for the next round of updates. A local search: it may
-/// stop at a worse tau than RunAlgorithm2 from tau = 1 would find.
-HtaSolution Rebalance(MaxCover& cover, const HtaCosts& costs);
+/// Incremental rebalance: bal-assign at cover.tau() (after Augment). If that max load
+/// is above `good_enough`, walk tau up, else down, while the max load improves.
+/// Callers pass the previous result's load (a 1% churn rarely moves the best tau, and
+/// probing a lower tau re-augments a tighter flow, the expensive step) or a lower
+/// bound; the default 0 always walks. Leaves `cover` at the best tau with a maximum
+/// flow, ready for the next updates. A local search: it may stop at a worse tau than
+/// RunAlgorithm2 from tau = 1 would find.
+HtaSolution Rebalance(MaxCover& cover, const HtaCosts& costs, double good_enough = 0);
 
 }  // namespace locsched

@@ -116,6 +116,7 @@ TEST_CASE("Rebalance after churn returns a complete assignment of the live tasks
   std::vector<int> live;
   for (int t = 0; t < 300; ++t) live.push_back(cover.AddTask(RandomReplicas(rng, 30, 3)));
   const HtaSolution first = RunAlgorithm2(cover, costs);
+  double previous = first.max_load;
   cover.SetTau(first.tau);
   cover.Augment();
   for (int round = 0; round < 20; ++round) {
@@ -124,7 +125,8 @@ TEST_CASE("Rebalance after churn returns a complete assignment of the live tasks
       cover.RemoveTask(live[k]);
       live[k] = cover.AddTask(RandomReplicas(rng, 30, 3));
     }
-    const HtaSolution re = Rebalance(cover, costs);
+    const HtaSolution re = Rebalance(cover, costs, round % 2 ? 0 : previous);
+    previous = re.max_load;
     REQUIRE(cover.tau() == re.tau);
     int placed = 0;
     for (int t = 0; t < cover.task_slots(); ++t) {
