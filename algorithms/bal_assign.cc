@@ -1,7 +1,6 @@
 #include "algorithms/bal_assign.h"
 
 #include <algorithm>
-#include <cassert>
 #include <functional>
 #include <queue>
 #include <utility>
@@ -64,7 +63,7 @@ BalResult BalAssign(const MaxCover& cover, const HtaCosts& costs) {
   const double virtual_remote = costs.Remote(pending.tasks.size());
   // One task per step: the least-loaded server takes a task of its own, else any.
   for (size_t placed = 0; placed < pending.tasks.size(); ++placed) {
-    assert(!heap.empty());
+    if (heap.empty()) break;  // no server is up: the rest stay unplaced
     auto [load, s] = heap.top();
     heap.pop();
     int t = NextLocal(pending, out.server, s);

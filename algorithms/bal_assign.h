@@ -22,7 +22,7 @@ struct BalResult {
 /// start (the paper's pessimistic virtual cost, fixed for the phase). A server
 /// takes one of its own uncovered tasks when it has one (lowest id first), else
 /// the lowest-id uncovered task; ties in virtual load go to the lowest server id.
-/// Needs at least one up server when any task is live.
+/// With no server up, uncovered tasks stay kNone.
 BalResult BalAssign(const MaxCover& cover, const HtaCosts& costs);
 
 }  // namespace locsched

@@ -148,3 +148,24 @@ TEST_CASE("Rebalance after churn returns a complete assignment of the live tasks
 
 }  // namespace
 }  // namespace locsched
+
+namespace locsched {
+namespace {
+
+TEST_CASE("bal-assign places uncovered tasks only on up servers", "[hta_flow]") {
+  MaxCover cover(3, 1);
+  for (int t = 0; t < 6; ++t) cover.AddTask({t % 3});
+  cover.SetServerUp(0, false);
+  cover.Augment();
+  const HtaCosts costs{1, {3}};
+  BalResult b = BalAssign(cover, costs);
+  for (int s : b.server) CHECK((s == 1 || s == 2));
+  CHECK(b.remote_tasks == 2);  // server 0's tasks run remotely
+  cover.SetServerUp(1, false);
+  cover.SetServerUp(2, false);
+  b = BalAssign(cover, costs);  // nothing is up: nothing is placed
+  for (int s : b.server) CHECK(s == MaxCover::kNone);
+}
+
+}  // namespace
+}  // namespace locsched
