@@ -29,7 +29,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int64_t kMaxServers = 10'000'000;  // a sanity cap before allocating per-server arrays
+constexpr int64_t kMaxServers = 1'000'000;  // a sanity cap before allocating per-server arrays
 
 struct HtaOptions {
   std::string instance;

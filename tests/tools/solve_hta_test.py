@@ -181,6 +181,7 @@ class BadInput(unittest.TestCase):
             ({"servers": "5"}, "servers: expected an integer"),
             ({"servers": 2.5}, "servers: expected an integer"),
             ({"servers": 0}, "servers: must be in"),
+            ({"servers": 10**7}, "servers: must be in [1, 1000000]"),
             ({"w_loc": "1"}, "w_loc: expected a number"),
             ({"w_loc": 0}, "w_loc: must be"),
             ({"w_rem": None}, "w_rem: missing"),
