@@ -6,6 +6,8 @@
 #include <limits>
 #include <string>
 
+#include "algorithms/hta_lower_bound.h"
+
 namespace locsched {
 namespace {
 
@@ -35,7 +37,10 @@ std::vector<Plateau> Plateaus(const HtaCosts& costs, int m) {
 enum class MipResult { kOptimal, kInfeasible, kUnproven };
 
 // Adds the m·n binaries (column t·n + s + 1) and L (last column) if `with_l`.
-void AddColumns(glp_prob* p, const HtaInstance& in, const Plateau& plateau, bool with_l) {
+// L starts at `lower_bound` (HtaLowerBound: valid for every plateau's MIP, whose
+// optimum is at least the true optimum); it spares GLPK most of its branching.
+void AddColumns(glp_prob* p, const HtaInstance& in, const Plateau& plateau, bool with_l,
+                double lower_bound) {
   const int m = static_cast<int>(in.tasks.size()), n = in.servers;
   glp_add_cols(p, m * n + (with_l ? 1 : 0));
   for (int t = 0; t < m; ++t)
@@ -47,7 +52,7 @@ void AddColumns(glp_prob* p, const HtaInstance& in, const Plateau& plateau, bool
       if (remote && plateau.hi == 0) glp_set_col_bnds(p, col, GLP_FX, 0, 0);
     }
   if (with_l) {
-    glp_set_col_bnds(p, m * n + 1, GLP_LO, 0, 0);
+    glp_set_col_bnds(p, m * n + 1, GLP_LO, lower_bound, 0);
     glp_set_obj_coef(p, m * n + 1, 1.0);
   }
 }
@@ -81,10 +86,10 @@ void AddRows(glp_prob* p, const HtaInstance& in, const Plateau& plateau, double 
 }
 
 MipResult SolveMip(const HtaInstance& in, const Plateau& plateau, double load_cap,
-                   int time_limit_ms, std::vector<int>* assignment) {
+                   double lower_bound, int time_limit_ms, std::vector<int>* assignment) {
   glp_prob* p = glp_create_prob();
   glp_set_obj_dir(p, GLP_MIN);
-  AddColumns(p, in, plateau, load_cap < 0);
+  AddColumns(p, in, plateau, load_cap < 0, lower_bound);
   AddRows(p, in, plateau, load_cap);
   glp_iocp parm;
   glp_init_iocp(&parm);
@@ -126,11 +131,12 @@ Status SolveHtaExact(const HtaInstance& in, HtaExact* out, int time_limit_ms) {
   if (in.tasks.empty()) return Status::Ok();  // the empty assignment, load 0
   glp_term_out(GLP_OFF);
   const std::vector<Plateau> plateaus = Plateaus(in.costs, static_cast<int>(in.tasks.size()));
+  const double lower_bound = HtaLowerBound(in);
   out->max_load = std::numeric_limits<double>::infinity();
   // Pass 1: the optimum is the best real load over the plateaus' optima.
   for (const Plateau& plateau : plateaus) {
     std::vector<int> assignment;
-    if (SolveMip(in, plateau, -1, time_limit_ms, &assignment) != MipResult::kOptimal)
+    if (SolveMip(in, plateau, -1, lower_bound, time_limit_ms, &assignment) != MipResult::kOptimal)
       return Unproven(time_limit_ms);
     const HtaLoads loads = EvaluateAssignment(in, assignment);
     if (loads.max_load < out->max_load)
@@ -141,7 +147,7 @@ Status SolveHtaExact(const HtaInstance& in, HtaExact* out, int time_limit_ms) {
   out->min_remote = std::numeric_limits<int>::max();
   for (const Plateau& plateau : plateaus) {
     std::vector<int> assignment;
-    const MipResult r = SolveMip(in, plateau, cap, time_limit_ms, &assignment);
+    const MipResult r = SolveMip(in, plateau, cap, 0, time_limit_ms, &assignment);
     if (r == MipResult::kUnproven) return Unproven(time_limit_ms);
     if (r != MipResult::kOptimal) continue;
     const HtaLoads loads = EvaluateAssignment(in, assignment);

@@ -35,6 +35,7 @@ struct HtaOptions {
   std::string instance;
   std::string algorithm = "flow";
   bool json = false;
+  int time_limit_ms = 20000;  // per GLPK MIP (exact only)
 };
 
 Status ReadText(const std::string& path, std::string* text) {
@@ -153,7 +154,7 @@ int Solve(const HtaOptions& o, const HtaInstance& in, Answer* out) {
     out->assignment = RoundRobin(in);
   } else {
     HtaExact exact;
-    const Status s = SolveHtaExact(in, &exact);
+    const Status s = SolveHtaExact(in, &exact, o.time_limit_ms);
     if (!s.ok()) {
       std::fprintf(stderr, "locsched-solve hta: %s\n", s.message().c_str());
       return s.subject() == "tasks" ? 2 : 1;
@@ -204,7 +205,7 @@ constexpr const char* kHelpFooter =
     "  >= w_loc. Every task needs at least one server; ids are 0..n-1. FILE - is stdin.\n"
     "Algorithms: flow (Algorithm 2: max-cover + bal-assign; within (1-1/(n-1))*w_rem\n"
     "  of optimal when w_rem > w_loc), round-robin (Algorithm 1, the Hadoop-like\n"
-    "  baseline), exact (GLPK MIP; at most 400 task x server pairs, 20 s per MIP).\n"
+    "  baseline), exact (GLPK MIP; at most 400 task x server pairs, --time-limit per MIP).\n"
     "Output: max_load, local_tasks, remote_tasks, lower_bound, assignment (server per\n"
     "  task, input order), loads (per server); --json prints them as one object.\n"
     "Exit codes: 0 ok, 1 solver failure (exact timed out), 2 usage or input error.\n"
@@ -223,6 +224,9 @@ int RunHta(int argc, char** argv) {
   app.add_option("--algorithm", o.algorithm, "flow (default), round-robin or exact")
       ->check(CLI::IsMember({"flow", "round-robin", "exact"}));
   app.add_flag("--json", o.json, "print one JSON object instead of text");
+  app.add_option("--time-limit", o.time_limit_ms,
+                 "exact: milliseconds GLPK may spend on each MIP (default 20000); past it, exit 1")
+      ->check(CLI::Range(1, 3'600'000));
   app.footer(kHelpFooter);
   try {
     app.parse(argc, argv);

@@ -218,10 +218,20 @@ class BadInput(unittest.TestCase):
         self.expect_error(big, "exact solver's limit of 400", args=("--algorithm", "exact"))
         self.assertEqual(solve(big, "flow")["max_load"], 5)  # 41 tasks on 10 servers
 
+    def test_exact_time_limit_exits_1(self):
+        rng = random.Random(3)  # 21 tasks on 19 servers: GLPK needs well over 1 ms
+        hard = {"servers": 19, "w_rem": 3, "tasks": [rng.sample(range(19), 2) for _ in range(21)]}
+        with Instance(hard) as path:
+            out = run("--instance", path, "--algorithm", "exact", "--time-limit", "1")
+        self.assertEqual(out.returncode, 1, out.stdout + out.stderr)
+        self.assertIn("did not prove optimality within 1 ms", out.stderr)
+        self.assertEqual(out.stdout, "")
+
     def test_usage_errors(self):
         for args, needle in ((["--algorithm", "bogus", "--instance", "x"], "--algorithm"),
                              ([], "--instance is required"),
-                             (["--instance"], "--instance")):
+                             (["--instance"], "--instance"),
+                             (["--instance", "x", "--time-limit", "0"], "--time-limit")):
             with self.subTest(args=args):
                 out = run(*args)
                 self.assertEqual(out.returncode, 2)
