@@ -1,8 +1,9 @@
 // SolveHtaExact: the optimal max load of a small HTA instance by GLPK MIPs, one
 // per plateau of w_rem (remote count capped at the plateau's end, remote cost at
 // its value, L starting at HtaLowerBound), plus the fewest remote tasks any
-// optimum uses (Theorem 5.4's w_rem^O is w_rem of that count). Called by tools/solve_hta.cc and the tests.
-// GLPK stays inside hta_exact.cc. Not thread-safe (GLPK's terminal switch is global).
+// optimum uses (Theorem 5.4's w_rem^O is w_rem of that count). Called by
+// tools/solve_hta.cc and the tests. GLPK stays inside hta_exact.cc. Not
+// thread-safe (GLPK's terminal switch is global).
 #pragma once
 
 #include <cstddef>
