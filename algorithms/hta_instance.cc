@@ -8,7 +8,9 @@
 namespace locsched {
 namespace {
 
-std::string Path(size_t t) { return "tasks[" + std::to_string(t) + "]"; }
+std::string Path(size_t t) {
+  return "tasks[" + std::to_string(t) + "]";
+}
 
 Status ValidateCosts(const HtaCosts& costs) {
   if (!std::isfinite(costs.w_loc) || costs.w_loc <= 0)
@@ -34,11 +36,10 @@ Status ValidateReplicas(const HtaInstance& instance, size_t t) {
     const std::string subject = Path(t) + "[" + std::to_string(i) + "]";
     const int s = replicas[i];
     if (s < 0 || s >= instance.servers)
-      return Status::InvalidArgument(subject, "server " + std::to_string(s) +
-                                                  " out of range [0, " +
+      return Status::InvalidArgument(subject, "server " + std::to_string(s) + " out of range [0, " +
                                                   std::to_string(instance.servers) + ")");
-    if (std::find(replicas.begin(), replicas.begin() + static_cast<std::ptrdiff_t>(i), s) !=
-        replicas.begin() + static_cast<std::ptrdiff_t>(i))
+    const auto end = replicas.begin() + static_cast<std::ptrdiff_t>(i);
+    if (std::find(replicas.begin(), end, s) != end)
       return Status::InvalidArgument(subject, "server " + std::to_string(s) + " listed twice");
   }
   return Status::Ok();

@@ -9,10 +9,15 @@
 #include "tools/solve_command.h"
 
 namespace locsched {
+
+int RunHta(int argc, char** argv);  // tools/solve_hta.cc
+
 namespace {
 
 // Each solver adds its row here (and its tools/solve_*.cc to tools/CMakeLists.txt).
 const SolveCommand kCommands[] = {
+    {"hta", "assign tasks to servers by max load (Fischer-Su-Yin; flow, round-robin, exact)",
+     RunHta},
     {nullptr, nullptr, nullptr},
 };
 
