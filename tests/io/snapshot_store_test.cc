@@ -63,6 +63,17 @@ void Corrupt(const std::string& path) {
   f.put('\x7f');
 }
 
+// Events a, S1 (snapshot), b, S2 (snapshot), c: files P (c), P.prev (b), P.snap, P.snap.prev.
+void WriteTwoSnapshots(const std::string& p) {
+  Recovery rec;
+  auto store = OpenOk(p, &rec);
+  Append(*store, {"a"});
+  Snap(*store, {"S1"});
+  Append(*store, {"b"});
+  Snap(*store, {"S2"});
+  Append(*store, {"c"});
+}
+
 TEST_CASE("SnapshotStore: a fresh journal, then events survive a reopen") {
   Dir d;
   const std::string p = d.File("journal.log");
@@ -103,14 +114,7 @@ TEST_CASE("SnapshotStore: a corrupt newest snapshot falls back to the previous o
   Dir d;
   const std::string p = d.File("journal.log");
   Recovery rec;
-  {
-    auto store = OpenOk(p, &rec);
-    Append(*store, {"a"});
-    Snap(*store, {"S1"});
-    Append(*store, {"b"});
-    Snap(*store, {"S2"});
-    Append(*store, {"c"});
-  }
+  WriteTwoSnapshots(p);
   Corrupt(p + ".snap");
   OpenOk(p, &rec);
   CHECK(rec.fell_back);
@@ -125,12 +129,7 @@ TEST_CASE("SnapshotStore: both snapshots corrupt and the old journals gone is a 
   Dir d;
   const std::string p = d.File("journal.log");
   Recovery rec;
-  {
-    auto store = OpenOk(p, &rec);
-    Append(*store, {"a"});
-    Snap(*store, {"S1"});
-    Snap(*store, {"S2"});
-  }
+  WriteTwoSnapshots(p);
   Corrupt(p + ".snap");
   Corrupt(p + ".snap.prev");
   std::unique_ptr<SnapshotStore> store;
@@ -229,13 +228,7 @@ TEST_CASE("SnapshotStore: a snapshot restored from a backup without its journals
   Dir d;
   const std::string p = d.File("journal.log");
   Recovery rec;
-  {
-    auto store = OpenOk(p, &rec);
-    Append(*store, {"a"});
-    Snap(*store, {"S1"});
-    Append(*store, {"b"});
-    Snap(*store, {"S2"});
-  }
+  WriteTwoSnapshots(p);
   fs::remove(p);
   fs::remove(p + ".prev");
   fs::remove(p + ".snap.prev");
