@@ -7,12 +7,17 @@
 
 #include "algorithms/edit_distance.h"
 #include "tools/solve_command.h"
+#include "tools/solve_lp.h"
 
 namespace locsched {
 namespace {
 
 // Each solver adds its row here (and its tools/solve_*.cc to tools/CMakeLists.txt).
 const SolveCommand kCommands[] = {
+    {"synchpack", "SynchPack-2 schedule vs the interval LP bound (issue 6)", RunSynchPackCommand},
+    {"mrs", "MRS Map->Reduce merge schedule vs the interval LP bound", RunMrsCommand},
+    {"jsq-mw", "JSQ+MaxWeight with greedy packing (baseline)", RunJsqMwCommand},
+    {"tetris", "Tetris-style packing score (baseline)", RunTetrisCommand},
     {nullptr, nullptr, nullptr},
 };
 
