@@ -11,6 +11,8 @@ int RunSynchPackCommand(int argc, char** argv);
 int RunMrsCommand(int argc, char** argv);
 /// `locsched-solve jsq-mw ...`
 int RunJsqMwCommand(int argc, char** argv);
+/// `locsched-solve lp-bound ...`: the LP alone (no schedule)
+int RunLpBoundCommand(int argc, char** argv);
 /// `locsched-solve tetris ...`
 int RunTetrisCommand(int argc, char** argv);
 

@@ -18,6 +18,7 @@ const SolveCommand kCommands[] = {
     {"mrs", "MRS Map->Reduce merge schedule vs the interval LP bound", RunMrsCommand},
     {"jsq-mw", "JSQ+MaxWeight with greedy packing (baseline)", RunJsqMwCommand},
     {"tetris", "Tetris-style packing score (baseline)", RunTetrisCommand},
+    {"lp-bound", "only the interval LP's lower bound (for timing the LP)", RunLpBoundCommand},
     {nullptr, nullptr, nullptr},
 };
 

@@ -17,7 +17,7 @@ import tempfile
 import unittest
 
 SOLVE = None  # set from the command line in __main__
-SOLVERS = ("synchpack", "mrs", "jsq-mw", "tetris")
+SOLVERS = ("synchpack", "mrs", "jsq-mw", "tetris")  # and lp-bound, the LP alone
 EPS = 1e-7
 
 
@@ -123,10 +123,19 @@ class Schedules(Scratch):
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("lower bound", out.stdout)
 
+    def test_lp_bound_row_matches_the_solvers_bound(self):
+        inst = random_instance(random.Random(3))
+        path = self.write(inst)
+        bound = json.loads(run("lp-bound", "--instance", path, "--json").stdout)
+        solved = json.loads(run("synchpack", "--instance", path, "--json").stdout)
+        self.assertAlmostEqual(bound["lower_bound"], solved["lower_bound"], places=6)
+        self.assertNotIn("schedule", bound)
+        self.assertEqual(len(bound["lp_completion"]), len(inst["jobs"]))
+
     def test_help_lists_the_rows_and_flags(self):
         out = run("--help")
         self.assertEqual(out.returncode, 0)
-        for solver in SOLVERS:
+        for solver in SOLVERS + ("lp-bound",):
             self.assertIn(solver, out.stdout)
         out = run("synchpack", "--help")
         self.assertEqual(out.returncode, 0)
