@@ -151,6 +151,24 @@ Columns MakeColumns(const LpInstance& in, const Grid& g, LpBuilder& b) {
   return cols;
 }
 
+// Row (b) of ALGORITHMS.md §3 counts capacity from time 0. With releases it is
+// also valid from any threshold r: work that cannot start before r and ends by
+// d_l fits in c_i (d_l - r). Thresholds: 0 and up to kMaxThresholds distinct
+// ready times (evenly spaced among them), which keeps the LP small.
+constexpr size_t kMaxThresholds = 32;
+
+std::vector<double> ReleaseThresholds(const Grid& g) {
+  std::vector<double> ready = g.ready;
+  std::sort(ready.begin(), ready.end());
+  ready.erase(std::unique(ready.begin(), ready.end()), ready.end());
+  ready.erase(std::remove_if(ready.begin(), ready.end(), [](double r) { return r <= 0; }),
+              ready.end());
+  std::vector<double> out{0.0};
+  const size_t step = (ready.size() + kMaxThresholds - 1) / kMaxThresholds;
+  for (size_t k = 0; k < ready.size(); k += std::max<size_t>(step, 1)) out.push_back(ready[k]);
+  return out;
+}
+
 // Constraints (a)-(f) of ALGORITHMS.md §3 ((f): C_j >= release + the task's duration).
 void AddRows(const LpInstance& in, const Grid& g, const Columns& cols, LpBuilder& b) {
   const size_t intervals = g.d.size() - 1;
@@ -172,16 +190,20 @@ void AddRows(const LpInstance& in, const Grid& g, const Columns& cols, LpBuilder
       b.AddRow(row, -inf, 0);
     }
   }
-  for (uint32_t i = 0; i < in.capacity.size(); ++i)  // (b)
-    for (size_t l = 1; l <= intervals; ++l) {
-      std::vector<std::pair<int, double>> row;
-      for (size_t t = 0; t < g.tasks.size(); ++t)
-        for (const auto& [mi, lz, c] : cols.z[t])
-          if (mi == static_cast<int>(i) && static_cast<size_t>(lz) <= l)
-            row.push_back({c, in.jobs[g.tasks[t].job].tasks[g.tasks[t].task].demand *
-                                  TaskDuration(in, g.tasks[t], i)});
-      b.AddRow(row, -inf, in.capacity[i] * g.d[l]);
-    }
+  for (double r : ReleaseThresholds(g))
+    for (uint32_t i = 0; i < in.capacity.size(); ++i)  // (b), per release threshold
+      for (size_t l = 1; l <= intervals; ++l) {
+        if (g.d[l] <= r) continue;  // nothing ready at r can end by d_l
+        std::vector<std::pair<int, double>> row;
+        for (size_t t = 0; t < g.tasks.size(); ++t) {
+          if (g.ready[t] < r) continue;
+          const LpTask& task = in.jobs[g.tasks[t].job].tasks[g.tasks[t].task];
+          for (const auto& [mi, lz, c] : cols.z[t])
+            if (mi == static_cast<int>(i) && static_cast<size_t>(lz) <= l)
+              row.push_back({c, task.demand * TaskDuration(in, g.tasks[t], i)});
+        }
+        b.AddRow(row, -inf, in.capacity[i] * (g.d[l] - r));
+      }
   for (size_t j = 0; j < in.jobs.size(); ++j) {
     if (!cols.c[j]) continue;
     std::vector<std::pair<int, double>> one, start{{cols.c[j], 1.0}};
