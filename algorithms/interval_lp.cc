@@ -216,6 +216,44 @@ void AddRows(const LpInstance& in, const Grid& g, const Columns& cols, LpBuilder
   }
 }
 
+Status Simplex(glp_prob* lp, int method) {
+  glp_smcp parm;
+  glp_init_smcp(&parm);
+  parm.msg_lev = GLP_MSG_OFF;
+  parm.meth = method;
+  const int rc = glp_simplex(lp, &parm);
+  if (rc != 0 || glp_get_status(lp) != GLP_OPT)
+    return Status::Internal("interval_lp", "GLPK simplex failed (code " + std::to_string(rc) +
+                                               ", status " + std::to_string(glp_get_status(lp)) +
+                                               ")");
+  return Status::Ok();
+}
+
+// The second, lexicographic solve: keep sum w_j C_j at its optimum and minimize the
+// tasks' weighted interval ends, so that no task ends later than it must (the first
+// optimum is indifferent to where a task ends inside its job's last interval, and
+// often piles tasks onto one machine). Starts from the first optimum's basis; the
+// new row is basic and satisfied, so the primal simplex continues from it.
+Status Spread(const LpInstance& in, const Grid& g, const Columns& cols, double optimum,
+              glp_prob* lp) {
+  const int row = glp_add_rows(lp, 1);
+  std::vector<int> index{0};
+  std::vector<double> value{0};
+  for (size_t j = 0; j < in.jobs.size(); ++j)
+    if (cols.c[j]) {
+      index.push_back(cols.c[j]), value.push_back(in.jobs[j].weight);
+      glp_set_obj_coef(lp, cols.c[j], 0.0);
+    }
+  glp_set_mat_row(lp, row, static_cast<int>(index.size() - 1), index.data(), value.data());
+  glp_set_row_bnds(lp, row, GLP_UP, 0.0, optimum * (1 + 1e-9) + 1e-9);
+  for (size_t t = 0; t < g.tasks.size(); ++t) {
+    const LpJob& job = in.jobs[g.tasks[t].job];
+    for (const auto& [i, l, c] : cols.z[t])
+      glp_set_obj_coef(lp, c, job.weight / static_cast<double>(job.tasks.size()) * g.d[l]);
+  }
+  return Simplex(lp, GLP_PRIMAL);
+}
+
 }  // namespace
 
 size_t IntervalLpColumns(const LpInstance& instance, const IntervalLpOptions& options) {
@@ -244,16 +282,13 @@ Status SolveIntervalLp(const LpInstance& in, const IntervalLpOptions& options,
   const Columns cols = MakeColumns(in, g, builder);
   AddRows(in, g, cols, builder);
   builder.Load();
-  glp_smcp parm;
-  glp_init_smcp(&parm);
-  parm.msg_lev = GLP_MSG_OFF;
-  parm.meth = GLP_DUALP;
-  const int rc = glp_simplex(lp.get(), &parm);
-  if (rc != 0 || glp_get_status(lp.get()) != GLP_OPT)
-    return Status::Internal("interval_lp", "GLPK simplex failed (code " + std::to_string(rc) +
-                                               ", status " +
-                                               std::to_string(glp_get_status(lp.get())) + ")");
+  Status s = Simplex(lp.get(), GLP_DUALP);
+  if (!s.ok()) return s;
   result->objective = glp_get_obj_val(lp.get());
+  if (options.spread) {
+    s = Spread(in, g, cols, result->objective, lp.get());
+    if (!s.ok()) return s;
+  }
   result->z.resize(g.tasks.size());
   for (size_t t = 0; t < g.tasks.size(); ++t)
     for (const auto& [i, l, c] : cols.z[t]) {

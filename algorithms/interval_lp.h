@@ -21,6 +21,8 @@ struct IntervalLpOptions {
   double epsilon = 1.0;           ///< interval growth: d_l = unit * (1 + epsilon)^(l-1)
   size_t max_columns = 20000;     ///< larger LPs are refused (ResourceExhausted)
   LpStage stage = LpStage::kAll;  ///< the tasks the LP schedules
+  /// Re-solve at the optimum for the earliest task ends (fractions only; the bound is unchanged).
+  bool spread = true;
 };
 
 /// z_{t,i,l}: the part of a task completed on machine i in interval l.

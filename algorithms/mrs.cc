@@ -80,7 +80,8 @@ class MergePolicy : public ListPolicy {
 Status SolveMrs(const LpInstance& in, const MrsOptions& options, MrsResult* result) {
   *result = MrsResult{};
   IntervalLpResult bound;
-  Status s = SolveIntervalLp(in, {options.epsilon, options.max_columns, LpStage::kAll}, &bound);
+  Status s =
+      SolveIntervalLp(in, {options.epsilon, options.max_columns, LpStage::kAll, false}, &bound);
   if (!s.ok()) return s;
   Schedule maps, reduces;
   if (!(s = StageSchedule(in, options, LpStage::kMaps, &maps)).ok()) return s;

@@ -119,7 +119,8 @@ Status Finish(const LpInstance& in, const BaselineOptions& options, ListPolicy& 
   *result = SolverResult{};
   if (options.lower_bound) {
     IntervalLpResult lp;
-    Status s = SolveIntervalLp(in, {options.epsilon, options.max_columns, LpStage::kAll}, &lp);
+    Status s =
+        SolveIntervalLp(in, {options.epsilon, options.max_columns, LpStage::kAll, false}, &lp);
     if (!s.ok()) return s;
     result->lower_bound = lp.objective;
   }

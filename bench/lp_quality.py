@@ -16,6 +16,7 @@ Instances (all seeded, so reruns build the same ones):
   aggregated into at most 8 tasks that share the map work (10 s per 64 MB, >= 1 s);
   reduces = ceil(shuffle/1 GB), at most 4, sharing 10 s per 128 MB of shuffle.
   Each map task gets 3 random replica machines and remote penalty 1.5.
+  swim-40-at-3000-x20 divides the submit gaps by 20 (a busy cluster).
 Machines have capacity 4 and every task demand 1 (a slot), unit weights.
 
 LP time series: SWIM jobs until N tasks (100, 1,000, 10,000), maps on their 3
@@ -110,12 +111,12 @@ def swim_job(row, rng, machines, remote, max_maps=8, max_reduces=4):
     return {"weight": 1, "release": submit, "tasks": tasks}
 
 
-def swim_instance(rows, start, count, machines, seed=1):
+def swim_instance(rows, start, count, machines, seed=1, compress=1):
     rng = random.Random(seed)
     jobs = [swim_job(r, rng, machines, True) for r in rows[start:start + count]]
     t0 = min(j["release"] for j in jobs)
     for j in jobs:
-        j["release"] = round(j["release"] - t0, 3)
+        j["release"] = round((j["release"] - t0) / compress, 3)
     return {"machines": [{"capacity": 4.0}] * machines, "jobs": jobs}
 
 
@@ -193,6 +194,9 @@ def main():
     for start, count in ((0, 20), (1000, 30), (3000, 40)):
         instances.append((f"swim-{count}-at-{start}",
                           swim_instance(rows, start, count, args.machines, seed=start + 1)))
+    # The same 40 jobs with their submit gaps divided by 20: a busy cluster.
+    instances.append(("swim-40-at-3000-x20",
+                      swim_instance(rows, 3000, 40, args.machines, seed=3001, compress=20)))
     with tempfile.TemporaryDirectory() as tmp:
         quality(args.binary, instances, tmp)
         lp_times(args.binary, rows, tmp, [int(s) for s in args.sizes.split(",")])

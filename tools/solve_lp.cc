@@ -267,7 +267,7 @@ Status SolveTet(const LpInstance& in, const Options& o, SolverResult* r, json*) 
 // Only the LP: lower_bound and LP C_j, no schedule (for timing the LP alone).
 Status SolveBound(const LpInstance& in, const Options& o, SolverResult* r, json* extra) {
   IntervalLpResult lp;
-  const Status s = SolveIntervalLp(in, {o.epsilon, o.max_columns, LpStage::kAll}, &lp);
+  const Status s = SolveIntervalLp(in, {o.epsilon, o.max_columns, LpStage::kAll, false}, &lp);
   r->lower_bound = lp.objective;
   (*extra)["lp_completion"] = lp.completion;
   (*extra)["intervals"] = lp.endpoints.size() - 1;

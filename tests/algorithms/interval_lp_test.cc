@@ -51,6 +51,19 @@ TEST_CASE("the LP assigns each task fully and C_j covers release plus a task", "
   }
 }
 
+TEST_CASE("the spreading re-solve keeps the bound and an optimal sum w_j C_j", "[interval_lp]") {
+  for (uint64_t seed = 150; seed < 170; ++seed) {
+    const LpInstance in = RandomInstance(seed, RandomShape{});
+    IntervalLpResult plain, spread;
+    REQUIRE(SolveIntervalLp(in, {1.0, 20000, LpStage::kAll, false}, &plain).ok());
+    REQUIRE(SolveIntervalLp(in, {1.0, 20000, LpStage::kAll, true}, &spread).ok());
+    REQUIRE(spread.objective == Approx(plain.objective).epsilon(1e-9));
+    double sum = 0;
+    for (size_t j = 0; j < in.jobs.size(); ++j) sum += in.jobs[j].weight * spread.completion[j];
+    REQUIRE(sum <= plain.objective * (1 + 1e-6) + 1e-6);
+  }
+}
+
 TEST_CASE("a stage LP covers only that stage's tasks", "[interval_lp]") {
   const LpInstance in = RandomInstance(7, RandomShape{});
   IntervalLpResult maps;
