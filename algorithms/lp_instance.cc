@@ -10,8 +10,9 @@ double TaskDuration(const LpInstance& instance, TaskRef t, uint32_t i) {
   const LpTask& task = instance.jobs[t.job].tasks[t.task];
   if (task.demand > instance.capacity[i]) return kNotAllowed;
   if (std::find(task.placement.begin(), task.placement.end(), i) != task.placement.end())
-    return task.duration;
-  return task.remote_penalty >= 1.0 ? task.duration * task.remote_penalty : kNotAllowed;
+    return task.duration + task.shuffle;
+  return task.remote_penalty >= 1.0 ? task.duration * task.remote_penalty + task.shuffle
+                                    : kNotAllowed;
 }
 
 std::vector<TaskRef> FlattenTasks(const LpInstance& instance) {
@@ -37,6 +38,10 @@ Status ValidateTask(const LpInstance& instance, TaskRef ref, const std::string& 
   if (!(task.remote_penalty == 0.0 ||
         (std::isfinite(task.remote_penalty) && task.remote_penalty >= 1.0)))
     return Status::InvalidArgument(path + ".remote_penalty", "must be >= 1");
+  if (!std::isfinite(task.shuffle) || task.shuffle < 0)
+    return Status::InvalidArgument(path + ".shuffle", "must be >= 0");
+  if (task.shuffle > 0 && task.kind != LpTaskKind::kReduce)
+    return Status::InvalidArgument(path + ".shuffle", "only a reduce has a shuffle");
   if (task.placement.empty() && task.remote_penalty == 0.0)
     return Status::InvalidArgument(path + ".placement", "is empty and there is no remote_penalty");
   for (size_t p = 0; p < task.placement.size(); ++p)

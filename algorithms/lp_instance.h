@@ -22,6 +22,9 @@ struct LpTask {
   double duration = 1.0;               ///< run time on a placement machine, > 0
   double remote_penalty = 0.0;         ///< >= 1 lets it run elsewhere that much slower; 0: never
   LpTaskKind kind = LpTaskKind::kMap;  ///< map or reduce
+  /// Reduces only: the shuffle (data transfer) run on the reduce's machine right before
+  /// it, after all maps of its job (Fotakis et al. §3, shuffle on the reduce processor).
+  double shuffle = 0.0;
 };
 
 /// One job: done when its last task ends.
@@ -46,7 +49,7 @@ struct TaskRef {
 /// Marks a machine a task cannot use (off its placement without a penalty, or too small).
 inline constexpr double kNotAllowed = std::numeric_limits<double>::infinity();
 
-/// The run time of `t` on machine `i`, or kNotAllowed.
+/// The run time of `t` on machine `i` (shuffle included), or kNotAllowed.
 double TaskDuration(const LpInstance& instance, TaskRef t, uint32_t i);
 /// Every task, job by job, in input order (the "flat" task index used by the LPs).
 std::vector<TaskRef> FlattenTasks(const LpInstance& instance);

@@ -41,9 +41,10 @@ class JsqMaxWeight : public ListPolicy {
       if (k != i && (other == i || queues_[k].size() > queues_[other].size())) other = k;
     const long remote = other == i ? -1 : FirstFit(other, i, free);
     if (remote >= 0) {
+      const LpTask& task = Task(static_cast<size_t>(remote));
       const double penalty =
-          std::max(1.0, TaskDuration(in_, flat_[static_cast<size_t>(remote)], i) /
-                            Task(static_cast<size_t>(remote)).duration);
+          std::max(1.0, (TaskDuration(in_, flat_[static_cast<size_t>(remote)], i) - task.shuffle) /
+                            task.duration);
       if (local < 0 || static_cast<double>(queues_[other].size()) / penalty >
                            static_cast<double>(queues_[i].size()))
         return Take(other, remote);
@@ -78,7 +79,7 @@ class Tetris : public ListPolicy {
  public:
   explicit Tetris(const LpInstance& in)
       : in_(in), flat_(FlattenTasks(in)), remaining_(in.jobs.size(), 0) {
-    for (const TaskRef& t : flat_) remaining_[t.job] += Task(t).demand * Task(t).duration;
+    for (const TaskRef& t : flat_) remaining_[t.job] += Work(t);
   }
 
   void OnReady(size_t t, double) override { ready_.push_back(t); }
@@ -101,16 +102,17 @@ class Tetris : public ListPolicy {
     if (best == ready_.end()) return -1;
     const size_t t = *best;
     ready_.erase(best);
-    remaining_[flat_[t].job] -= Task(flat_[t]).demand * Task(flat_[t]).duration;
+    remaining_[flat_[t].job] -= Work(flat_[t]);
     return static_cast<long>(t);
   }
 
  private:
   const LpTask& Task(TaskRef t) const { return in_.jobs[t.job].tasks[t.task]; }
+  double Work(TaskRef t) const { return Task(t).demand * (Task(t).duration + Task(t).shuffle); }
   double Rest(size_t t) const { return remaining_[flat_[t].job] / in_.jobs[flat_[t].job].weight; }
   const LpInstance& in_;
   std::vector<TaskRef> flat_;
-  std::vector<double> remaining_;  // per job: demand x duration of its unstarted tasks
+  std::vector<double> remaining_;  // per job: demand x run time of its unstarted tasks
   std::list<size_t> ready_;
 };
 

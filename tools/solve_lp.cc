@@ -56,11 +56,12 @@ double Number(const json& obj, const std::string& key, const std::string& path, 
 }
 
 LpTask ParseTask(const json& t, const std::string& path) {
-  OnlyKeys(t, path, {"demand", "placement", "duration", "remote_penalty", "kind"});
+  OnlyKeys(t, path, {"demand", "placement", "duration", "remote_penalty", "kind", "shuffle"});
   LpTask task;
   task.demand = Number(t, "demand", path, 0, true);
   task.duration = Number(t, "duration", path, 0, true);
   task.remote_penalty = Number(t, "remote_penalty", path, 0, false);
+  task.shuffle = Number(t, "shuffle", path, 0, false);
   if (t.contains("remote_penalty") && !(task.remote_penalty >= 1))
     Fail(path + ".remote_penalty", "must be >= 1");
   if (t.contains("placement")) {
@@ -133,14 +134,19 @@ struct Options {
 // What a row runs: the solver, given the instance and options.
 using SolveFn = Status (*)(const LpInstance&, const Options&, SolverResult*, json* extra);
 
-json ScheduleJson(const Schedule& schedule) {
+// The schedule in input indices; a reduce with a shuffle also gets shuffle_end.
+json ScheduleJson(const LpInstance& in, const Schedule& schedule) {
   json out = json::array();
-  for (const ScheduledTask& e : schedule)
-    out.push_back({{"job", e.job},
-                   {"task", e.task},
-                   {"machine", e.machine},
-                   {"start", e.start},
-                   {"end", e.end}});
+  for (const ScheduledTask& e : schedule) {
+    json entry = {{"job", e.job},
+                  {"task", e.task},
+                  {"machine", e.machine},
+                  {"start", e.start},
+                  {"end", e.end}};
+    const double shuffle = in.jobs[e.job].tasks[e.task].shuffle;
+    if (shuffle > 0) entry["shuffle_end"] = e.start + shuffle;
+    out.push_back(std::move(entry));
+  }
   return out;
 }
 
@@ -156,7 +162,7 @@ void Print(const char* name, const LpInstance& in, const Options& o, const Solve
                 {"lp_columns", IntervalLpColumns(in, {o.epsilon, o.max_columns, LpStage::kAll})},
                 {"seconds", seconds},
                 {"completion", JobCompletions(in, r.schedule)},
-                {"schedule", ScheduleJson(r.schedule)}};
+                {"schedule", ScheduleJson(in, r.schedule)}};
     out.update(extra);
     if (out.contains("bound_only"))
       for (const char* key : {"bound_only", "objective", "ratio", "completion", "schedule"})

@@ -47,7 +47,10 @@ inline LpInstance RandomInstance(uint64_t seed, const RandomShape& shape) {
         if (other != t.placement[0]) t.placement.push_back(other);
       }
       if (shape.remote && rng.Below(2)) t.remote_penalty = 1.5 + rng.Below(4) * 0.5;
-      if (shape.reduces && k > 0 && rng.Below(3) == 0) t.kind = LpTaskKind::kReduce;
+      if (shape.reduces && k > 0 && rng.Below(3) == 0) {
+        t.kind = LpTaskKind::kReduce;
+        if (rng.Below(2)) t.shuffle = 1 + rng.Below(3);  // shuffle on the reduce's machine
+      }
       job.tasks.push_back(t);
     }
     in.jobs.push_back(job);

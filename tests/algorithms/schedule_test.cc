@@ -74,6 +74,19 @@ TEST_CASE("a remote task must run its penalized duration", "[schedule]") {
   RequireViolation(s, "wrong duration");
 }
 
+TEST_CASE("a reduce's shuffle runs on its machine before it", "[schedule]") {
+  LpInstance in = Instance();
+  in.jobs[0].tasks[2].shuffle = 0.5;
+  Schedule s = Feasible();
+  s[2] = {0, 2, 1, 3, 4.5};  // shuffle [3, 3.5), reduce [3.5, 4.5)
+  s[3] = {1, 0, 1, 4.5, 6.5};
+  REQUIRE(CheckSchedule(in, s).ok());
+  s[2].end = 4;
+  REQUIRE(CheckSchedule(in, s).message().find("wrong duration") != std::string::npos);
+  in.jobs[0].tasks[0].shuffle = 1;
+  REQUIRE(ValidateInstance(in).message().find("jobs[0].tasks[0].shuffle") != std::string::npos);
+}
+
 TEST_CASE("a start before the release is caught", "[schedule]") {
   Schedule s = Feasible();
   s[3] = {1, 0, 1, 3.5, 5.5};

@@ -34,6 +34,8 @@ def random_instance(rng, machines=3, jobs=4, max_tasks=3):
                 task["remote_penalty"] = rng.choice([1.5, 2.0, 3.0])
             if k > 0 and rng.random() < 0.3:
                 task["kind"] = "reduce"
+                if rng.random() < 0.5:
+                    task["shuffle"] = rng.choice([0.5, 1, 2])
             tasks.append(task)
         out["jobs"].append({"weight": rng.randint(1, 5), "release": rng.randint(0, 6), "tasks": tasks})
     return out
@@ -51,6 +53,9 @@ def check_schedule(test, inst, result):
         local = e["machine"] in task.get("placement", [])
         test.assertTrue(local or "remote_penalty" in task, f"placement violated: {e}")
         duration = task["duration"] * (1 if local else task["remote_penalty"])
+        duration += task.get("shuffle", 0)  # run on the reduce's machine right before it
+        if task.get("shuffle", 0) > 0:
+            test.assertAlmostEqual(e["shuffle_end"], e["start"] + task["shuffle"], delta=1e-6)
         test.assertAlmostEqual(e["end"] - e["start"], duration, delta=1e-6)
         test.assertGreaterEqual(e["start"], jobs[e["job"]]["release"] - EPS)
         if task.get("kind", "map") == "map":
@@ -173,6 +178,8 @@ class Errors(Scratch):
             ({"remote_penalty": 0.5}, "jobs[1].tasks[1].remote_penalty"),
             ({"kind": "shuffle"}, "jobs[1].tasks[1].kind"),
             ({"durration": 3}, "jobs[1].tasks[1].durration: unknown field"),
+            ({"shuffle": 1}, "jobs[1].tasks[1].shuffle: only a reduce has a shuffle"),
+            ({"shuffle": -1, "kind": "reduce"}, "jobs[1].tasks[1].shuffle: must be >= 0"),
         ]
         for fields, needle in cases:
             with self.subTest(fields=fields):
