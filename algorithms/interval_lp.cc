@@ -169,6 +169,28 @@ std::vector<double> ReleaseThresholds(const Grid& g) {
   return out;
 }
 
+// Row (b) from threshold r for every machine and interval: one pass over the
+// fractions fills per-(machine, interval) rows, each z counted in every l >= its own.
+void AddCapacityRows(const LpInstance& in, const Grid& g, const Columns& cols, double r,
+                     LpBuilder& b) {
+  const size_t intervals = g.d.size() - 1;
+  std::vector<std::vector<std::vector<std::pair<int, double>>>> rows(
+      in.capacity.size(), std::vector<std::vector<std::pair<int, double>>>(intervals + 1));
+  for (size_t t = 0; t < g.tasks.size(); ++t) {
+    if (g.ready[t] < r) continue;
+    const double demand = in.jobs[g.tasks[t].job].tasks[g.tasks[t].task].demand;
+    for (const auto& [i, lz, c] : cols.z[t]) {
+      const double volume = demand * TaskDuration(in, g.tasks[t], static_cast<uint32_t>(i));
+      for (size_t l = static_cast<size_t>(lz); l <= intervals; ++l)
+        rows[static_cast<size_t>(i)][l].push_back({c, volume});
+    }
+  }
+  for (uint32_t i = 0; i < in.capacity.size(); ++i)
+    for (size_t l = 1; l <= intervals; ++l)
+      if (g.d[l] > r)  // nothing ready at r can end by d_l <= r
+        b.AddRow(rows[i][l], -kNotAllowed, in.capacity[i] * (g.d[l] - r));
+}
+
 // Constraints (a)-(f) of ALGORITHMS.md §3 ((f): C_j >= release + the task's duration).
 void AddRows(const LpInstance& in, const Grid& g, const Columns& cols, LpBuilder& b) {
   const size_t intervals = g.d.size() - 1;
@@ -190,20 +212,7 @@ void AddRows(const LpInstance& in, const Grid& g, const Columns& cols, LpBuilder
       b.AddRow(row, -inf, 0);
     }
   }
-  for (double r : ReleaseThresholds(g))
-    for (uint32_t i = 0; i < in.capacity.size(); ++i)  // (b), per release threshold
-      for (size_t l = 1; l <= intervals; ++l) {
-        if (g.d[l] <= r) continue;  // nothing ready at r can end by d_l
-        std::vector<std::pair<int, double>> row;
-        for (size_t t = 0; t < g.tasks.size(); ++t) {
-          if (g.ready[t] < r) continue;
-          const LpTask& task = in.jobs[g.tasks[t].job].tasks[g.tasks[t].task];
-          for (const auto& [mi, lz, c] : cols.z[t])
-            if (mi == static_cast<int>(i) && static_cast<size_t>(lz) <= l)
-              row.push_back({c, task.demand * TaskDuration(in, g.tasks[t], i)});
-        }
-        b.AddRow(row, -inf, in.capacity[i] * (g.d[l] - r));
-      }
+  for (double r : ReleaseThresholds(g)) AddCapacityRows(in, g, cols, r, b);  // (b)
   for (size_t j = 0; j < in.jobs.size(); ++j) {
     if (!cols.c[j]) continue;
     std::vector<std::pair<int, double>> one, start{{cols.c[j], 1.0}};

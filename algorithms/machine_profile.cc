@@ -1,42 +1,48 @@
 #include "algorithms/machine_profile.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace locsched {
 namespace {
 constexpr double kSlack = 1e-9;  // capacity comparisons forgive rounding
 }  // namespace
 
-double MachineProfile::PeakDuring(double start, double end) const {
-  // The usage is piecewise constant and only rises at task starts, so the peak
-  // over [start, end) is attained at `start` or at a task start inside it.
-  double peak = 0;
-  auto usage_at = [&](double t) {
-    double used = 0;
-    for (const Busy& b : busy_)
-      if (b.start <= t && t < b.end) used += b.demand;
-    return used;
-  };
-  peak = usage_at(start);
-  for (const Busy& b : busy_)
-    if (b.start > start && b.start < end) peak = std::max(peak, usage_at(b.start));
-  return peak;
+size_t MachineProfile::Segment(double t) const {
+  const auto it = std::upper_bound(points_.begin(), points_.end(), t,
+                                   [](double v, const Point& p) { return v < p.time; });
+  return it == points_.begin() ? 0 : static_cast<size_t>(it - points_.begin()) - 1;
+}
+
+size_t MachineProfile::Split(double t) {
+  const size_t k = Segment(t);
+  if (points_[k].time == t) return k;
+  points_.insert(points_.begin() + static_cast<long>(k) + 1, Point{t, points_[k].used});
+  return k + 1;
 }
 
 double MachineProfile::EarliestStart(double ready, double duration, double demand) const {
-  // Candidates: `ready` and every end of a placed task after it, in time order;
-  // the first at which the task fits is the earliest (usage only drops at ends).
-  std::vector<double> candidates{ready};
-  for (const Busy& b : busy_)
-    if (b.end > ready) candidates.push_back(b.end);
-  std::sort(candidates.begin(), candidates.end());
-  for (double s : candidates)
-    if (PeakDuring(s, s + duration) + demand <= capacity_ * (1 + kSlack)) return s;
-  return candidates.back();  // unreachable: after the last end the machine is empty
+  // Walk the segments from `ready`: a segment too full to add `demand` pushes the
+  // candidate start to its end; the first candidate whose window [s, s + duration)
+  // has crossed only segments with room is the earliest fit.
+  const double room = capacity_ * (1 + kSlack) - demand;
+  double s = ready;
+  for (size_t k = Segment(ready); k < points_.size(); ++k) {
+    const double end =
+        k + 1 < points_.size() ? points_[k + 1].time : std::numeric_limits<double>::infinity();
+    if (points_[k].used > room) {
+      s = std::max(s, end);
+      continue;
+    }
+    if (end >= s + duration) return s;
+  }
+  return s;  // unreachable: the last segment is empty and endless
 }
 
 void MachineProfile::Add(double start, double duration, double demand) {
-  busy_.push_back({start, start + duration, demand});
+  const size_t first = Split(start);
+  const size_t last = Split(start + duration);
+  for (size_t k = first; k < last; ++k) points_[k].used += demand;
 }
 
 }  // namespace locsched

@@ -3,6 +3,7 @@
 // Owned by one solver run (SynchPack-2, MRS stages, tests' brute force); single-threaded.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 namespace locsched {
@@ -18,13 +19,17 @@ class MachineProfile {
   void Add(double start, double duration, double demand);
 
  private:
-  struct Busy {
-    double start, end, demand;
+  // The usage as a step function: from points_[k].time to the next point the
+  // machine holds points_[k].used; after the last point it is empty.
+  struct Point {
+    double time, used;
   };
-  // The peak demand in use during [start, end).
-  double PeakDuring(double start, double end) const;
+  // The index of the last point at or before `t` (t >= 0).
+  size_t Segment(double t) const;
+  // Makes `t` a point (splitting its segment) and returns its index.
+  size_t Split(double t);
   double capacity_;
-  std::vector<Busy> busy_;
+  std::vector<Point> points_{{0.0, 0.0}};
 };
 
 }  // namespace locsched
