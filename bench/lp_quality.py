@@ -17,6 +17,8 @@ Instances (all seeded, so reruns build the same ones):
   reduces = ceil(shuffle/1 GB), at most 4, sharing 10 s per 128 MB of shuffle.
   Each map task gets 3 random replica machines and remote penalty 1.5.
   swim-40-at-3000-x20 divides the submit gaps by 20 (a busy cluster).
+- backlog-1000: SWIM jobs from the start until 1,000 tasks, all queued at 0, 50
+  machines, maps on their 3 replicas only and reduces on one random machine.
 Machines have capacity 4 and every task demand 1 (a slot), unit weights.
 
 LP time series: SWIM jobs until N tasks (100, 1,000, 10,000), maps on their 3
@@ -154,22 +156,26 @@ def quality(binary, instances, tmp):
         sys.stdout.flush()
 
 
+def backlog(rows, size, machines=50):
+    """SWIM jobs in order until `size` tasks, all queued at time 0, placement only."""
+    rng = random.Random(size)
+    jobs, tasks = [], 0
+    for row in rows:
+        job = swim_job(row, rng, machines, False)
+        job["release"] = 0.0
+        jobs.append(job)
+        tasks += len(job["tasks"])
+        if tasks >= size:
+            break
+    return {"machines": [{"capacity": 4.0}] * machines, "jobs": jobs}
+
+
 def lp_times(binary, rows, tmp, sizes, machines=50):
     print("\n| queued tasks | jobs | LP columns | intervals | LP solve (s, lp-bound wall) |")
     print("|---|---|---|---|---|")
     for size in sizes:
-        rng = random.Random(size)
-        jobs, tasks = [], 0
-        for row in rows:
-            job = swim_job(row, rng, machines, False)
-            jobs.append(job)
-            tasks += len(job["tasks"])
-            if tasks >= size:
-                break
-        t0 = min(j["release"] for j in jobs)
-        for j in jobs:
-            j["release"] = 0.0  # a backlog: everything queued now
-        inst = {"machines": [{"capacity": 4.0}] * machines, "jobs": jobs}
+        inst = backlog(rows, size, machines)
+        jobs, tasks = inst["jobs"], sum(len(j["tasks"]) for j in inst["jobs"])
         path = os.path.join(tmp, f"backlog{size}.json")
         with open(path, "w") as f:
             json.dump(inst, f)
@@ -197,6 +203,7 @@ def main():
     # The same 40 jobs with their submit gaps divided by 20: a busy cluster.
     instances.append(("swim-40-at-3000-x20",
                       swim_instance(rows, 3000, 40, args.machines, seed=3001, compress=20)))
+    instances.append(("backlog-1000", backlog(rows, 1000)))
     with tempfile.TemporaryDirectory() as tmp:
         quality(args.binary, instances, tmp)
         lp_times(args.binary, rows, tmp, [int(s) for s in args.sizes.split(",")])
