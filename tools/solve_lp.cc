@@ -124,6 +124,16 @@ LpInstance ReadInstance(const std::string& file) {
   return ParseInstance(root);
 }
 
+// A lower bound on the LP's columns: every usable machine of a task has at least
+// one interval its task can end in (the grid reaches past the latest possible end).
+size_t MinColumns(const LpInstance& in) {
+  size_t columns = 0;
+  for (const LpJob& job : in.jobs)
+    for (const LpTask& task : job.tasks)
+      columns += task.remote_penalty >= 1 ? in.capacity.size() : task.placement.size();
+  return columns;
+}
+
 struct Options {
   std::string instance;
   bool json = false;
@@ -192,7 +202,7 @@ int Run(const char* name, const char* what, SolveFn solve, int argc, char** argv
   Options o;
   app.add_option("--instance", o.instance, "Instance JSON file (format: docs/lp.md)")->required();
   app.add_flag("--json", o.json, "Print one JSON object with the schedule");
-  app.add_option("--epsilon", o.epsilon, "LP interval growth: d_l = d_1 (1+E)^(l-1), E > 0")
+  app.add_option("--epsilon", o.epsilon, "LP interval growth: d_l = d_1 (1+E)^(l-1), E in (0, 10]")
       ->capture_default_str();
   app.add_option("--max-columns", o.max_columns,
                  "Refuse instances whose LP has more columns (at most " +
@@ -211,9 +221,13 @@ int Run(const char* name, const char* what, SolveFn solve, int argc, char** argv
     if (o.max_columns < 1 || o.max_columns > kHardMaxColumns)
       throw InputError("--max-columns: must be in [1, " + std::to_string(kHardMaxColumns) + "]");
     const LpInstance in = ReadInstance(o.instance);
-    const size_t columns = IntervalLpColumns(in, {o.epsilon, o.max_columns, LpStage::kAll});
+    const size_t floor = MinColumns(in);  // cheap, so huge inputs are refused at once
+    const size_t columns = floor > o.max_columns
+                               ? floor
+                               : IntervalLpColumns(in, {o.epsilon, o.max_columns, LpStage::kAll});
     if (columns > o.max_columns)
-      throw InputError("instance: the LP would have " + std::to_string(columns) +
+      throw InputError("instance: the LP would have " +
+                       std::string(columns == floor ? "at least " : "") + std::to_string(columns) +
                        " columns, more than --max-columns " + std::to_string(o.max_columns) +
                        " (fewer tasks, machines with placement, or a larger --epsilon)");
     const auto t0 = std::chrono::steady_clock::now();
