@@ -193,13 +193,8 @@ void Print(const char* name, const LpInstance& in, const Options& o, const Solve
               seconds);
 }
 
-int Run(const char* name, const char* what, SolveFn solve, int argc, char** argv,
-        bool schedules = true) {
-  CLI::App app{std::string("locsched-solve ") + name + ": " + what +
-               "\nReads an instance (docs/lp.md), prints Σ w_j C_j, the interval LP's lower bound "
-               "and the schedule."};
-  app.name(std::string("locsched-solve ") + name);
-  Options o;
+// The subcommand's flags.
+void AddFlags(CLI::App& app, Options& o) {
   app.add_option("--instance", o.instance, "Instance JSON file (format: docs/lp.md)")->required();
   app.add_flag("--json", o.json, "Print one JSON object with the schedule");
   app.add_option("--epsilon", o.epsilon, "LP interval growth: d_l = d_1 (1+E)^(l-1), E in (0, 10]")
@@ -208,6 +203,53 @@ int Run(const char* name, const char* what, SolveFn solve, int argc, char** argv
                  "Refuse instances whose LP has more columns (at most " +
                      std::to_string(kHardMaxColumns) + ")")
       ->capture_default_str();
+}
+
+// The flag ranges and the LP size limit; throws InputError.
+void CheckLimits(const LpInstance& in, const Options& o) {
+  const size_t floor = MinColumns(in);  // cheap, so huge inputs are refused at once
+  const size_t columns = floor > o.max_columns
+                             ? floor
+                             : IntervalLpColumns(in, {o.epsilon, o.max_columns, LpStage::kAll});
+  if (columns > o.max_columns)
+    throw InputError("instance: the LP would have " +
+                     std::string(columns == floor ? "at least " : "") + std::to_string(columns) +
+                     " columns, more than --max-columns " + std::to_string(o.max_columns) +
+                     " (fewer tasks, machines with placement, or a larger --epsilon)");
+}
+
+// Solves, checks the schedule (unless the row makes none) and prints; the exit code.
+int SolveAndPrint(const char* name, SolveFn solve, bool schedules, const LpInstance& in,
+                  const Options& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SolverResult r;
+  json extra = json::object();
+  const Status s = solve(in, o, &r, &extra);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!s.ok()) {
+    std::fprintf(stderr, "locsched-solve %s: %s\n", name, s.message().c_str());
+    return s.code() == Status::Code::kInternal ? 1 : 2;
+  }
+  const Status feasible = schedules ? CheckSchedule(in, r.schedule) : Status::Ok();
+  if (!feasible.ok()) {
+    std::fprintf(stderr, "locsched-solve %s: infeasible schedule: %s\n", name,
+                 feasible.message().c_str());
+    return 1;
+  }
+  if (!schedules) extra["bound_only"] = true;
+  Print(name, in, o, r, extra, seconds);
+  return 0;
+}
+
+int Run(const char* name, const char* what, SolveFn solve, int argc, char** argv,
+        bool schedules = true) {
+  CLI::App app{std::string("locsched-solve ") + name + ": " + what +
+               "\nReads an instance (docs/lp.md), prints Σ w_j C_j, the interval LP's lower bound "
+               "and the schedule."};
+  app.name(std::string("locsched-solve ") + name);
+  Options o;
+  AddFlags(app, o);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -221,34 +263,8 @@ int Run(const char* name, const char* what, SolveFn solve, int argc, char** argv
     if (o.max_columns < 1 || o.max_columns > kHardMaxColumns)
       throw InputError("--max-columns: must be in [1, " + std::to_string(kHardMaxColumns) + "]");
     const LpInstance in = ReadInstance(o.instance);
-    const size_t floor = MinColumns(in);  // cheap, so huge inputs are refused at once
-    const size_t columns = floor > o.max_columns
-                               ? floor
-                               : IntervalLpColumns(in, {o.epsilon, o.max_columns, LpStage::kAll});
-    if (columns > o.max_columns)
-      throw InputError("instance: the LP would have " +
-                       std::string(columns == floor ? "at least " : "") + std::to_string(columns) +
-                       " columns, more than --max-columns " + std::to_string(o.max_columns) +
-                       " (fewer tasks, machines with placement, or a larger --epsilon)");
-    const auto t0 = std::chrono::steady_clock::now();
-    SolverResult r;
-    json extra = json::object();
-    const Status s = solve(in, o, &r, &extra);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!s.ok()) {
-      std::fprintf(stderr, "locsched-solve %s: %s\n", name, s.message().c_str());
-      return s.code() == Status::Code::kInternal ? 1 : 2;
-    }
-    const Status feasible = schedules ? CheckSchedule(in, r.schedule) : Status::Ok();
-    if (!feasible.ok()) {
-      std::fprintf(stderr, "locsched-solve %s: infeasible schedule: %s\n", name,
-                   feasible.message().c_str());
-      return 1;
-    }
-    if (!schedules) extra["bound_only"] = true;
-    Print(name, in, o, r, extra, seconds);
-    return 0;
+    CheckLimits(in, o);
+    return SolveAndPrint(name, solve, schedules, in, o);
   } catch (const InputError& e) {
     std::fprintf(stderr, "locsched-solve %s: %s\n", name, e.what());
     return 2;
