@@ -24,6 +24,9 @@ TEST_CASE("MRS schedules are feasible and not below the LP bound", "[mrs]") {
     REQUIRE(r.solved.objective >= r.solved.lower_bound * (1 - 1e-7));
     REQUIRE(r.width.size() == in.jobs.size());
     for (size_t j = 0; j < in.jobs.size(); ++j) REQUIRE(r.width[j] > in.jobs[j].release);
+    for (const ScheduledTask& e : r.solved.schedule)  // reduces are released at their width
+      if (in.jobs[e.job].tasks[e.task].kind == LpTaskKind::kReduce)
+        REQUIRE(e.start >= r.width[e.job] * (1 - 1e-12));
   }
 }
 
