@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -70,7 +71,8 @@ LpTask ParseTask(const json& t, const std::string& path) {
     for (size_t k = 0; k < p.size(); ++k) {
       if (!p[k].is_number_unsigned())
         Fail(path + ".placement[" + std::to_string(k) + "]", "must be a machine index");
-      task.placement.push_back(p[k].get<uint32_t>());
+      const uint64_t machine = p[k].get<uint64_t>();  // no silent truncation to 32 bits
+      task.placement.push_back(machine > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(machine));
     }
   }
   if (t.contains("kind")) {

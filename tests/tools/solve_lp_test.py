@@ -173,6 +173,7 @@ class Errors(Scratch):
             ({"demand": "big"}, "jobs[1].tasks[1].demand: must be a number"),
             ({"duration": -1}, "jobs[1].tasks[1].duration"),
             ({"placement": [5]}, "jobs[1].tasks[1].placement[0]"),
+            ({"placement": [4294967296]}, "jobs[1].tasks[1].placement[0]: no such machine"),
             ({"placement": "0"}, "jobs[1].tasks[1].placement"),
             ({"placement": []}, "jobs[1].tasks[1].placement"),
             ({"remote_penalty": 0.5}, "jobs[1].tasks[1].remote_penalty"),
