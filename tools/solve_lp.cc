@@ -40,7 +40,7 @@ struct InputError : std::runtime_error {
 }
 
 void OnlyKeys(const json& obj, const std::string& path, const std::set<std::string>& keys) {
-  if (!obj.is_object()) Fail(path, "must be an object");
+  if (!obj.is_object()) Fail(path.empty() ? "instance" : path, "must be an object");
   for (const auto& [key, value] : obj.items())
     if (!keys.count(key)) Fail(path.empty() ? key : path + "." + key, "unknown field");
 }

@@ -188,6 +188,8 @@ class Errors(Scratch):
 
     def test_bad_document_fields(self):
         self.expect_error("{not json", "not valid JSON")
+        self.expect_error("[1, 2]", "instance: must be an object")
+        self.expect_error({"machines": [{"capacity": 1}], "jobs": [], "extra": 1}, "extra: unknown field")
         self.expect_error({"jobs": []}, "machines")
         self.expect_error({"machines": [{"capacity": 0}], "jobs": []}, "machines[0].capacity")
         self.expect_error({"machines": [{"capacity": 1}], "jobs": []}, "jobs: must not be empty")
