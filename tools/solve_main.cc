@@ -7,6 +7,7 @@
 
 #include "algorithms/edit_distance.h"
 #include "tools/solve_command.h"
+#include "tools/solve_lp.h"
 
 namespace locsched {
 
@@ -18,15 +19,18 @@ namespace {
 const SolveCommand kCommands[] = {
     {"hta", "assign tasks to servers by max load (Fischer-Su-Yin; flow, round-robin, exact)",
      RunHta},
-    {nullptr, nullptr, nullptr},
+    {"synchpack", "SynchPack-2 schedule vs the interval LP bound (issue 6)", RunSynchPackCommand},
+    {"mrs", "MRS Map->Reduce merge schedule vs the interval LP bound", RunMrsCommand},
+    {"jsq-mw", "JSQ+MaxWeight with greedy packing (baseline)", RunJsqMwCommand},
+    {"tetris", "Tetris-style packing score (baseline)", RunTetrisCommand},
+    {"lp-bound", "only the interval LP's lower bound (for timing the LP)", RunLpBoundCommand},
 };
 
 void PrintUsage(FILE* out) {
   std::fprintf(out,
                "Usage: locsched-solve COMMAND --instance FILE [options]\n\n"
                "Offline solvers; COMMAND --help describes each.\n\nCommands:\n");
-  for (const SolveCommand& c : kCommands)
-    if (c.name != nullptr) std::fprintf(out, "  %-12s %s\n", c.name, c.summary);
+  for (const SolveCommand& c : kCommands) std::fprintf(out, "  %-12s %s\n", c.name, c.summary);
 }
 
 // The closest command name, for a did-you-mean.
@@ -34,7 +38,6 @@ std::string Closest(const std::string& name) {
   std::string best;
   size_t best_distance = 3;  // farther than this is no suggestion
   for (const SolveCommand& c : kCommands) {
-    if (c.name == nullptr) continue;
     size_t d = EditDistance(name, c.name);
     if (d < best_distance) best_distance = d, best = c.name;
   }
@@ -47,7 +50,7 @@ int Main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   for (const SolveCommand& c : kCommands)
-    if (c.name != nullptr && !std::strcmp(c.name, argv[1])) return c.run(argc - 1, argv + 1);
+    if (!std::strcmp(c.name, argv[1])) return c.run(argc - 1, argv + 1);
   std::string hint = Closest(argv[1]);
   std::fprintf(stderr, "locsched-solve: unknown command '%s'%s%s%s\n", argv[1],
                hint.empty() ? "" : " (did you mean '", hint.c_str(), hint.empty() ? "" : "'?)");

@@ -1,0 +1,213 @@
+#!/usr/bin/python3
+"""Offline quality of the LP solvers on trace-built instances (docs/benchmarks.md,
+section "LP schedules on trace instances"), and LP solve time against backlog size.
+
+Builds instances at run time from the traces in TRACES (default
+/work/shared/data/traces; never copied into the repo), runs locsched-solve
+synchpack, mrs, jsq-mw and tetris on each, and prints Markdown tables of
+sum w_j C_j, the ratio to the interval LP bound, and the wall time.
+
+Instances (all seeded, so reruns build the same ones):
+- rumen: hadoop-rumen/input-trace.json, the 3 jobs with tasks (154 maps, 49 reduces).
+  Task durations are the successful attempt's finish - start (s); releases are the
+  submit times; preferred hosts are folded onto MACHINES machines (host index mod M);
+  maps may run off their hosts 1.5x slower; reduces run anywhere.
+- swim-K-at-S: K consecutive SWIM FB-2009 jobs from job S. Maps = ceil(input/64 MB),
+  aggregated into at most 8 tasks that share the map work (10 s per 64 MB, >= 1 s);
+  reduces = ceil(shuffle/1 GB), at most 4, sharing 10 s per 128 MB of shuffle.
+  Each map task gets 3 random replica machines and remote penalty 1.5.
+  swim-40-at-3000-x20 divides the submit gaps by 20 (a busy cluster).
+- backlog-1000: SWIM jobs from the start until 1,000 tasks, all queued at 0, 50
+  machines, maps on their 3 replicas only and reduces on one random machine.
+Machines have capacity 4 and every task demand 1 (a slot), unit weights.
+
+LP time series: SWIM jobs until N tasks (100, 1,000, 10,000), maps on their 3
+replicas only (no remote penalty) and reduces on 1 random machine, 50 machines,
+timed with `locsched-solve lp-bound` (LP alone).
+
+Usage: lp_quality.py /path/to/locsched-solve [--traces DIR] [--machines M]
+"""
+import argparse
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+SOLVERS = ("synchpack", "mrs", "jsq-mw", "tetris")
+MB = 1 << 20
+
+
+def rumen_instance(traces, machines):
+    text = open(os.path.join(traces, "hadoop-rumen", "input-trace.json")).read()
+    decoder, i, jobs = json.JSONDecoder(), 0, []
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text):
+            break
+        job, i = decoder.raw_decode(text, i)
+        jobs.append(job)
+    hosts = {}
+
+    def machine_of(host):
+        return hosts.setdefault(host, len(hosts)) % machines
+
+    def duration(task):
+        for a in task["attempts"]:
+            if a.get("result") == "SUCCESS" and a["finishTime"] > a["startTime"] > 0:
+                return (a["finishTime"] - a["startTime"]) / 1000
+        return max(1.0, (task["finishTime"] - task["startTime"]) / 1000)
+
+    t0 = min(j["submitTime"] for j in jobs)
+    out = {"machines": [{"capacity": 4.0}] * machines, "jobs": []}
+    for job in jobs:
+        tasks = []
+        for t in job["mapTasks"]:
+            placement = sorted({machine_of(loc["layers"][-1]) for loc in t["preferredLocations"]})
+            tasks.append({"demand": 1.0, "placement": placement, "duration": duration(t),
+                          "remote_penalty": 1.5 if placement else 1.0})
+        for t in job["reduceTasks"]:
+            tasks.append({"demand": 1.0, "placement": [], "duration": duration(t),
+                          "remote_penalty": 1.0, "kind": "reduce"})
+        if tasks:
+            out["jobs"].append({"weight": 1, "release": (job["submitTime"] - t0) / 1000,
+                                "tasks": tasks})
+    return out
+
+
+def swim_jobs(traces):
+    rows = []
+    with open(os.path.join(traces, "swim-fb", "FB-2009_samples_24_times_1hr_0.tsv")) as f:
+        for line in f:
+            cols = line.rstrip("\n").split("\t")
+            rows.append((float(cols[1]), int(cols[3]), int(cols[4])))
+    return rows
+
+
+def swim_job(row, rng, machines, remote, max_maps=8, max_reduces=4):
+    submit, input_bytes, shuffle = row
+    maps = max(1, math.ceil(input_bytes / (64 * MB)))
+    work = max(1.0, input_bytes / (64 * MB) * 10)
+    tasks = []
+    n = min(max_maps, maps)
+    for _ in range(n):
+        task = {"demand": 1.0, "placement": sorted(rng.sample(range(machines), min(3, machines))),
+                "duration": round(work / n, 3)}
+        if remote:
+            task["remote_penalty"] = 1.5
+        tasks.append(task)
+    if shuffle > 0:
+        r = min(max_reduces, math.ceil(shuffle / (1024 * MB)))
+        rwork = max(1.0, shuffle / (128 * MB) * 10)
+        for _ in range(r):
+            task = {"demand": 1.0, "duration": round(rwork / r, 3), "kind": "reduce"}
+            if remote:
+                task.update(placement=[], remote_penalty=1.0)
+            else:
+                task["placement"] = [rng.randrange(machines)]
+            tasks.append(task)
+    return {"weight": 1, "release": submit, "tasks": tasks}
+
+
+def swim_instance(rows, start, count, machines, seed=1, compress=1):
+    rng = random.Random(seed)
+    jobs = [swim_job(r, rng, machines, True) for r in rows[start:start + count]]
+    t0 = min(j["release"] for j in jobs)
+    for j in jobs:
+        j["release"] = round((j["release"] - t0) / compress, 3)
+    return {"machines": [{"capacity": 4.0}] * machines, "jobs": jobs}
+
+
+def solve(binary, solver, path, *extra):
+    t = time.monotonic()
+    out = subprocess.run([binary, solver, "--instance", path, "--json", *extra],
+                         capture_output=True, text=True, timeout=3600)
+    wall = time.monotonic() - t
+    if out.returncode != 0:
+        return {"error": out.stderr.strip(), "wall": wall}
+    result = json.loads(out.stdout)
+    result["wall"] = wall
+    return result
+
+
+def quality(binary, instances, tmp):
+    print("| instance | jobs | tasks | LP columns | LP bound | " +
+          " | ".join(f"{s} Σw_jC_j (ratio, s)" for s in SOLVERS) + " |")
+    print("|---|---|---|---|---|" + "---|" * len(SOLVERS))
+    for name, inst in instances:
+        path = os.path.join(tmp, name + ".json")
+        with open(path, "w") as f:
+            json.dump(inst, f)
+        cells, bound, columns = [], None, None
+        for solver in SOLVERS:
+            r = solve(binary, solver, path, "--max-columns", "200000")
+            if "error" in r:
+                cells.append("error: " + r["error"][:60])
+                continue
+            bound, columns = r["lower_bound"], r["lp_columns"]
+            cells.append(f"{r['objective']:,.0f} ({r['ratio']:.3f}, {r['wall']:.1f} s)")
+        tasks = sum(len(j["tasks"]) for j in inst["jobs"])
+        print(f"| {name} | {len(inst['jobs'])} | {tasks} | {columns:,} | {bound:,.0f} | " +
+              " | ".join(cells) + " |")
+        sys.stdout.flush()
+
+
+def backlog(rows, size, machines=50):
+    """SWIM jobs in order until `size` tasks, all queued at time 0, placement only."""
+    rng = random.Random(size)
+    jobs, tasks = [], 0
+    for row in rows:
+        job = swim_job(row, rng, machines, False)
+        job["release"] = 0.0
+        jobs.append(job)
+        tasks += len(job["tasks"])
+        if tasks >= size:
+            break
+    return {"machines": [{"capacity": 4.0}] * machines, "jobs": jobs}
+
+
+def lp_times(binary, rows, tmp, sizes, machines=50):
+    print("\n| queued tasks | jobs | LP columns | intervals | LP solve (s, lp-bound wall) |")
+    print("|---|---|---|---|---|")
+    for size in sizes:
+        inst = backlog(rows, size, machines)
+        jobs, tasks = inst["jobs"], sum(len(j["tasks"]) for j in inst["jobs"])
+        path = os.path.join(tmp, f"backlog{size}.json")
+        with open(path, "w") as f:
+            json.dump(inst, f)
+        r = solve(binary, "lp-bound", path, "--max-columns", "200000")
+        if "error" in r:
+            print(f"| {tasks:,} | {len(jobs)} | - | - | refused: {r['error'][:100]} |")
+        else:
+            print(f"| {tasks:,} | {len(jobs)} | {r['lp_columns']:,} | {r['intervals']} | "
+                  f"{r['seconds']:.2f} ({r['wall']:.2f}) |")
+        sys.stdout.flush()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("binary")
+    ap.add_argument("--traces", default="/work/shared/data/traces")
+    ap.add_argument("--machines", type=int, default=10)
+    ap.add_argument("--sizes", default="100,1000,10000")
+    args = ap.parse_args()
+    rows = swim_jobs(args.traces)
+    instances = [("rumen", rumen_instance(args.traces, args.machines))]
+    for start, count in ((0, 20), (1000, 30), (3000, 40)):
+        instances.append((f"swim-{count}-at-{start}",
+                          swim_instance(rows, start, count, args.machines, seed=start + 1)))
+    # The same 40 jobs with their submit gaps divided by 20: a busy cluster.
+    instances.append(("swim-40-at-3000-x20",
+                      swim_instance(rows, 3000, 40, args.machines, seed=3001, compress=20)))
+    instances.append(("backlog-1000", backlog(rows, 1000)))
+    with tempfile.TemporaryDirectory() as tmp:
+        quality(args.binary, instances, tmp)
+        lp_times(args.binary, rows, tmp, [int(s) for s in args.sizes.split(",")])
+
+
+if __name__ == "__main__":
+    main()
