@@ -1,0 +1,88 @@
+#include "tools/tail_sender.h"
+
+#include <poll.h>
+
+#include <cstdio>
+#include <thread>
+
+namespace locsched {
+
+EventSender::EventSender(std::string socket, size_t window, std::chrono::milliseconds timeout,
+                         std::chrono::milliseconds retry_for, OnReply on_reply)
+    : socket_(std::move(socket)),
+      window_(window),
+      timeout_(timeout),
+      retry_for_(retry_for),
+      on_reply_(std::move(on_reply)) {}
+
+Status EventSender::Connect() {
+  const auto deadline = std::chrono::steady_clock::now() + retry_for_;
+  // Shape: try, sleep 100 ms, try again until the deadline; the last error is returned.
+  for (;;) {
+    Status s = client_.Connect(socket_);
+    if (s.ok()) {
+      client_.set_timeout(timeout_);
+      return s;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return s;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+Status EventSender::Reconnect(const Status& why) {
+  std::fprintf(stderr, "locsched-tail: %s; reconnecting\n", why.message().c_str());
+  client_.Close();
+  if (Status s = Connect(); !s.ok()) return s;
+  ++stats_.reconnects;
+  // Everything unanswered may or may not have been applied: send it again, same ids.
+  for (const Pending& p : pending_) {
+    if (Status s = client_.Send(p.line); !s.ok()) return Reconnect(s);
+    ++stats_.resent;
+  }
+  return Status::Ok();
+}
+
+Status EventSender::ReadOne() {
+  std::string reply;
+  Status s = client_.ReadLine(&reply);
+  if (!s.ok()) return Reconnect(s);
+  const Pending p = std::move(pending_.front());
+  pending_.pop_front();
+  ++stats_.sent;
+  if (reply.starts_with("{\"ok\":true")) {
+    ++stats_.accepted;
+    if (reply.find("\"duplicate\":true") != std::string::npos) ++stats_.duplicates;
+  } else {
+    ++stats_.rejected;
+  }
+  if (on_reply_) on_reply_(p.token, reply);
+  return Status::Ok();
+}
+
+Status EventSender::Submit(std::string line, uint64_t token) {
+  while (pending_.size() >= window_) {
+    if (Status s = ReadOne(); !s.ok()) return s;
+  }
+  pending_.push_back({std::move(line), token});
+  if (Status s = client_.Send(pending_.back().line); !s.ok()) return Reconnect(s);
+  return Status::Ok();
+}
+
+Status EventSender::Drain() {
+  while (!pending_.empty()) {
+    if (Status s = ReadOne(); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status EventSender::Poll() {
+  // A reply is ready if one is buffered or the socket is readable right now.
+  while (!pending_.empty()) {
+    pollfd p{client_.fd(), POLLIN, 0};
+    if (!client_.LineBuffered() && ::poll(&p, 1, 0) <= 0) return Status::Ok();
+    if (Status s = ReadOne(); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace locsched
