@@ -61,6 +61,9 @@ void AddFlags(CLI::App& app, TailOptions& o, std::string& format) {
       ->capture_default_str();
   app.add_flag("--json", o.json, "Print the final summary as one JSON object on stdout");
   app.add_flag("-q,--quiet", o.quiet, "No progress bar");
+  app.add_flag("--announce-machines", o.announce,
+               "Send machine_up for each replica host not seen before (the daemon refuses "
+               "replicas on unknown machines; real traces name real hosts)");
 }
 
 void AddSynthesisFlags(CLI::App& app, SynthesisOptions& s) {

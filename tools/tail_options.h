@@ -28,6 +28,7 @@ struct TailOptions {
   size_t max_reports = 20;  ///< --max-reports: malformed records printed (then only counted)
   bool json = false;        ///< --json: the summary as one JSON object on stdout
   bool quiet = false;       ///< -q: no progress bar
+  bool announce = false;    ///< --announce-machines: machine_up for unseen replica hosts
   SynthesisOptions synth;   ///< --machines, --replication, --seed, --machine-prefix
 };
 

@@ -53,4 +53,18 @@ std::string RequestLine(const TraceEvent& e, const std::string& id, const Synthe
   return "";
 }
 
+void MachineAnnouncer::Lines(const std::string& request, std::vector<std::string>* out) {
+  const nlohmann::json j = nlohmann::json::parse(request, nullptr, false);
+  if (j.is_discarded() || j.value("op", "") != "job_submit" || !j.contains("tasks")) return;
+  for (const auto& task : j["tasks"]) {
+    if (!task.is_object() || !task.contains("replicas")) continue;
+    for (const auto& host : task["replicas"]) {
+      if (!host.is_string() || !announced_.insert(host.get<std::string>()).second) continue;
+      out->push_back(nlohmann::json{
+          {"op", "machine_up"}, {"id", "up:" + host.get<std::string>()}, {"machine", host}}
+                         .dump());
+    }
+  }
+}
+
 }  // namespace locsched

@@ -106,6 +106,15 @@ class Pacer {
   Clock::time_point w0_;
 };
 
+// The requests for `e`: its own line, preceded by machine_up lines with --announce-machines.
+void AppendRequests(const TailOptions& o, const TraceEvent& e, const std::string& id,
+                    MachineAnnouncer* announcer, std::vector<std::string>* out) {
+  std::string line = RequestLine(e, id, o.synth);
+  if (line.empty()) return;
+  if (o.announce) announcer->Lines(line, out);
+  out->push_back(std::move(line));
+}
+
 uint64_t CountEvents(const TailOptions& o) {
   TraceCounts c;
   for (const std::string& file : o.files) {
@@ -131,6 +140,7 @@ int RunReplay(const TailOptions& o) {
   ProgressBar bar("replay", total, !o.quiet && total > 0);
   Pacer pacer(o.speed);
   uint64_t seq = 0, handled = 0;
+  MachineAnnouncer announcer;
   for (size_t f = 0; f < o.files.size() && failure.ok() && !g_tail_stop; ++f) {
     const std::string source = Basename(o.files[f]);
     std::unique_ptr<TraceParser> parser = MakeTraceParser(o.format, o.synth);
@@ -139,9 +149,10 @@ int RunReplay(const TailOptions& o) {
       for (const TraceEvent& e : sink->events) {
         if (!failure.ok() || g_tail_stop) break;
         failure = pacer.Wait(e.time, &sender);
-        std::string line = RequestLine(e, EventId(source, 0, e), o.synth);
-        if (failure.ok() && !line.empty()) {
-          failure = sender.Submit(std::move(line), seq++);
+        std::vector<std::string> lines;
+        AppendRequests(o, e, EventId(source, 0, e), &announcer, &lines);
+        for (std::string& line : lines) {
+          if (failure.ok()) failure = sender.Submit(std::move(line), seq++);
           ++t.requests;
         }
         bar.Update(++handled);
@@ -228,10 +239,12 @@ class Follower {
     const std::string source = Basename(f.path());
     for (const TraceEvent& e : sink.events) {
       tally_.counts.Add(e);
-      std::string line = RequestLine(e, EventId(source, f.generation(), e), o_.synth);
-      if (line.empty()) continue;
-      ++tally_.requests;
-      if (Status s = sender_.Submit(std::move(line), submitted_++); !s.ok()) return s;
+      std::vector<std::string> lines;
+      AppendRequests(o_, e, EventId(source, f.generation(), e), &announcer_, &lines);
+      for (std::string& line : lines) {
+        ++tally_.requests;
+        if (Status s = sender_.Submit(std::move(line), submitted_++); !s.ok()) return s;
+      }
     }
     if (progressed) marks_.push_back({submitted_, i, f.Cursor()});
     ApplyMarks();
@@ -264,6 +277,7 @@ class Follower {
   Checkpoint cp_;
   std::vector<std::unique_ptr<FollowedFile>> files_;
   std::deque<Mark> marks_;
+  MachineAnnouncer announcer_;
   uint64_t submitted_ = 0, answered_ = 0, reported_ = 0, logged_ = 0;
   bool dirty_ = false;
   Tally tally_;
