@@ -12,6 +12,7 @@ namespace {
 
 constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kMaxBytesPerPoll = 1 << 20;  // then the caller sends before reading on
+constexpr size_t kTailBytes = 64;  // last bytes read, kept to notice a refilled truncated file
 
 Status Errno(const std::string& path, const char* what) {
   return Status::IoError(path, std::string(what) + ": " + std::strerror(errno));
@@ -60,6 +61,7 @@ Status FollowedFile::TryOpen(bool* opened) {
   cursor_.ino = ino;
   read_offset_ = cursor_.offset;
   lines_.Reset(cursor_.offset, cursor_.line);
+  tail_.clear();  // a resumed file is not checked for replacement until it is read again
   parser_ = MakeTraceParser(format_, options_);
   *opened = true;
   return Status::Ok();
@@ -78,9 +80,39 @@ Status FollowedFile::ReadAvailable(ParseSink* sink, bool* progressed) {
     total += static_cast<size_t>(n);
     read_offset_ += static_cast<uint64_t>(n);
     lines_.Append(std::string_view(buf, static_cast<size_t>(n)));
+    tail_.append(buf, static_cast<size_t>(n));
+    if (tail_.size() > kTailBytes) tail_.erase(0, tail_.size() - kTailBytes);
     while (lines_.Next(&line, &pos)) parser_->Feed(line, pos, sink);
   }
   *progressed = total > 0;
+  return Status::Ok();
+}
+
+Status FollowedFile::CheckReplaced(bool* replaced) {
+  *replaced = false;
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) return Errno(path_, "fstat");
+  const auto size = static_cast<uint64_t>(st.st_size);
+  if (size < read_offset_) {
+    *replaced = true;  // shorter than what was read: truncated in place
+  } else if (!tail_.empty()) {
+    // Truncated and refilled to at least the old size: the bytes before the
+    // offset would differ from the ones read there.
+    std::string now(tail_.size(), '\0');
+    const ssize_t n =
+        ::pread(fd_, now.data(), now.size(), static_cast<off_t>(read_offset_ - tail_.size()));
+    if (n < 0) return Errno(path_, "pread");
+    *replaced = static_cast<size_t>(n) != tail_.size() || now != tail_;
+  }
+  if (!*replaced) return Status::Ok();
+  ++rotations_;
+  ++cursor_.generation;
+  cursor_.offset = read_offset_ = 0;
+  cursor_.line = 1;
+  if (::lseek(fd_, 0, SEEK_SET) < 0) return Errno(path_, "lseek");
+  lines_.Reset();
+  tail_.clear();
+  parser_ = MakeTraceParser(format_, options_);
   return Status::Ok();
 }
 
@@ -90,25 +122,16 @@ Status FollowedFile::Poll(ParseSink* sink, bool* progressed) {
     bool opened = false;
     if (Status s = TryOpen(&opened); !s.ok() || !opened) return s;
   }
-  if (Status s = ReadAvailable(sink, progressed); !s.ok() || *progressed) return s;
-  // Idle at the end of the file: was it truncated in place, or replaced at the path?
-  struct stat st {};
-  if (::fstat(fd_, &st) != 0) return Errno(path_, "fstat");
-  if (static_cast<uint64_t>(st.st_size) < read_offset_) {
-    ++rotations_;
-    ++cursor_.generation;
-    cursor_.offset = read_offset_ = 0;
-    cursor_.line = 1;
-    if (::lseek(fd_, 0, SEEK_SET) < 0) return Errno(path_, "lseek");
-    lines_.Reset();
-    parser_ = MakeTraceParser(format_, options_);
-    *progressed = true;
-    return Status::Ok();
-  }
+  bool replaced = false;
+  if (Status s = CheckReplaced(&replaced); !s.ok()) return s;
+  if (Status s = ReadAvailable(sink, progressed); !s.ok()) return s;
+  *progressed |= replaced;
+  if (*progressed) return Status::Ok();
+  // Idle at the end of the file: has another file taken its place (rotation by rename)?
   struct stat now {};
   if (::stat(path_.c_str(), &now) != 0 || static_cast<uint64_t>(now.st_ino) == cursor_.ino)
     return Status::Ok();  // moved away and not recreated yet, or unchanged
-  // Rotated by rename: the old file is complete, so its last line counts even without '\n'.
+  // The old file is complete, so its last line counts even without a newline.
   std::string_view line;
   SourcePos pos;
   if (lines_.TakePartial(&line, &pos)) parser_->Feed(line, pos, sink);

@@ -1,8 +1,8 @@
 // FollowedFile: one path followed like `tail -F` by locsched-tail. Waits for a
 // file that does not exist yet, keeps a partial last line until it is complete,
 // notices rotation by rename (new inode at the path: the old file is read to its
-// end first) and copy-truncate (size below the offset read), and resumes from a
-// checkpoint cursor. Plain files only (no gzip). One thread.
+// end first) and copy-truncate (size below the offset read, or the bytes before
+// it changed), and resumes from a checkpoint cursor. Plain files only (no gzip). One thread.
 #pragma once
 
 #include <memory>
@@ -41,7 +41,7 @@ class FollowedFile {
  private:
   Status TryOpen(bool* opened);
   Status ReadAvailable(ParseSink* sink, bool* progressed);
-  void StartOver(uint64_t dev, uint64_t ino);
+  Status CheckReplaced(bool* replaced);
   void CloseFile();
 
   std::string path_;
@@ -52,6 +52,7 @@ class FollowedFile {
   int fd_ = -1;
   uint64_t read_offset_ = 0;  // bytes of the open file consumed into the splitter
   LineSplitter lines_;
+  std::string tail_;  // the last bytes read (up to 64): a changed copy means a truncation
   std::unique_ptr<TraceParser> parser_;
   uint64_t rotations_ = 0;
 };

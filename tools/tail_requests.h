@@ -13,7 +13,7 @@
 
 namespace locsched {
 
-/// The id of `e` in the file named `source` (its basename) at rotation `generation`.
+/// The id of `e` read from `source` (the path as given) at rotation `generation`.
 std::string EventId(std::string_view source, uint64_t generation, const TraceEvent& e);
 
 /// The request line for `e` with `id`, or "" when the event is not sent (attempt events,

@@ -1,6 +1,8 @@
 // locsched-tail's sending modes: replay (files read once, paced by --speed) and
 // follow (tail -F with a checkpoint). Both turn events into requests with
 // position-derived ids and feed them to an EventSender; both end with a summary.
+#include <unistd.h>
+
 #include <cstdio>
 #include <deque>
 #include <nlohmann/json.hpp>
@@ -20,11 +22,6 @@ using Clock = std::chrono::steady_clock;
 
 std::chrono::milliseconds Millis(double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
-}
-
-std::string Basename(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 // What a sending run did, for the summary.
@@ -136,13 +133,14 @@ int RunReplay(const TailOptions& o) {
                      RejectionLogger(&logged));
   Tally t;
   Status failure = sender.Connect();
-  const uint64_t total = o.quiet ? 0 : CountEvents(o);
+  // The bar's total costs a first pass over the files: only when a bar will show.
+  const uint64_t total = o.quiet || !::isatty(STDERR_FILENO) ? 0 : CountEvents(o);
   ProgressBar bar("replay", total, !o.quiet && total > 0);
   Pacer pacer(o.speed);
   uint64_t seq = 0, handled = 0;
   MachineAnnouncer announcer;
   for (size_t f = 0; f < o.files.size() && failure.ok() && !g_tail_stop; ++f) {
-    const std::string source = Basename(o.files[f]);
+    const std::string& source = o.files[f];  // as given: two logs never share ids
     std::unique_ptr<TraceParser> parser = MakeTraceParser(o.format, o.synth);
     const Status s = ParseTraceFile(o.files[f], parser.get(), &t.counts, [&](ParseSink* sink) {
       ReportMalformed(o, o.files[f], sink->malformed, &reported);
@@ -236,7 +234,7 @@ class Follower {
     *any |= progressed;
     tally_.counts.malformed += sink.malformed.size();
     ReportMalformed(o_, f.path(), sink.malformed, &reported_);
-    const std::string source = Basename(f.path());
+    const std::string& source = f.path();
     for (const TraceEvent& e : sink.events) {
       tally_.counts.Add(e);
       std::vector<std::string> lines;

@@ -30,16 +30,22 @@ Status EventSender::Connect() {
 }
 
 Status EventSender::Reconnect(const Status& why) {
-  std::fprintf(stderr, "locsched-tail: %s; reconnecting\n", why.message().c_str());
-  client_.Close();
-  if (Status s = Connect(); !s.ok()) return s;
-  ++stats_.reconnects;
-  // Everything unanswered may or may not have been applied: send it again, same ids.
-  for (const Pending& p : pending_) {
-    if (Status s = client_.Send(p.line); !s.ok()) return Reconnect(s);
-    ++stats_.resent;
+  Status cause = why;
+  // Shape: reconnect, resend everything unanswered (it may or may not have been applied;
+  // the ids make a second copy harmless); a send that fails starts over.
+  for (;;) {
+    std::fprintf(stderr, "locsched-tail: %s; reconnecting\n", cause.message().c_str());
+    client_.Close();
+    if (Status s = Connect(); !s.ok()) return s;
+    ++stats_.reconnects;
+    Status sent = Status::Ok();
+    for (const Pending& p : pending_) {
+      if (sent = client_.Send(p.line); !sent.ok()) break;
+      ++stats_.resent;
+    }
+    if (sent.ok()) return sent;
+    cause = sent;
   }
-  return Status::Ok();
 }
 
 Status EventSender::ReadOne() {
