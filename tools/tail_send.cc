@@ -68,6 +68,16 @@ int Summarize(const TailOptions& o, const char* mode, const Tally& t, const Send
   return 0;
 }
 
+// The progress bar's note: answered requests per second and how they went.
+std::string RateNote(const Tally& t, const SendStats& s) {
+  const double secs = std::chrono::duration<double>(Clock::now() - t.start).count();
+  char note[128];
+  std::snprintf(note, sizeof note, "%.0f requests/s, %llu rejected",
+                secs > 0 ? static_cast<double>(s.sent) / secs : 0,
+                static_cast<unsigned long long>(s.rejected));
+  return note;
+}
+
 // Logs the first few rejections (they are counted either way).
 EventSender::OnReply RejectionLogger(uint64_t* logged) {
   return [logged](uint64_t, const std::string& reply) {
@@ -146,14 +156,15 @@ int RunReplay(const TailOptions& o) {
       ReportMalformed(o, o.files[f], sink->malformed, &reported);
       for (const TraceEvent& e : sink->events) {
         if (!failure.ok() || g_tail_stop) break;
-        failure = pacer.Wait(e.time, &sender);
         std::vector<std::string> lines;
         AppendRequests(o, e, EventId(source, 0, e), &announcer, &lines);
+        // Only sent events are paced: unsent attempt events may be out of time order.
+        if (!lines.empty()) failure = pacer.Wait(e.time, &sender);
         for (std::string& line : lines) {
           if (failure.ok()) failure = sender.Submit(std::move(line), seq++);
           ++t.requests;
         }
-        bar.Update(++handled);
+        if (++handled % 256 == 0) bar.Update(handled, RateNote(t, sender.stats()));
       }
       sink->events.clear();
       sink->malformed.clear();
@@ -161,7 +172,7 @@ int RunReplay(const TailOptions& o) {
     if (failure.ok()) failure = s;
   }
   if (failure.ok()) failure = sender.Drain();
-  bar.Finish();
+  bar.Finish(RateNote(t, sender.stats()));
   return Summarize(o, "replay", t, sender.stats(), failure);
 }
 
