@@ -30,8 +30,10 @@ Status TraceInput::Read(char* buf, size_t size, size_t* got) {
   const int n = gzread(static_cast<gzFile>(gz_), buf, static_cast<unsigned>(size));
   if (n < 0) {
     int code = 0;
-    const char* what = gzerror(static_cast<gzFile>(gz_), &code);
-    return Status::IoError(path_, code == Z_ERRNO ? std::strerror(errno) : what);
+    std::string_view what = gzerror(static_cast<gzFile>(gz_), &code);
+    if (what.starts_with(path_ + ": ")) what.remove_prefix(path_.size() + 2);  // zlib names it too
+    return Status::IoError(
+        path_, code == Z_ERRNO ? std::strerror(errno) : "corrupt gzip data: " + std::string(what));
   }
   *got = static_cast<size_t>(n);
   return Status::Ok();

@@ -118,6 +118,23 @@ class ErrorTest(unittest.TestCase):
         self.assertEqual(out.returncode, 1)
         self.assertIn("/nonexistent/trace.tsv: No such file or directory", out.stderr)
 
+    def test_truncated_and_corrupt_gzip(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(TRACES, "hadoop-rumen/sample-job-tracker-logs.gz"), "rb") as f:
+                data = f.read()
+            cut, bad = os.path.join(d, "cut.gz"), os.path.join(d, "bad.gz")
+            with open(cut, "wb") as f:
+                f.write(data[:len(data) // 2])
+            with open(bad, "wb") as f:
+                f.write(data[:100] + bytes(b ^ 0xFF for b in data[100:200]) + data[200:])
+            out = run_tail("--format", "jobhistory", "--check", cut)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertGreaterEqual(json.loads(out.stdout)["malformed"], 1)
+            self.assertIn("truncated", out.stderr)
+            out = run_tail("--format", "jobhistory", "--check", bad)
+            self.assertEqual(out.returncode, 1)
+            self.assertIn(bad + ": corrupt gzip data", out.stderr)
+
     def test_help_lists_formats_and_modes(self):
         out = run_tail("--help")
         self.assertEqual(out.returncode, 0)
