@@ -33,6 +33,12 @@ bool StartsRecord(std::string_view line) {
   return false;
 }
 
+// The value of `key`, or "" if the record lacks it.
+std::string_view Value(const JobHistoryRecord& r, const char* key) {
+  const auto it = r.keys.find(key);
+  return it == r.keys.end() ? std::string_view() : std::string_view(it->second);
+}
+
 Status Require(const JobHistoryRecord& r, const char* key, std::string* out) {
   const auto it = r.keys.find(key);
   if (it == r.keys.end() || it->second.empty())
@@ -165,31 +171,36 @@ Status JobHistoryParser::Emit(const JobHistoryRecord& r, const SourcePos& pos, P
   if (type != "MAP" && type != "REDUCE") return Status::Ok();  // SETUP and CLEANUP
   if (Status s = Require(r, "TASKID", &e.task); !s.ok()) return s;
   if (Status s = JobOfTask(e.task, &e.job); !s.ok()) return s;
-  if (!attempt) {
-    if (!r.keys.contains("START_TIME")) return Status::Ok();  // the task's finish record
-    e.kind = TraceEventKind::kTaskSubmit;
-    TraceTask t;
-    t.task = e.task;
-    t.kind = type == "MAP" ? TaskKind::kMap : TaskKind::kReduce;
-    t.replicas = SplitHosts(r.keys.count("SPLITS") ? r.keys.at("SPLITS") : "");
-    e.tasks.push_back(std::move(t));
-    return TimeOf(r, "START_TIME", &e, sink);
-  }
-  if (Status s = Require(r, "TASK_ATTEMPT_ID", &e.attempt); !s.ok()) return s;
+  return attempt ? EmitAttempt(r, &e, sink) : EmitTask(r, type, &e, sink);
+}
+
+Status JobHistoryParser::EmitTask(const JobHistoryRecord& r, const std::string& type, TraceEvent* e,
+                                  ParseSink* sink) {
+  if (!r.keys.contains("START_TIME")) return Status::Ok();  // the task's finish record
+  e->kind = TraceEventKind::kTaskSubmit;
+  TraceTask t;
+  t.task = e->task;
+  t.kind = type == "MAP" ? TaskKind::kMap : TaskKind::kReduce;
+  t.replicas = SplitHosts(Value(r, "SPLITS"));
+  e->tasks.push_back(std::move(t));
+  return TimeOf(r, "START_TIME", e, sink);
+}
+
+Status JobHistoryParser::EmitAttempt(const JobHistoryRecord& r, TraceEvent* e, ParseSink* sink) {
+  if (Status s = Require(r, "TASK_ATTEMPT_ID", &e->attempt); !s.ok()) return s;
   if (r.keys.contains("START_TIME")) {
-    e.kind = TraceEventKind::kAttemptStart;
-    e.machine = TrackerHost(r.keys.count("TRACKER_NAME") ? r.keys.at("TRACKER_NAME") : "");
-    return TimeOf(r, "START_TIME", &e, sink);
+    e->kind = TraceEventKind::kAttemptStart;
+    e->machine = TrackerHost(Value(r, "TRACKER_NAME"));
+    return TimeOf(r, "START_TIME", e, sink);
   }
-  if (!r.keys.contains("FINISH_TIME")) return Status::Ok();
-  e.kind = TraceEventKind::kAttemptFinish;
+  if (!r.keys.contains("FINISH_TIME")) return Status::Ok();  // progress updates
+  e->kind = TraceEventKind::kAttemptFinish;
   std::string status;
   if (Status s = Require(r, "TASK_STATUS", &status); !s.ok()) return s;
-  e.success = status == "SUCCESS";
-  const std::vector<std::string> host =
-      SplitHosts(r.keys.count("HOSTNAME") ? r.keys.at("HOSTNAME") : "");
-  if (!host.empty()) e.machine = host.front();
-  return TimeOf(r, "FINISH_TIME", &e, sink);
+  e->success = status == "SUCCESS";
+  const std::vector<std::string> host = SplitHosts(Value(r, "HOSTNAME"));
+  if (!host.empty()) e->machine = host.front();
+  return TimeOf(r, "FINISH_TIME", e, sink);
 }
 
 void JobHistoryParser::Finish(ParseSink* sink) {

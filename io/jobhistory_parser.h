@@ -39,6 +39,9 @@ class JobHistoryParser : public TraceParser {
  private:
   void Complete(ParseSink* sink);
   static Status Emit(const JobHistoryRecord& r, const SourcePos& pos, ParseSink* sink);
+  static Status EmitTask(const JobHistoryRecord& r, const std::string& type, TraceEvent* e,
+                         ParseSink* sink);
+  static Status EmitAttempt(const JobHistoryRecord& r, TraceEvent* e, ParseSink* sink);
   std::string pending_;
   SourcePos pending_pos_;
 };

@@ -27,6 +27,12 @@ std::vector<std::string> PreferredHosts(const json& task) {
   return out;
 }
 
+// A string field, or "" when absent or not a string.
+std::string Text(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 std::string HostOf(const json& attempt) {
   const auto it = attempt.find("hostName");
   if (it == attempt.end() || !it->is_string()) return "";
@@ -41,15 +47,43 @@ void AttemptEvents(const json& task, const TraceEvent& base, std::vector<TraceEv
   for (const json& a : *it) {
     TraceEvent e = base;
     e.kind = TraceEventKind::kAttemptStart;
-    e.attempt = a.value("attemptID", "");
+    if (!a.is_object()) continue;
+    e.attempt = Text(a, "attemptID");
     e.machine = HostOf(a);
     e.time = Seconds(a, "startTime");
     out->push_back(e);
     e.kind = TraceEventKind::kAttemptFinish;
     e.time = Seconds(a, "finishTime");
-    e.success = a.value("result", "") == "SUCCESS";
+    e.success = Text(a, "result") == "SUCCESS";
     out->push_back(std::move(e));
   }
+}
+
+// Appends the map or reduce tasks of `list` to job->tasks and their attempts to *attempts.
+Status AddTasks(const json& j, const char* list, TraceEvent* job,
+                std::vector<TraceEvent>* attempts) {
+  const auto it = j.find(list);
+  if (it == j.end()) return Status::Ok();
+  if (!it->is_array()) return Status::InvalidArgument(list, "is not an array");
+  for (const json& task : *it) {
+    if (!task.is_object() || !task.contains("taskID") || !task["taskID"].is_string())
+      return Status::InvalidArgument(std::string(list) + "[].taskID", "is missing");
+    TraceTask t;
+    t.task = task["taskID"].get<std::string>();
+    t.kind = list[0] == 'm' ? TaskKind::kMap : TaskKind::kReduce;
+    t.replicas = PreferredHosts(task);
+    const auto bytes = task.find("inputBytes");
+    if (bytes != task.end() && bytes->is_number()) t.size = std::max(0.0, bytes->get<double>());
+    const double start = Seconds(task, "startTime"), finish = Seconds(task, "finishTime");
+    if (start >= 0 && finish >= start) t.duration = finish - start;
+    TraceEvent base;
+    base.pos = job->pos;
+    base.job = job->job;
+    base.task = t.task;
+    AttemptEvents(task, base, attempts);
+    job->tasks.push_back(std::move(t));
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -66,28 +100,8 @@ Status RumenJobEvents(std::string_view text, const SourcePos& pos, std::vector<T
   job.time = Seconds(j, "submitTime");
   if (job.time < 0) job.time = Seconds(j, "launchTime");
   std::vector<TraceEvent> attempts;
-  for (const char* list : {"mapTasks", "reduceTasks"}) {
-    const auto it = j.find(list);
-    if (it == j.end()) continue;
-    if (!it->is_array()) return Status::InvalidArgument(list, "is not an array");
-    for (const json& task : *it) {
-      if (!task.is_object() || !task.contains("taskID") || !task["taskID"].is_string())
-        return Status::InvalidArgument(std::string(list) + "[].taskID", "is missing");
-      TraceTask t;
-      t.task = task["taskID"].get<std::string>();
-      t.kind = list[0] == 'm' ? TaskKind::kMap : TaskKind::kReduce;
-      t.replicas = PreferredHosts(task);
-      t.size = std::max(0.0, task.value("inputBytes", 0.0));
-      const double start = Seconds(task, "startTime"), finish = Seconds(task, "finishTime");
-      if (start >= 0 && finish >= start) t.duration = finish - start;
-      TraceEvent base;
-      base.pos = pos;
-      base.job = job.job;
-      base.task = t.task;
-      AttemptEvents(task, base, &attempts);
-      job.tasks.push_back(std::move(t));
-    }
-  }
+  for (const char* list : {"mapTasks", "reduceTasks"})
+    if (Status s = AddTasks(j, list, &job, &attempts); !s.ok()) return s;
   out->push_back(std::move(job));
   for (TraceEvent& e : attempts) out->push_back(std::move(e));
   for (size_t i = 0; i < out->size(); ++i) (*out)[i].index = static_cast<uint32_t>(i);
@@ -159,7 +173,13 @@ void RumenParser::Feed(std::string_view line, const SourcePos& pos, ParseSink* s
 
 void RumenParser::EmitObject(ParseSink* sink) {
   std::vector<TraceEvent> events;
-  if (Status s = RumenJobEvents(text_, pos_, &events); !s.ok()) {
+  Status s;
+  try {
+    s = RumenJobEvents(text_, pos_, &events);
+  } catch (const nlohmann::json::exception& e) {  // a field of an unexpected type
+    s = Status::InvalidArgument("object", e.what());
+  }
+  if (!s.ok()) {
     sink->malformed.push_back({pos_, std::move(s)});
   } else {
     for (TraceEvent& e : events) sink->events.push_back(std::move(e));

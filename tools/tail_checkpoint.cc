@@ -30,13 +30,22 @@ std::string DirOf(const std::string& path) {
 
 }  // namespace
 
+Status ReadCursors(const nlohmann::json& j, const std::string& path, Checkpoint* out);
+
 Status LoadCheckpoint(const std::string& path, Checkpoint* out) {
   out->clear();
   std::ifstream in(path);
   if (!in) return errno == ENOENT ? Status::Ok() : Status::IoError(path, std::strerror(errno));
   std::stringstream text;
   text << in.rdbuf();
-  const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
+  try {
+    return ReadCursors(nlohmann::json::parse(text.str(), nullptr, false), path, out);
+  } catch (const nlohmann::json::exception& e) {  // a field of the wrong type
+    return Status::InvalidArgument(path, std::string("is not a valid checkpoint: ") + e.what());
+  }
+}
+
+Status ReadCursors(const nlohmann::json& j, const std::string& path, Checkpoint* out) {
   if (j.is_discarded() || !j.is_object() || j.value("version", 0) != 1 || !j.contains("files") ||
       !j["files"].is_object())
     return Status::InvalidArgument(path, "is not a locsched-tail checkpoint (version 1)");

@@ -1,8 +1,7 @@
-// FollowedFile: one path followed like `tail -F` by locsched-tail. Waits for a
-// file that does not exist yet, keeps a partial last line until it is complete,
-// notices rotation by rename (new inode at the path: the old file is read to its
-// end first) and copy-truncate (size below the offset read, or the bytes before
-// it changed), and resumes from a checkpoint cursor. Plain files only (no gzip). One thread.
+// FollowedFile: one path followed like `tail -F` by locsched-tail's follow mode:
+// files that do not exist yet, partial last lines, rotation by rename (the old file
+// is read to its end first) and copy-truncate, resuming from a checkpoint cursor.
+// Plain files only (no gzip). Used from the tailer's one thread.
 #pragma once
 
 #include <memory>

@@ -95,5 +95,22 @@ TEST_CASE("rumen: braces inside strings do not end an object; bad objects are sk
   CHECK(sink.events[1].pos.line == 4);
 }
 
+TEST_CASE("rumen: fields of unexpected types never crash the parser") {
+  const std::string text =
+      R"({"jobID":"j1","mapTasks":[{"taskID":"t","inputBytes":"x","attempts":[{"attemptID":5,)"
+      R"("result":7,"hostName":9}]}]})"
+      "\n"
+      R"({"jobID":"j2","mapTasks":[{"taskID":"t","preferredLocations":[{"layers":"r"},3],)"
+      R"("attempts":[3,null]}]})"
+      "\n"
+      R"({"jobID":"j3","mapTasks":[{"taskID":"t","attempts":{"a":1},"startTime":"soon"}]})"
+      "\n";
+  RumenParser parser;
+  const ParseSink sink = ParseText(&parser, text);
+  CHECK(sink.malformed.size() + testing::Tally(sink).jobs == 3);
+  for (const TraceEvent& e : sink.events)
+    if (e.kind == TraceEventKind::kJobSubmit) CHECK(e.tasks.size() == 1);
+}
+
 }  // namespace
 }  // namespace locsched

@@ -142,10 +142,13 @@ TEST_CASE("tail checkpoint: saved atomically and read back; a corrupt one is an 
   CHECK(back["/var/log/a"].offset == 300);
   CHECK(back["/var/log/a"].generation == 5);
   CHECK(back["b"].ino == 7);
-  std::ofstream(path) << "{\"version\":1,\"files\":[";
-  const Status s = LoadCheckpoint(path, &back);
-  CHECK_FALSE(s.ok());
-  CHECK(s.message().find(path) != std::string::npos);
+  for (const char* bad : {"{\"version\":1,\"files\":[", "{\"version\":\"1\"}",
+                          "{\"version\":1,\"files\":{\"a\":{\"offset\":\"x\"}}}"}) {
+    std::ofstream(path) << bad;
+    const Status s = LoadCheckpoint(path, &back);
+    CHECK_FALSE(s.ok());
+    CHECK(s.message().find(path) != std::string::npos);
+  }
 }
 
 TEST_CASE("tail requests: ids come from the source position; JobHistory tasks are jobs") {
