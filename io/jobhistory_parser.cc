@@ -87,7 +87,9 @@ std::string TrackerHost(std::string_view tracker) {
 
 }  // namespace
 
-RecordParse ParseJobHistoryRecord(std::string_view text, JobHistoryRecord* out, Status* error) {
+RecordParse ParseJobHistoryRecord(std::string_view text, JobHistoryRecord* out, Status* error,
+                                  bool* in_value) {
+  if (in_value != nullptr) *in_value = false;
   size_t i = 0;
   while (i < text.size() && IsKeyChar(text[i])) ++i;
   out->type = std::string(text.substr(0, i));
@@ -109,7 +111,10 @@ RecordParse ParseJobHistoryRecord(std::string_view text, JobHistoryRecord* out, 
     std::string key(text.substr(key_start, i - key_start));
     i += 2;
     std::string value;
-    if (!ReadValue(text, &i, &value)) return RecordParse::kNeedMore;
+    if (!ReadValue(text, &i, &value)) {
+      if (in_value != nullptr) *in_value = true;
+      return RecordParse::kNeedMore;
+    }
     out->keys[std::move(key)] = std::move(value);
   }
   *error = Status::InvalidArgument(
@@ -125,6 +130,7 @@ void JobHistoryParser::Feed(std::string_view line, const SourcePos& pos, ParseSi
     sink->malformed.push_back(
         {pending_pos_, Status::InvalidArgument("record", "truncated: the next record starts")});
     pending_.clear();
+    in_value_ = false;
   }
   if (pending_.empty()) {
     // Outside a record: blank lines, the "!!FILE=" separators and the job conf XML are skipped.
@@ -137,6 +143,10 @@ void JobHistoryParser::Feed(std::string_view line, const SourcePos& pos, ParseSi
   }
   pending_.append(line);
   pending_pos_.end = pos.end;
+  // Inside a quoted value, a line without a quote cannot end it: no need to parse again
+  // (re-parsing every line would make a long record quadratic).
+  if (in_value_ && line.find('"') == std::string_view::npos && pending_.size() <= kMaxRecordBytes)
+    return;
   Complete(sink);
 }
 
@@ -144,7 +154,7 @@ void JobHistoryParser::Feed(std::string_view line, const SourcePos& pos, ParseSi
 void JobHistoryParser::Complete(ParseSink* sink) {
   JobHistoryRecord record;
   Status error;
-  RecordParse result = ParseJobHistoryRecord(pending_, &record, &error);
+  RecordParse result = ParseJobHistoryRecord(pending_, &record, &error, &in_value_);
   if (result == RecordParse::kNeedMore && pending_.size() > kMaxRecordBytes) {
     error = Status::ResourceExhausted("record", "longer than 1 MiB without its closing ' .'");
     result = RecordParse::kBad;
@@ -153,6 +163,7 @@ void JobHistoryParser::Complete(ParseSink* sink) {
   if (result == RecordParse::kComplete) error = Emit(record, pending_pos_, sink);
   if (!error.ok()) sink->malformed.push_back({pending_pos_, std::move(error)});
   pending_.clear();
+  in_value_ = false;
 }
 
 Status JobHistoryParser::Emit(const JobHistoryRecord& r, const SourcePos& pos, ParseSink* sink) {
@@ -208,6 +219,7 @@ void JobHistoryParser::Finish(ParseSink* sink) {
   sink->malformed.push_back(
       {pending_pos_, Status::InvalidArgument("record", "truncated: the input ends inside it")});
   pending_.clear();
+  in_value_ = false;
 }
 
 }  // namespace locsched

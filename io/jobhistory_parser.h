@@ -19,8 +19,10 @@ struct JobHistoryRecord {
 /// Result of parsing the text of one record.
 enum class RecordParse : uint8_t { kComplete, kNeedMore, kBad };
 
-/// Parses `text` (one or more lines joined by '\n'); kBad fills *error.
-RecordParse ParseJobHistoryRecord(std::string_view text, JobHistoryRecord* out, Status* error);
+/// Parses `text` (one or more lines joined by '\n'); kBad fills *error. *in_value (if
+/// given) says whether kNeedMore stopped inside a quoted value.
+RecordParse ParseJobHistoryRecord(std::string_view text, JobHistoryRecord* out, Status* error,
+                                  bool* in_value = nullptr);
 
 /// Parses Hadoop JobHistory text into events.
 class JobHistoryParser : public TraceParser {
@@ -44,6 +46,7 @@ class JobHistoryParser : public TraceParser {
   static Status EmitAttempt(const JobHistoryRecord& r, TraceEvent* e, ParseSink* sink);
   std::string pending_;
   SourcePos pending_pos_;
+  bool in_value_ = false;  // pending_ ends inside a quoted value
 };
 
 }  // namespace locsched
