@@ -137,43 +137,72 @@ uint64_t CountEvents(const TailOptions& o) {
 
 }  // namespace
 
-int RunReplay(const TailOptions& o) {
-  uint64_t logged = 0, reported = 0;
-  EventSender sender(o.socket, o.window, Millis(o.timeout), Millis(o.retry_for),
-                     RejectionLogger(&logged));
-  Tally t;
-  Status failure = sender.Connect();
-  // The bar's total costs a first pass over the files: only when a bar will show.
+namespace {
+
+// The replay's bar. Its total costs a first pass over the files: only when a bar will show.
+ProgressBar MakeBar(const TailOptions& o) {
   const uint64_t total = o.quiet || !::isatty(STDERR_FILENO) ? 0 : CountEvents(o);
-  ProgressBar bar("replay", total, !o.quiet && total > 0);
-  Pacer pacer(o.speed);
-  uint64_t seq = 0, handled = 0;
-  MachineAnnouncer announcer;
-  for (size_t f = 0; f < o.files.size() && failure.ok() && !g_tail_stop; ++f) {
-    const std::string& source = o.files[f];  // as given: two logs never share ids
-    std::unique_ptr<TraceParser> parser = MakeTraceParser(o.format, o.synth);
-    const Status s = ParseTraceFile(o.files[f], parser.get(), &t.counts, [&](ParseSink* sink) {
-      ReportMalformed(o, o.files[f], sink->malformed, &reported);
-      for (const TraceEvent& e : sink->events) {
-        if (!failure.ok() || g_tail_stop) break;
-        std::vector<std::string> lines;
-        AppendRequests(o, e, EventId(source, 0, e), &announcer, &lines);
-        // Only sent events are paced: unsent attempt events may be out of time order.
-        if (!lines.empty()) failure = pacer.Wait(e.time, &sender);
-        for (std::string& line : lines) {
-          if (failure.ok()) failure = sender.Submit(std::move(line), seq++);
-          ++t.requests;
-        }
-        if (++handled % 256 == 0) bar.Update(handled, RateNote(t, sender.stats()));
-      }
-      sink->events.clear();
-      sink->malformed.clear();
-    });
-    if (failure.ok()) failure = s;
+  return ProgressBar("replay", total, total > 0);
+}
+
+// Replay mode: the files once, in order, each event paced and sent.
+class Replayer {
+ public:
+  explicit Replayer(const TailOptions& o)
+      : o_(o),
+        sender_(o.socket, o.window, Millis(o.timeout), Millis(o.retry_for),
+                RejectionLogger(&logged_)),
+        bar_(MakeBar(o)),
+        pacer_(o.speed) {}
+
+  int Run() {
+    Status failure = sender_.Connect();
+    for (size_t f = 0; f < o_.files.size() && failure.ok() && !g_tail_stop; ++f) {
+      const std::string& path = o_.files[f];
+      std::unique_ptr<TraceParser> parser = MakeTraceParser(o_.format, o_.synth);
+      const Status s = ParseTraceFile(path, parser.get(), &t_.counts, [&](ParseSink* sink) {
+        ReportMalformed(o_, path, sink->malformed, &reported_);
+        for (const TraceEvent& e : sink->events)
+          if (failure.ok() && !g_tail_stop) failure = Send(path, e);
+        sink->events.clear();
+        sink->malformed.clear();
+      });
+      if (failure.ok()) failure = s;
+    }
+    if (failure.ok()) failure = sender_.Drain();
+    bar_.Finish(RateNote(t_, sender_.stats()));
+    return Summarize(o_, "replay", t_, sender_.stats(), failure);
   }
-  if (failure.ok()) failure = sender.Drain();
-  bar.Finish(RateNote(t, sender.stats()));
-  return Summarize(o, "replay", t, sender.stats(), failure);
+
+ private:
+  // Sends the requests of one event read from `path` (the path as given: two logs never share ids).
+  Status Send(const std::string& path, const TraceEvent& e) {
+    std::vector<std::string> lines;
+    AppendRequests(o_, e, EventId(path, 0, e), &announcer_, &lines);
+    // Only sent events are paced: unsent attempt events may be out of time order.
+    Status s = lines.empty() ? Status::Ok() : pacer_.Wait(e.time, &sender_);
+    for (std::string& line : lines) {
+      if (s.ok()) s = sender_.Submit(std::move(line), seq_++);
+      ++t_.requests;
+    }
+    if (++handled_ % 256 == 0) bar_.Update(handled_, RateNote(t_, sender_.stats()));
+    return s;
+  }
+
+  const TailOptions& o_;
+  uint64_t logged_ = 0, reported_ = 0, seq_ = 0, handled_ = 0;
+  EventSender sender_;
+  ProgressBar bar_;
+  Pacer pacer_;
+  MachineAnnouncer announcer_;
+  Tally t_;
+};
+
+}  // namespace
+
+int RunReplay(const TailOptions& o) {
+  Replayer r(o);
+  return r.Run();
 }
 
 namespace {
