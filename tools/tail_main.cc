@@ -68,7 +68,8 @@ void AddFlags(CLI::App& app, TailOptions& o, std::string& format) {
 
 void AddSynthesisFlags(CLI::App& app, SynthesisOptions& s) {
   app.add_option("--machines", s.machines,
-                 "swim, google: cluster size the seeded policy places replicas on")
+                 "swim, google and tasks without known locations: cluster size the seeded policy "
+                 "places replicas on")
       ->check(CLI::Range(1u, 1u << 24))
       ->capture_default_str();
   app.add_option("--replication", s.replication, "swim, google: replicas per task")
@@ -89,7 +90,8 @@ int main(int argc, char** argv) {
   CLI::App app{
       "locsched-tail: reads workload logs and feeds locschedd's event socket. Job arrivals\n"
       "become job_submit requests (ids derived from the source position, so the daemon drops\n"
-      "duplicates); locsched-format lines are forwarded as they are. Malformed records are\n"
+      "duplicates); locsched-format lines are forwarded as they are; task attempts are\n"
+      "counted, not sent (the cluster reports its own). Malformed records are\n"
       "reported with file and line, counted and skipped. Exits 1 on an unreadable file or an\n"
       "unreachable daemon, 2 on a bad flag."};
   TailOptions o;
