@@ -111,6 +111,7 @@ int main(int argc, char** argv) {
   if (o.check && o.follow) return usage("--check and --follow exclude each other");
   if (!o.check && o.socket.empty()) return usage("--socket: is required unless --check");
   if (o.follow && o.speed > 0) return usage("--speed: applies to replays, not to --follow");
+  if (!o.follow && !o.checkpoint.empty()) return usage("--checkpoint: applies to --follow only");
   if (o.check) return RunCheck(o);
   std::signal(SIGINT, OnStop);
   std::signal(SIGTERM, OnStop);

@@ -107,6 +107,10 @@ class ErrorTest(unittest.TestCase):
                            (["--format", "swim", "x"], "--socket"),
                            (["--format", "swim", "--check", "--follow", "x"], "--follow"),
                            (["--format", "swim", "--check", "--window", "0", "x"], "--window"),
+                           (["--format", "swim", "--socket", "s", "--checkpoint", "c", "x"],
+                            "--checkpoint"),
+                           (["--format", "swim", "--socket", "s", "-f", "--speed", "2", "x"],
+                            "--speed"),
                            (["--format", "swim", "--check", "--bogus", "x"], "--bogus"),
                            (["--check", "x"], "--format")):
             out = run_tail(*args)
