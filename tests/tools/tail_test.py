@@ -300,6 +300,23 @@ class SendTest(unittest.TestCase):
         s = self.stop_follow()
         self.assertEqual((s["requests"], s["duplicates"], s["rejected"]), (10, 0, 0))
 
+    def test_two_followed_logs_with_one_basename_do_not_share_ids(self):
+        a, b = os.path.join(self.dir, "a"), os.path.join(self.dir, "b")
+        os.mkdir(a)
+        os.mkdir(b)
+        self.append(swim_rows(0, 20, "a"), os.path.join(a, "jobs.tsv"))
+        self.append(swim_rows(0, 30, "b"), os.path.join(b, "jobs.tsv"))
+        self.tailer = subprocess.Popen(
+            [TAIL, "--format", "swim", "--machines", str(MACHINES), "--follow", "--socket",
+             self.d.event, "--idle-exit", "0.5", "--poll", "0.05", "--json",
+             os.path.join(a, "jobs.tsv"), os.path.join(b, "jobs.tsv")],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out, err = self.tailer.communicate(timeout=30)
+        self.assertEqual(self.tailer.returncode, 0, err)
+        s = json.loads(out)
+        self.assertEqual((s["requests"], s["accepted"], s["duplicates"]), (50, 50, 0))
+        self.assertEqual(self.d.submitted(), 50)
+
     def test_kill_9_then_restart_loses_nothing_and_doubles_nothing(self):
         self.append(swim_rows(0, 300))
         self.follow()
