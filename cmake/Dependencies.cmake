@@ -7,6 +7,7 @@ find_package(simdjson REQUIRED)                   # the request decoder: ~0.1 us
 find_package(CLI11 2.1 REQUIRED)
 find_package(spdlog REQUIRED)
 find_package(tomlplusplus REQUIRED)
+find_package(ZLIB REQUIRED)                       # gzip logs read directly by locsched-tail
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(SYSTEMD REQUIRED IMPORTED_TARGET libsystemd)
 

@@ -11,7 +11,7 @@ PACKAGES=(
   clang libclang-rt-14-dev llvm
   # libraries (see ../shared/DESIGN.md, "Verified dependency recipe")
   libboost-dev liblemon-dev libglpk-dev libtomlplusplus-dev libspdlog-dev catch2
-  nlohmann-json3-dev libsimdjson-dev libcli11-dev libsystemd-dev libbenchmark-dev
+  nlohmann-json3-dev libsimdjson-dev libcli11-dev libsystemd-dev libbenchmark-dev zlib1g-dev
   # charts and black-box tests
   python3 python3-matplotlib
   # systemd-analyze (unit check) and /bin/kill (the unit's ExecReload)

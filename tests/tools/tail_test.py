@@ -1,0 +1,355 @@
+#!/usr/bin/python3
+"""Black-box tests of locsched-tail: --check on every format of the real traces
+(counted independently here), its error paths, and replay and follow mode
+against the real locschedd (rotation, truncation, partial lines, restart from
+the checkpoint, a daemon restart mid-stream).
+
+Usage: tail_test.py /path/to/locsched-tail /path/to/locschedd TRACES_DIR [unittest options]
+"""
+import glob
+import gzip
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+TAIL = DAEMON = TRACES = None  # set from the command line in __main__
+MACHINES = 20
+
+
+def run_tail(*args, timeout=60):
+    return subprocess.run([TAIL, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def check(fmt, *files):
+    out = run_tail("--format", fmt, "--check", *files)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def read_text(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+class CheckTest(unittest.TestCase):
+    """--check on the real traces: counts match what this file counts itself."""
+
+    def test_jobhistory(self):
+        path = os.path.join(TRACES, "hadoop-rumen/sample-job-tracker-logs.gz")
+        text = read_text(path)
+        jobs = set(re.findall(r'^Job JOBID="([^"]+)"[^\n]* SUBMIT_TIME=', text, re.M))
+        tasks = set(re.findall(r'^Task TASKID="([^"]+)" TASK_TYPE="(?:MAP|REDUCE)" START_TIME=',
+                               text, re.M))
+        attempts = set(re.findall(r'^(?:Map|Reduce)Attempt TASK_TYPE="(?:MAP|REDUCE)" [^\n]*'
+                                  r'TASK_ATTEMPT_ID="([^"]+)" START_TIME=', text, re.M))
+        got = check("jobhistory", path)
+        self.assertEqual((got["jobs"], got["tasks"], got["attempts"], got["malformed"]),
+                         (len(jobs), len(tasks), len(attempts), 0))
+
+    def test_rumen(self):
+        path = os.path.join(TRACES, "hadoop-rumen/input-trace.json")
+        text, dec, i = read_text(path), json.JSONDecoder(), 0
+        jobs = tasks = attempts = 0
+        while text[i:].strip():
+            job, i = dec.raw_decode(text, len(text) - len(text[i:].lstrip()))
+            jobs += 1
+            for t in job["mapTasks"] + job["reduceTasks"]:
+                tasks += 1
+                attempts += len(t["attempts"])
+        got = check("rumen", path)
+        self.assertEqual((got["jobs"], got["tasks"], got["attempts"], got["malformed"]),
+                         (jobs, tasks, attempts, 0))
+
+    def test_swim(self):
+        path = os.path.join(TRACES, "swim-fb/FB-2009_samples_24_times_1hr_1.tsv")
+        rows = [l for l in read_text(path).splitlines() if l.strip()]
+        got = check("swim", path)
+        self.assertEqual((got["jobs"], got["events"], got["attempts"], got["malformed"]),
+                         (len(rows), len(rows), 0, 0))
+
+    def test_google(self):
+        files = sorted(glob.glob(os.path.join(TRACES, "google-clusterdata-2011-2/job_events/*.gz")))
+        self.assertEqual(len(files), 10)
+        submits = sum(1 for f in files for l in read_text(f).splitlines()
+                      if l.split(",")[3] == "0")
+        got = check("google", *files)
+        self.assertEqual((got["files"], got["jobs"], got["malformed"]), (10, submits, 0))
+
+    def test_locsched_lines_and_malformed_lines_name_file_and_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "events.jsonl")
+            with open(path, "w") as f:
+                f.write('{"op":"machine_up","machine":"m0"}\n{"op":"job_submit","job":"j",\n'
+                        '{"op":"job_submit","job":"k","tasks":[{"task":"t","replicas":["m0"]}]}\n'
+                        '{"op":"hearbeat"}')
+            out = run_tail("--format", "locsched", "--check", path)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            got = json.loads(out.stdout)
+            self.assertEqual((got["jobs"], got["tasks"], got["events"], got["malformed"]),
+                             (1, 1, 2, 2))
+            self.assertIn(path + ":2: malformed", out.stderr)
+            self.assertIn(path + ":4: malformed", out.stderr)
+            self.assertIn("did you mean 'heartbeat'", out.stderr)
+
+
+class ErrorTest(unittest.TestCase):
+    def test_bad_flags_exit_2_and_name_the_flag(self):
+        for args, flag in ((["--format", "csv", "--check", "x"], "--format"),
+                           (["--format", "swim", "x"], "--socket"),
+                           (["--format", "swim", "--check", "--follow", "x"], "--follow"),
+                           (["--format", "swim", "--check", "--window", "0", "x"], "--window"),
+                           (["--format", "swim", "--socket", "s", "--checkpoint", "c", "x"],
+                            "--checkpoint"),
+                           (["--format", "swim", "--socket", "s", "-f", "--speed", "2", "x"],
+                            "--speed"),
+                           (["--format", "swim", "--check", "--bogus", "x"], "--bogus"),
+                           (["--check", "x"], "--format")):
+            out = run_tail(*args)
+            self.assertEqual(out.returncode, 2, (args, out.stderr))
+            self.assertIn(flag, out.stderr, args)
+
+    def test_missing_file_is_a_clear_error(self):
+        out = run_tail("--format", "swim", "--check", "/nonexistent/trace.tsv")
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("/nonexistent/trace.tsv: No such file or directory", out.stderr)
+
+    def test_truncated_and_corrupt_gzip(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(TRACES, "hadoop-rumen/sample-job-tracker-logs.gz"), "rb") as f:
+                data = f.read()
+            cut, bad = os.path.join(d, "cut.gz"), os.path.join(d, "bad.gz")
+            with open(cut, "wb") as f:
+                f.write(data[:len(data) // 2])
+            with open(bad, "wb") as f:
+                f.write(data[:100] + bytes(b ^ 0xFF for b in data[100:200]) + data[200:])
+            out = run_tail("--format", "jobhistory", "--check", cut)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertGreaterEqual(json.loads(out.stdout)["malformed"], 1)
+            self.assertIn("truncated", out.stderr)
+            out = run_tail("--format", "jobhistory", "--check", bad)
+            self.assertEqual(out.returncode, 1)
+            self.assertIn(bad + ": corrupt gzip data", out.stderr)
+
+    def test_help_lists_formats_and_modes(self):
+        out = run_tail("--help")
+        self.assertEqual(out.returncode, 0)
+        for word in ("jobhistory", "rumen", "swim", "google", "locsched", "--check", "--follow",
+                     "--checkpoint", "--speed"):
+            self.assertIn(word, out.stdout)
+
+    def test_unreachable_daemon_is_reported(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "a.tsv")
+            with open(path, "w") as f:
+                f.write("job0\t1\t1\t1\t0\t0\n")
+            out = run_tail("--format", "swim", "--socket", os.path.join(d, "none.sock"),
+                           "--retry-for", "0.3", "-q", path)
+            self.assertEqual(out.returncode, 1)
+            self.assertIn("none.sock", out.stderr)
+
+
+class Daemon:
+    """A locschedd on temporary sockets with a journal, restartable in place."""
+
+    def __init__(self, d):
+        self.dir = d
+        self.event = os.path.join(d, "ev.sock")
+        self.control = os.path.join(d, "ctl.sock")
+        self.proc = None
+        self.log = open(os.path.join(d, "daemon.log"), "a+")
+        self.start()
+
+    def start(self):
+        argv = [DAEMON, "--set", "sockets.event_path=" + self.event,
+                "--set", "sockets.control_path=" + self.control, "--set", "log.target=stderr",
+                "--set", "journal.path=" + os.path.join(self.dir, "journal")]
+        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=self.log)
+        deadline = time.time() + 20
+        while not (os.path.exists(self.event) and os.path.exists(self.control)):
+            if self.proc.poll() is not None or time.time() > deadline:
+                self.log.seek(0)
+                raise RuntimeError("locschedd did not start:\n" + self.log.read())
+            time.sleep(0.02)
+
+    def call(self, req, control=True):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(10)
+            s.connect(self.control if control else self.event)
+            s.sendall(json.dumps(req).encode() + b"\n")
+            data = b""
+            while not data.endswith(b"\n"):
+                chunk = s.recv(1 << 20)
+                if not chunk:
+                    break
+                data += chunk
+        return json.loads(data)
+
+    def submitted(self):
+        return self.call({"op": "status"})["jobs"]["submitted"]
+
+    def machines_up(self, n):
+        for i in range(n):
+            assert self.call({"op": "machine_up", "machine": "m%d" % i}, control=False)["ok"]
+
+    def kill(self):
+        self.proc.kill()
+        self.proc.wait()
+        for p in (self.event, self.control):
+            if os.path.exists(p):
+                os.unlink(p)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self.log.close()
+
+
+def swim_rows(first, count, tag="job"):
+    """SWIM rows with small inputs (one to three maps) and distinct job names."""
+    return "".join("%s%d\t%d\t1\t%d\t0\t0\n" % (tag, i, i, (i % 3 + 1) * 60_000_000)
+                   for i in range(first, first + count))
+
+
+def wait_until(cond, what, timeout=15):
+    deadline = time.time() + timeout
+    while not cond():
+        if time.time() > deadline:
+            raise AssertionError("timed out waiting for " + what)
+        time.sleep(0.05)
+
+
+class SendTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="locsched-tail-test-")
+        self.d = Daemon(self.dir)
+        self.d.machines_up(MACHINES)
+        self.log = os.path.join(self.dir, "jobs.tsv")
+        self.ckpt = os.path.join(self.dir, "tail.ckpt")
+        self.tailer = None
+
+    def tearDown(self):
+        if self.tailer and self.tailer.poll() is None:
+            self.tailer.kill()
+            self.tailer.communicate()
+        self.d.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def append(self, text, path=None):
+        with open(path or self.log, "a") as f:
+            f.write(text)
+
+    def follow(self):
+        self.tailer = subprocess.Popen(
+            [TAIL, "--format", "swim", "--machines", str(MACHINES), "--follow", "--socket",
+             self.d.event, "--checkpoint", self.ckpt, "--poll", "0.05", "--json", self.log],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def stop_follow(self):
+        self.tailer.send_signal(signal.SIGTERM)
+        out, err = self.tailer.communicate(timeout=20)
+        self.assertEqual(self.tailer.returncode, 0, err)
+        return json.loads(out)
+
+    def test_replay_twice_is_deduplicated_by_ids(self):
+        self.append(swim_rows(0, 200))
+        for run in range(2):
+            out = run_tail("--format", "swim", "--machines", str(MACHINES), "--socket",
+                           self.d.event, "--json", "-q", self.log)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            s = json.loads(out.stdout)
+            self.assertEqual((s["requests"], s["accepted"], s["rejected"]), (200, 200, 0))
+            self.assertEqual(s["duplicates"], 200 if run else 0)
+        self.assertEqual(self.d.submitted(), 200)
+
+    def test_follow_partial_lines_rotation_truncation_and_checkpoint_restart(self):
+        self.follow()  # the file does not exist yet
+        time.sleep(0.3)
+        self.append(swim_rows(0, 50)[:-5])  # the last line is partial
+        wait_until(lambda: self.d.submitted() == 49, "the 49 whole lines")
+        time.sleep(0.3)
+        self.assertEqual(self.d.submitted(), 49)
+        self.append(swim_rows(49, 1)[-5:])  # completes it
+        wait_until(lambda: self.d.submitted() == 50, "the completed line")
+        os.rename(self.log, self.log + ".1")  # rotation by rename
+        self.append(swim_rows(50, 30))
+        wait_until(lambda: self.d.submitted() == 80, "the rotated-in file")
+        shutil.copy(self.log, self.log + ".2")  # copy-truncate
+        with open(self.log, "r+") as f:
+            f.truncate(0)
+        time.sleep(0.3)  # let the tailer see the file shrink
+        self.append(swim_rows(80, 20))
+        wait_until(lambda: self.d.submitted() == 100, "the truncated file's new lines")
+        s = self.stop_follow()
+        self.assertEqual((s["rejected"], s["duplicates"], s["rotations"]), (0, 0, 2))
+        self.append(swim_rows(100, 10))  # written while the tailer is down
+        self.follow()
+        wait_until(lambda: self.d.submitted() == 110, "the lines written while down")
+        s = self.stop_follow()
+        self.assertEqual((s["requests"], s["duplicates"], s["rejected"]), (10, 0, 0))
+
+    def test_two_followed_logs_with_one_basename_do_not_share_ids(self):
+        a, b = os.path.join(self.dir, "a"), os.path.join(self.dir, "b")
+        os.mkdir(a)
+        os.mkdir(b)
+        self.append(swim_rows(0, 20, "a"), os.path.join(a, "jobs.tsv"))
+        self.append(swim_rows(0, 30, "b"), os.path.join(b, "jobs.tsv"))
+        self.tailer = subprocess.Popen(
+            [TAIL, "--format", "swim", "--machines", str(MACHINES), "--follow", "--socket",
+             self.d.event, "--idle-exit", "0.5", "--poll", "0.05", "--json",
+             os.path.join(a, "jobs.tsv"), os.path.join(b, "jobs.tsv")],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out, err = self.tailer.communicate(timeout=30)
+        self.assertEqual(self.tailer.returncode, 0, err)
+        s = json.loads(out)
+        self.assertEqual((s["requests"], s["accepted"], s["duplicates"]), (50, 50, 0))
+        self.assertEqual(self.d.submitted(), 50)
+
+    def test_kill_9_then_restart_loses_nothing_and_doubles_nothing(self):
+        self.append(swim_rows(0, 300))
+        self.follow()
+        wait_until(lambda: self.d.submitted() >= 50, "some jobs")
+        self.tailer.kill()  # no chance to save: the checkpoint may lag
+        self.tailer.communicate()
+        self.append(swim_rows(300, 100))
+        self.follow()
+        wait_until(lambda: self.d.submitted() >= 400, "every job")
+        s = self.stop_follow()
+        self.assertEqual(s["rejected"], 0)
+        self.assertEqual(self.d.submitted(), 400)  # resent ones were duplicates, not new jobs
+
+    def test_daemon_restart_mid_stream(self):
+        self.append(swim_rows(0, 300))
+        proc = subprocess.Popen(
+            [TAIL, "--format", "swim", "--machines", str(MACHINES), "--socket", self.d.event,
+             "--speed", "100", "--retry-for", "20", "--json", "-q", self.log],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.tailer = proc
+        wait_until(lambda: self.d.submitted() >= 40, "the replay to start")
+        self.d.kill()
+        self.d.start()  # replays its journal: the machines and the jobs come back
+        out, err = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 0, err)
+        s = json.loads(out)
+        self.assertGreaterEqual(s["reconnects"], 1, err)
+        self.assertEqual((s["requests"], s["rejected"]), (300, 0), err)
+        self.assertEqual(self.d.submitted(), 300)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 4:
+        sys.exit("usage: tail_test.py LOCSCHED-TAIL LOCSCHEDD TRACES_DIR [unittest options]")
+    TAIL, DAEMON, TRACES = sys.argv[1:4]
+    unittest.main(argv=[sys.argv[0]] + sys.argv[4:])
