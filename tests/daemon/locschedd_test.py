@@ -506,8 +506,9 @@ class Rebalance(DaemonTest):
         tasks = [{"task": "t%d" % i, "replicas": ["m%d" % r for r in rng.sample(range(8), 2)]}
                  for i in range(300)]
         self.ok({"op": "job_submit", "job": "big", "tasks": tasks})  # a big job: a run follows
-        self.d.wait_for(lambda: self.runs() >= 1, "a rebalance after the big job")
-        self.assertEqual(self.ok({"op": "status"})["rebalance"]["last"]["trigger"], "big_job")
+        last = lambda: self.ok({"op": "status"})["rebalance"]["last"]
+        self.d.wait_for(lambda: last()["trigger"] == "big_job", "a rebalance after the big job")
+        self.assertEqual(last()["backlog"], 300)
         ctl = self.d.connect(control=True)
         before = self.runs()
         r = self.ok({"op": "rebalance"}, ctl)
