@@ -61,6 +61,29 @@ json.dump(list(seen.values()), open(out, "w"))
 PY
 }
 
+# With the load stopped (the backlog stays queued): three forced runs in a row;
+# the first absorbs the last churn, the others see none.
+quiet() {  # quiet OUT
+  /usr/bin/python3 - "$tmp/ctl.sock" "$1" <<'PY'
+import json, socket, sys, time
+path, out = sys.argv[1:3]
+s = socket.socket(socket.AF_UNIX); s.connect(path); f = s.makefile("rwb")
+def call(req):
+    f.write((json.dumps(req) + "\n").encode()); f.flush()
+    return json.loads(f.readline())
+runs = []
+for _ in range(3):
+    while call({"op": "status"})["rebalance"]["running"]:
+        time.sleep(0.01)
+    before = call({"op": "status"})["rebalance"]["runs"]
+    call({"op": "rebalance"})
+    while call({"op": "status"})["rebalance"]["runs"] == before:
+        time.sleep(0.01)
+    runs.append(call({"op": "status"})["rebalance"]["last"])
+json.dump(runs, open(out, "w"))
+PY
+}
+
 cut -d' ' -f1-3 /proc/loadavg >"$tmp/loadavg"
 for round in $(seq "$rounds"); do
   for mode in false true; do
@@ -72,6 +95,7 @@ for round in $(seq "$rounds"); do
       --queued "$queued" --machines "$machines" >"$tmp/load-$mode-$round.json"
     touch "$tmp/stop"
     wait "$poller"
+    quiet "$tmp/quiet-$mode-$round.json"
     kill "$server_pid"
     wait "$server_pid" || true
     server_pid=""
@@ -99,8 +123,10 @@ for r in range(1, rounds + 1):
         print("| %d | %s | %.0f | %.0f | %.0f | %.0f | %s |" % (
             r, "on" if mode == "true" else "off", load["replies_per_second"], lat["p50"], lat["p99"],
             lat["p999"], figs))
-        if runs:
-            print("<!-- runs %s %d: %s -->" % (mode, r, json.dumps(runs)))
+        quiet = json.load(open(os.path.join(tmp, "quiet-%s-%d.json" % (mode, r))))
+        print("<!-- quiet forced runs after the load (solve/loop ms, backlog, moved): %s -->" % (
+            ", ".join("%.1f/%.1f %d %d" % (q["solve_ms"], q["loop_ms"], q["backlog"], q["moved"])
+                      for q in quiet)))
 print("\nload average before / after: %s / %s" % (
     open(os.path.join(tmp, "loadavg")).read().strip(), " ".join(open("/proc/loadavg").read().split()[:3])))
 PY

@@ -3,7 +3,10 @@
 #include "daemon/daemon.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <systemd/sd-daemon.h>
+#include <unistd.h>
 
 #include <boost/asio.hpp>
 #include <csignal>
@@ -103,7 +106,7 @@ class Daemon {
 };
 
 // Moves one event-loop turn applies before letting queued requests in.
-constexpr size_t kMovesPerTurn = 4096;
+constexpr size_t kMovesPerTurn = 512;
 
 int Daemon::Run() {
   if (Status s = durability_.Recover(cfg_.journal); !s.ok()) {
@@ -122,6 +125,9 @@ int Daemon::Run() {
   StatusTick();
   StartFlushTimer();
   StartRebalanceTimer();
+  // The solver yields the CPU to the event loop (per-thread nice on Linux).
+  asio::post(worker_,
+             [] { (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10); });
   sd_notifyf(0, "READY=1\nSTATUS=%s\nMAINPID=%d", StatusLine().c_str(), getpid());
   io_.run();
   if (durability_.enabled()) {

@@ -158,9 +158,15 @@ void Rebalancer::Solve(RebalanceRun& run) {
   }
   tasks += cover_.live_tasks();
   // Walk tau only if the assignment may be more than one local task above the
-  // average-load lower bound (hta_flow.h: a local search around the kept tau).
-  const double good_enough = up > 0 ? run.costs.w_loc * (std::ceil(tasks / up) + 1) : 0;
-  const HtaSolution sol = Rebalance(cover_, run.costs, good_enough);
+  // average-load lower bound and, unless the backlog drifted by over 10% since
+  // the last walk, worse than the last run's (hta_flow.h: walking is the costly part).
+  const double bound = up > 0 ? run.costs.w_loc * (std::ceil(tasks / up) + 1) : 0;
+  const double live = cover_.live_tasks();
+  const bool drifted = std::abs(live - walk_backlog_) * 10 > walk_backlog_ || walk_backlog_ == 0;
+  const HtaSolution sol =
+      Rebalance(cover_, run.costs, drifted ? bound : std::max(bound, last_load_));
+  last_load_ = sol.max_load;
+  if (drifted) walk_backlog_ = live;
   EmitMoves(sol.assignment, run);
   run.stats.backlog = static_cast<uint64_t>(cover_.live_tasks());
   run.stats.covered = static_cast<uint64_t>(cover_.flow());
@@ -177,6 +183,7 @@ void Rebalancer::Absorb(const RebalanceRun& run) {
         cover_ = MaxCover(0, std::max(cover_.tau(), 1));
         cover_id_.clear();
         task_of_.clear();
+        walk_backlog_ = 0;
         break;
       case BacklogOp::kMachine:
         while (cover_.servers() <= static_cast<int>(op.id)) cover_.AddServer();

@@ -143,6 +143,8 @@ class Rebalancer final : public BacklogObserver {
   MaxCover cover_{0, 1};
   std::vector<int> cover_id_;       // by TaskId: its cover task id, or -1
   std::vector<CoverTask> task_of_;  // by cover task id
+  double last_load_ = 0;            // the last run's max load
+  double walk_backlog_ = 0;         // the backlog when tau was last walked freely
   // Totals for metrics.
   uint64_t runs_ = 0, moved_total_ = 0, stale_total_ = 0;
   double solve_seconds_total_ = 0, loop_seconds_total_ = 0;
