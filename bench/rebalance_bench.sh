@@ -105,8 +105,8 @@ done
 /usr/bin/python3 - "$tmp" "$rounds" <<'PY'
 import json, os, statistics, sys
 tmp, rounds = sys.argv[1], int(sys.argv[2])
-print("| round | rebalance | events/s | heartbeat p50 µs | p99 µs | p99.9 µs | runs seen | solve ms (median / max) | loop ms (median / max) | moved (median) | locality before → after (last) |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("| round | rebalance | events/s | heartbeat p50 µs | p99 µs | p99.9 µs | runs seen | solve wall ms (median / max) | solve CPU ms (median) | loop ms (median / max) | moved (median) | locality before → after (last) |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in range(1, rounds + 1):
     for mode in ("false", "true"):
         load = json.load(open(os.path.join(tmp, "load-%s-%d.json" % (mode, r))))
@@ -114,18 +114,19 @@ for r in range(1, rounds + 1):
         lat = load["heartbeat_latency_us"]
         if runs:
             solve = [x["solve_ms"] for x in runs]; loop = [x["loop_ms"] for x in runs]
-            figs = "%d | %.1f / %.1f | %.1f / %.1f | %d | %.3f → %.3f" % (
-                len(runs), statistics.median(solve), max(solve), statistics.median(loop), max(loop),
+            figs = "%d | %.1f / %.1f | %.1f | %.1f / %.1f | %d | %.3f → %.3f" % (
+                len(runs), statistics.median(solve), max(solve),
+                statistics.median([x["solve_cpu_ms"] for x in runs]), statistics.median(loop), max(loop),
                 statistics.median([x["moved"] for x in runs]), runs[-1]["locality_before"],
                 runs[-1]["locality_after"])
         else:
-            figs = "0 | - | - | - | -"
+            figs = "0 | - | - | - | - | -"
         print("| %d | %s | %.0f | %.0f | %.0f | %.0f | %s |" % (
             r, "on" if mode == "true" else "off", load["replies_per_second"], lat["p50"], lat["p99"],
             lat["p999"], figs))
         quiet = json.load(open(os.path.join(tmp, "quiet-%s-%d.json" % (mode, r))))
-        print("<!-- quiet forced runs after the load (solve/loop ms, backlog, moved): %s -->" % (
-            ", ".join("%.1f/%.1f %d %d" % (q["solve_ms"], q["loop_ms"], q["backlog"], q["moved"])
+        print("<!-- quiet forced runs after the load (solve wall/CPU/loop ms, backlog, moved): %s -->" % (
+            ", ".join("%.1f/%.1f/%.1f %d %d" % (q["solve_ms"], q["solve_cpu_ms"], q["loop_ms"], q["backlog"], q["moved"])
                       for q in quiet)))
 print("\nload average before / after: %s / %s" % (
     open(os.path.join(tmp, "loadavg")).read().strip(), " ".join(open("/proc/loadavg").read().split()[:3])))

@@ -23,18 +23,19 @@ namespace locsched {
 
 /// What one run found and did.
 struct RebalanceStats {
-  std::string trigger;         ///< "forced", "big_job", "imbalance" or "timer"
-  double solve_seconds = 0;    ///< solver time: absorb the log, augment, bal-assign
-  double loop_seconds = 0;     ///< event-loop time: snapshot plus applying the moves
-  uint64_t backlog = 0;        ///< queued tasks the solve saw
-  uint64_t covered = 0;        ///< of those, covered by max-cover (the flow)
-  uint64_t local = 0;          ///< placed on a machine holding their data
-  uint64_t moved = 0;          ///< tasks that changed queue
-  uint64_t stale = 0;          ///< moves dropped as no longer valid
-  double max_load = 0;         ///< the assignment's max load (seconds per slot, estimated)
-  int tau = 0;                 ///< the max-cover capacity the assignment came from
-  double locality_before = 0;  ///< share of queued tasks in a replica holder's local queue
-  double locality_after = 0;   ///< the same once the moves are applied
+  std::string trigger;           ///< "forced", "big_job", "imbalance" or "timer"
+  double solve_seconds = 0;      ///< solver wall time: absorb the log, augment, bal-assign
+  double solve_cpu_seconds = 0;  ///< of that, CPU time of the solving thread
+  double loop_seconds = 0;       ///< event-loop time: snapshot plus applying the moves
+  uint64_t backlog = 0;          ///< queued tasks the solve saw
+  uint64_t covered = 0;          ///< of those, covered by max-cover (the flow)
+  uint64_t local = 0;            ///< placed on a machine holding their data
+  uint64_t moved = 0;            ///< tasks that changed queue
+  uint64_t stale = 0;            ///< moves dropped as no longer valid
+  double max_load = 0;           ///< the assignment's max load (seconds per slot, estimated)
+  int tau = 0;                   ///< the max-cover capacity the assignment came from
+  double locality_before = 0;    ///< share of queued tasks in a replica holder's local queue
+  double locality_after = 0;     ///< the same once the moves are applied
 };
 
 /// Writes a run's figures as fields of the open object.
