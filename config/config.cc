@@ -390,8 +390,8 @@ const ConfigKey kTable[] = {
      .max_real = 1,
      .default_text = "0.1",
      .reloadable = true,
-     .help = "largest share of wall time the solver may use: a run of d seconds delays the "
-             "next by at least d / max_share",
+     .help = "largest share of wall time the solver may use: a run of d CPU seconds delays "
+             "the next by at least d / max_share",
      .apply = ApplyDouble<kRebal, &RebalanceConfig::max_share>,
      .format = FormatDoubleField<kRebal, &RebalanceConfig::max_share>},
 };

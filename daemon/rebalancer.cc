@@ -47,7 +47,7 @@ Rebalancer::Rebalancer(Scheduler& sched, const RebalanceConfig& cfg) : sched_(sc
   assert(sched.params().kind == PolicyKind::kJsqMaxWeight);
   interval_ = static_cast<double>(cfg_.base_interval_ms) / 1000;
   sched_.SetObserver(this);
-  MarkForRebuild();  // whatever the core holds already
+  if (sched.queued() > 0 || sched.cluster().num_machines() > 0) MarkForRebuild();  // not seen
 }
 
 Rebalancer::~Rebalancer() {
@@ -280,7 +280,8 @@ void Rebalancer::End(RebalanceRun& run, double now) {
                   ? std::min(2 * interval_, static_cast<double>(cfg_.max_interval_ms) / 1000)
                   : base;
   next_timer_ = now + interval_;
-  earliest_ = run.started + (run.stats.solve_seconds + run.stats.loop_seconds) / cfg_.max_share;
+  // The share counts CPU time: a nice-10 solver waiting for the CPU costs the loop nothing.
+  earliest_ = run.started + (run.stats.solve_cpu_seconds + run.stats.loop_seconds) / cfg_.max_share;
   last_ = run.stats;
 }
 
