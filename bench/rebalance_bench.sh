@@ -105,7 +105,7 @@ done
 /usr/bin/python3 - "$tmp" "$rounds" <<'PY'
 import json, os, statistics, sys
 tmp, rounds = sys.argv[1], int(sys.argv[2])
-print("| round | rebalance | events/s | heartbeat p50 µs | p99 µs | p99.9 µs | runs seen | solve wall ms (median / max) | solve CPU ms (median) | loop ms (median / max) | moved (median) | locality before → after (last) |")
+print("| round | rebalance | events/s | heartbeat p50 µs | p99 µs | p99.9 µs | runs seen | solve wall ms (median / max) | solve CPU ms (median) | loop ms (median / max) | moved / stale (median) | locality before → after (last) |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in range(1, rounds + 1):
     for mode in ("false", "true"):
@@ -114,10 +114,11 @@ for r in range(1, rounds + 1):
         lat = load["heartbeat_latency_us"]
         if runs:
             solve = [x["solve_ms"] for x in runs]; loop = [x["loop_ms"] for x in runs]
-            figs = "%d | %.1f / %.1f | %.1f | %.1f / %.1f | %d | %.3f → %.3f" % (
+            figs = "%d | %.1f / %.1f | %.1f | %.1f / %.1f | %d / %d | %.3f → %.3f" % (
                 len(runs), statistics.median(solve), max(solve),
                 statistics.median([x["solve_cpu_ms"] for x in runs]), statistics.median(loop), max(loop),
-                statistics.median([x["moved"] for x in runs]), runs[-1]["locality_before"],
+                statistics.median([x["moved"] for x in runs]),
+                statistics.median([x["stale"] for x in runs]), runs[-1]["locality_before"],
                 runs[-1]["locality_after"])
         else:
             figs = "0 | - | - | - | - | -"
