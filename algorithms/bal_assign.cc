@@ -56,7 +56,8 @@ BalResult BalAssign(const MaxCover& cover, const HtaCosts& costs) {
   for (size_t s = 0; s < n; ++s) {
     for (int t : cover.covered(static_cast<int>(s)))
       out.server[static_cast<size_t>(t)] = static_cast<int>(s);
-    local[s] = static_cast<int>(cover.covered(static_cast<int>(s)).size());
+    local[s] = static_cast<int>(cover.covered(static_cast<int>(s)).size()) +
+               cover.base(static_cast<int>(s));
     if (cover.up(static_cast<int>(s))) heap.emplace(local[s] * costs.w_loc, static_cast<int>(s));
   }
   Pending pending = CollectUncovered(cover);

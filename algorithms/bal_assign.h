@@ -22,6 +22,7 @@ struct BalResult {
 /// start (the paper's pessimistic virtual cost, fixed for the phase). A server
 /// takes one of its own uncovered tasks when it has one (lowest id first), else
 /// the lowest-id uncovered task; ties in virtual load go to the lowest server id.
+/// A server's base load (MaxCover::SetBase) counts as that many local tasks.
 /// With no server up, uncovered tasks stay kNone.
 BalResult BalAssign(const MaxCover& cover, const HtaCosts& costs);
 

@@ -6,7 +6,7 @@
 namespace locsched {
 
 MaxCover::MaxCover(int servers, int tau)
-    : assigned_(Index(servers)), up_(Index(servers), 1), tau_(tau) {
+    : assigned_(Index(servers)), up_(Index(servers), 1), base_(Index(servers), 0), tau_(tau) {
   assert(servers >= 0 && tau >= 0);
 }
 
@@ -44,11 +44,29 @@ void MaxCover::SetServerUp(int server, bool up) {
   while (!up && !covered.empty()) Uncover(covered.back());
 }
 
+int MaxCover::AddServer() {
+  assigned_.emplace_back();
+  up_.push_back(1);
+  base_.push_back(0);
+  return servers() - 1;
+}
+
+void MaxCover::SetBase(int server, int base) {
+  assert(base >= 0);
+  base_[Index(server)] = base;
+  PushBack(server);
+}
+
 void MaxCover::SetTau(int tau) {
   assert(tau >= 0);
   tau_ = tau;
-  for (std::vector<int>& covered : assigned_)
-    while (static_cast<int>(covered.size()) > tau_) Uncover(covered.back());
+  for (int s = 0; s < servers(); ++s) PushBack(s);
+}
+
+// Uncovers the units of `server` beyond its capacity.
+void MaxCover::PushBack(int server) {
+  std::vector<int>& covered = assigned_[Index(server)];
+  while (static_cast<int>(covered.size()) > Capacity(server)) Uncover(covered.back());
 }
 
 void MaxCover::Cover(int task, int server) {

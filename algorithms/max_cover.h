@@ -28,6 +28,11 @@ class MaxCover {
   void RemoveTask(int task);
   /// Takes `server` down (drops its flow; it gets capacity 0) or brings it back up.
   void SetServerUp(int server, bool up);
+  /// Adds a server (up, no base load) and returns its id.
+  int AddServer();
+  /// Sets the load `server` already carries (tasks running there): its capacity becomes
+  /// max(0, tau - base); raising it pushes back the excess units.
+  void SetBase(int server, int base);
   /// Sets every up server's capacity; lowering it pushes back the excess units.
   void SetTau(int tau);
   /// Augments to a maximum flow by shortest-path phases; returns the units added.
@@ -53,6 +58,8 @@ class MaxCover {
   const std::vector<int>& covered(int server) const { return assigned_[Index(server)]; }
   /// True if `server` is up.
   bool up(int server) const { return up_[Index(server)] != 0; }
+  /// The load `server` already carries (0 unless SetBase said otherwise).
+  int base(int server) const { return base_[Index(server)]; }
   /// Augmenting phases run so far (a cost figure for tests and benchmarks).
   uint64_t phases() const { return phases_; }
 
@@ -64,7 +71,10 @@ class MaxCover {
     bool live = false;
   };
   static size_t Index(int id) { return static_cast<size_t>(id); }
-  int Capacity(int server) const { return up_[Index(server)] ? tau_ : 0; }
+  int Capacity(int server) const {
+    return up_[Index(server)] && base_[Index(server)] < tau_ ? tau_ - base_[Index(server)] : 0;
+  }
+  void PushBack(int server);
   bool HasRoom(int server) const {
     return static_cast<int>(assigned_[Index(server)].size()) < Capacity(server);
   }
@@ -78,6 +88,7 @@ class MaxCover {
   std::vector<int> free_ids_;
   std::vector<std::vector<int>> assigned_;  // per server: the tasks it covers
   std::vector<char> up_;
+  std::vector<int> base_;  // per server: load carried already (shrinks its capacity)
   int tau_;
   int flow_ = 0;
   int live_ = 0;

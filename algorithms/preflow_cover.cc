@@ -15,7 +15,8 @@ int PreflowCoverValue(const CoverProblem& problem) {
   for (int s = 0; s < problem.servers; ++s) {
     servers.push_back(g.addNode());
     const bool up = problem.up.empty() || problem.up[static_cast<size_t>(s)] != 0;
-    capacity[g.addArc(servers.back(), sink)] = up ? problem.tau : 0;
+    const int base = problem.base.empty() ? 0 : problem.base[static_cast<size_t>(s)];
+    capacity[g.addArc(servers.back(), sink)] = up && base < problem.tau ? problem.tau - base : 0;
   }
   for (const std::vector<int>& replicas : problem.tasks) {
     const Graph::Node task = g.addNode();

@@ -11,6 +11,7 @@ Scheduler::Scheduler(const PolicyParams& params)
 MachineId Scheduler::AddMachine(Machine machine) {
   const MachineId m = cluster_.AddMachine(std::move(machine));
   policy_->AddMachine(m);
+  if (observer_) observer_->OnMachineUsable(m, true);
   return m;
 }
 
@@ -47,6 +48,7 @@ void Scheduler::MakeRunnable(TaskId t, uint32_t queue) {
   else
     policy_->EnqueueTo(t, queue);
   policy_->OnJobChanged(task.job);
+  if (observer_) observer_->OnQueued(t);
 }
 
 void Scheduler::ReleaseReduces(Job& job) {
@@ -88,6 +90,7 @@ Assignment Scheduler::Start(TaskId t, MachineId m, bool local) {
   --queued_;
   ++running_;
   policy_->OnJobChanged(task.job);
+  if (observer_) observer_->OnUnqueued(t);
   return Assignment{t, task.job, m, local};
 }
 
@@ -129,6 +132,7 @@ void Scheduler::CancelJob(JobId j) {
     if (task.state == TaskState::kQueued) {
       policy_->Withdraw(t);
       --queued_;
+      if (observer_) observer_->OnUnqueued(t);
     } else if (task.state == TaskState::kRunning) {
       StopRunning(task);
     } else if (task.state == TaskState::kBlocked) {
@@ -144,6 +148,7 @@ void Scheduler::CancelJob(JobId j) {
 std::vector<TaskId> Scheduler::MachineDown(MachineId m) {
   cluster_.machine(m).up = false;
   policy_->OnMachineUnavailable(m);
+  if (observer_) observer_->OnMachineUsable(m, false);
   // Rare event: a scan of the task table finds what ran on m.
   std::vector<TaskId> lost;
   for (TaskId t = 0; t < cluster_.task_capacity(); ++t) {
@@ -159,6 +164,7 @@ void Scheduler::MachineUp(MachineId m) {
   cluster_.machine(m).up = true;
   cluster_.machine(m).draining = false;
   policy_->OnMachineAvailable(m);
+  if (observer_) observer_->OnMachineUsable(m, true);
 }
 
 void Scheduler::UpdateMachine(MachineId m, uint32_t slots, uint32_t rack) {
@@ -173,6 +179,7 @@ void Scheduler::SetDraining(MachineId m, bool draining) {
   machine.draining = draining;
   if (draining && !was) policy_->OnMachineUnavailable(m);
   if (!draining && was && machine.up) policy_->OnMachineAvailable(m);
+  if (observer_ && draining != was) observer_->OnMachineUsable(m, machine.up && !draining);
 }
 
 }  // namespace locsched

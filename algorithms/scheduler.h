@@ -38,6 +38,20 @@ struct Completion {
   bool job_done = false;  ///< the job finished and its ids were freed
 };
 
+/// Told when a task enters or leaves the policy's queues, or a machine starts or
+/// stops taking new work; the daemon's Rebalancer keeps its flow in step through
+/// it. Called on the Scheduler's thread, inside its methods; must be cheap.
+class BacklogObserver {
+ public:
+  virtual ~BacklogObserver() = default;
+  /// Task t became queued (submitted, released after its maps, requeued).
+  virtual void OnQueued(TaskId t) = 0;
+  /// Task t left the queues (started or cancelled).
+  virtual void OnUnqueued(TaskId t) = 0;
+  /// Machine m was added, or whether it takes new work (up, not draining) changed.
+  virtual void OnMachineUsable(MachineId m, bool usable) = 0;
+};
+
 /// The scheduling core: cluster state plus one policy.
 class Scheduler {
  public:
@@ -78,6 +92,8 @@ class Scheduler {
   }
   /// Restores how often task t was started (loading a snapshot).
   void SetAttempts(TaskId t, uint32_t attempts) { cluster_.task(t).attempts = attempts; }
+  /// Installs who hears of backlog changes (nullptr: nobody); it must outlive the core.
+  void SetObserver(BacklogObserver* observer) { observer_ = observer; }
   /// Updates the service rates the policy weighs queues by.
   void SetRates(double alpha, double gamma) { policy_->SetRates(alpha, gamma); }
 
@@ -105,6 +121,7 @@ class Scheduler {
   PolicyParams params_;
   Cluster cluster_;
   std::unique_ptr<Policy> policy_;
+  BacklogObserver* observer_ = nullptr;
   uint64_t queued_ = 0;
   uint64_t running_ = 0;
   uint64_t blocked_ = 0;

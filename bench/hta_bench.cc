@@ -110,7 +110,7 @@ void BM_MaxCoverAugmentAfterChurn(benchmark::State& state) {
 void BM_MaxCoverPreflowFromScratch(benchmark::State& state) {
   const int tau = static_cast<int>(state.range(0));
   Backlog backlog(2);
-  CoverProblem p{kMachines, tau, {}, {}};
+  CoverProblem p{kMachines, tau, {}, {}, {}};
   for (int t : backlog.live) p.tasks.push_back(backlog.cover.replicas(t));
   int flow = 0;
   for (auto _ : state) benchmark::DoNotOptimize(flow = PreflowCoverValue(p));

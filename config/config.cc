@@ -112,6 +112,7 @@ constexpr auto kSockets = &Config::sockets;
 constexpr auto kJournal = &Config::journal;
 constexpr auto kLimits = &Config::limits;
 constexpr auto kSched = &Config::scheduler;
+constexpr auto kRebal = &Config::rebalance;
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 // The schema. Keep config/locsched.toml and docs/config.md in step (tests check both).
@@ -336,6 +337,63 @@ const ConfigKey kTable[] = {
      .help = "answer systemd's watchdog (WatchdogSec=) from the event loop",
      .apply = ApplyBool<&Config::watchdog, &WatchdogConfig::enabled>,
      .format = FormatBool<&Config::watchdog, &WatchdogConfig::enabled>},
+    // [rebalance]
+    {.key = "rebalance.enabled",
+     .type = ConfigType::kBool,
+     .default_text = "false",
+     .reloadable = true,
+     .help = "rebalance the queued backlog by max-cover + bal-assign when a trigger fires "
+             "(jsq-maxweight only; off by default); locschedctl rebalance works either way",
+     .apply = ApplyBool<kRebal, &RebalanceConfig::enabled>,
+     .format = FormatBool<kRebal, &RebalanceConfig::enabled>},
+    {.key = "rebalance.big_job_tasks",
+     .type = ConfigType::kInt,
+     .min_int = 1,
+     .max_int = 100000000,
+     .default_text = "1000",
+     .reloadable = true,
+     .help = "a submitted job with at least this many tasks triggers a rebalance",
+     .apply = ApplyInt<kRebal, &RebalanceConfig::big_job_tasks>,
+     .format = FormatInt<kRebal, &RebalanceConfig::big_job_tasks>},
+    {.key = "rebalance.imbalance",
+     .type = ConfigType::kDouble,
+     .min_real = 1,
+     .max_real = 1e6,
+     .default_text = "4",
+     .reloadable = true,
+     .help = "trigger when the longest local queue exceeds this many times the mean local "
+             "queue length plus one",
+     .apply = ApplyDouble<kRebal, &RebalanceConfig::imbalance>,
+     .format = FormatDoubleField<kRebal, &RebalanceConfig::imbalance>},
+    {.key = "rebalance.base_interval_ms",
+     .type = ConfigType::kInt,
+     .min_int = 10,
+     .max_int = 3600000,
+     .default_text = "1000",
+     .reloadable = true,
+     .help = "the adaptive timer's first interval, also how often triggers are checked",
+     .apply = ApplyInt<kRebal, &RebalanceConfig::base_interval_ms>,
+     .format = FormatInt<kRebal, &RebalanceConfig::base_interval_ms>},
+    {.key = "rebalance.max_interval_ms",
+     .type = ConfigType::kInt,
+     .min_int = 10,
+     .max_int = 86400000,
+     .default_text = "60000",
+     .reloadable = true,
+     .help = "the adaptive timer doubles while quiet up to this; must be >= base_interval_ms",
+     .apply = ApplyInt<kRebal, &RebalanceConfig::max_interval_ms>,
+     .format = FormatInt<kRebal, &RebalanceConfig::max_interval_ms>},
+    {.key = "rebalance.max_share",
+     .type = ConfigType::kDouble,
+     .min_real = 0,
+     .min_real_open = true,
+     .max_real = 1,
+     .default_text = "0.1",
+     .reloadable = true,
+     .help = "largest share of wall time the solver may use: a run of d CPU seconds delays "
+             "the next by at least d / max_share",
+     .apply = ApplyDouble<kRebal, &RebalanceConfig::max_share>,
+     .format = FormatDoubleField<kRebal, &RebalanceConfig::max_share>},
 };
 
 std::string_view ValueTypeName(const ConfigValue& v) {
@@ -523,6 +581,11 @@ Status ValidateConfig(const Config& c) {
     return Status::InvalidArgument("scheduler.gamma", FormatDouble(c.scheduler.gamma) +
                                                           " must be <= scheduler.alpha (" +
                                                           FormatDouble(c.scheduler.alpha) + ")");
+  if (c.rebalance.max_interval_ms < c.rebalance.base_interval_ms)
+    return Status::InvalidArgument("rebalance.max_interval_ms",
+                                   std::to_string(c.rebalance.max_interval_ms) +
+                                       " must be >= rebalance.base_interval_ms (" +
+                                       std::to_string(c.rebalance.base_interval_ms) + ")");
   return Status::Ok();
 }
 

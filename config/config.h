@@ -82,6 +82,17 @@ struct WatchdogConfig {
   bool operator==(const WatchdogConfig&) const = default;  ///< field-wise equality
 };
 
+/// [rebalance]: issue 5's max-cover rebalance of the queued backlog (jsq-maxweight only).
+struct RebalanceConfig {
+  bool enabled = false;              ///< automatic runs (big job, imbalance, adaptive timer)
+  uint64_t big_job_tasks = 1000;     ///< a job with at least this many tasks triggers a run
+  double imbalance = 4;              ///< run when longest local queue > this x (mean + 1)
+  uint64_t base_interval_ms = 1000;  ///< the adaptive timer's first interval (and poll period)
+  uint64_t max_interval_ms = 60000;  ///< the adaptive timer's cap
+  double max_share = 0.1;            ///< largest share of wall time the solver may take
+  bool operator==(const RebalanceConfig&) const = default;  ///< field-wise equality
+};
+
 /// Every setting; default-constructed = the shipped defaults.
 struct Config {
   SocketsConfig sockets;                           ///< [sockets]
@@ -90,6 +101,7 @@ struct Config {
   LogConfig log;                                   ///< [log]
   JournalConfig journal;                           ///< [journal]
   WatchdogConfig watchdog;                         ///< [watchdog]
+  RebalanceConfig rebalance;                       ///< [rebalance]
   bool operator==(const Config&) const = default;  ///< field-wise equality
 };
 

@@ -3,7 +3,10 @@
 #include "daemon/daemon.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <systemd/sd-daemon.h>
+#include <unistd.h>
 
 #include <boost/asio.hpp>
 #include <csignal>
@@ -17,6 +20,7 @@
 #include "daemon/durability.h"
 #include "daemon/engine.h"
 #include "daemon/logging.h"
+#include "daemon/rebalancer.h"
 #include "daemon/server.h"
 
 namespace locsched {
@@ -59,6 +63,11 @@ class Daemon {
     engine_.SetNotify([](const std::string& line) { spdlog::warn("{}", line); });
     dispatcher_.SetReloadHook(
         [this](std::vector<std::string>* changed) { return Reload(changed); });
+    dispatcher_.SetRebalanceHook([this](JsonWriter& w) {
+      w.Field("started", StartRebalance("forced"));
+      w.Field("runs", engine_.rebalancer()->runs());
+      return Status::Ok();
+    });
   }
 
   int Run();
@@ -73,6 +82,9 @@ class Daemon {
   void StatusTick();
   std::string StatusLine() const;
   void StartFlushTimer();
+  void StartRebalanceTimer();
+  bool StartRebalance(const std::string& trigger);
+  void ApplyRebalance();
 
   asio::io_context io_{1};
   DaemonClock clock_;
@@ -86,8 +98,15 @@ class Daemon {
   asio::steady_timer watchdog_{io_};
   asio::steady_timer status_{io_};
   asio::steady_timer flush_{io_};
+  asio::steady_timer rebalance_{io_};
+  std::unique_ptr<RebalanceRun> run_;  // the rebalance out on the worker, if any
   bool stopping_ = false;
+  // Last member: destroyed (joined) first, before the state a running solve reads.
+  asio::thread_pool worker_{1};
 };
+
+// Moves one event-loop turn applies before letting queued requests in.
+constexpr size_t kMovesPerTurn = 512;
 
 int Daemon::Run() {
   if (Status s = durability_.Recover(cfg_.journal); !s.ok()) {
@@ -105,6 +124,10 @@ int Daemon::Run() {
   StartWatchdog();
   StatusTick();
   StartFlushTimer();
+  StartRebalanceTimer();
+  // The solver yields the CPU to the event loop (per-thread nice on Linux).
+  asio::post(worker_,
+             [] { (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10); });
   sd_notifyf(0, "READY=1\nSTATUS=%s\nMAINPID=%d", StatusLine().c_str(), getpid());
   io_.run();
   if (durability_.enabled()) {
@@ -145,6 +168,7 @@ void Daemon::BeginStop() {
   watchdog_.cancel();
   status_.cancel();
   flush_.cancel();
+  rebalance_.cancel();
   server_.Stop(2.0, [this] { io_.stop(); });
 }
 
@@ -196,6 +220,44 @@ void Daemon::StartFlushTimer() {
     }
     StartFlushTimer();
   });
+}
+
+// Checks the rebalance triggers every base_interval_ms (the Rebalancer decides).
+void Daemon::StartRebalanceTimer() {
+  if (!engine_.rebalancer()) return;
+  rebalance_.expires_after(std::chrono::milliseconds(cfg_.rebalance.base_interval_ms));
+  rebalance_.async_wait([this](boost::system::error_code ec) {
+    if (ec) return;
+    if (const char* trigger = engine_.rebalancer()->Due(clock_.Now())) StartRebalance(trigger);
+    StartRebalanceTimer();
+  });
+}
+
+// Takes the snapshot on the loop and solves on the worker; the moves come back
+// through post() and are applied in slices between requests.
+bool Daemon::StartRebalance(const std::string& trigger) {
+  Rebalancer* rb = engine_.rebalancer();
+  run_ = rb->Begin(clock_.Now(), trigger, engine_.rates().alpha(), engine_.rates().gamma());
+  if (!run_) return false;
+  asio::post(worker_, [this, rb, run = run_.get()] {
+    rb->Solve(*run);
+    asio::post(io_, [this] { ApplyRebalance(); });
+  });
+  return true;
+}
+
+void Daemon::ApplyRebalance() {
+  Rebalancer* rb = engine_.rebalancer();
+  if (!rb->Apply(*run_, kMovesPerTurn)) {
+    asio::post(io_, [this] { ApplyRebalance(); });
+    return;
+  }
+  rb->End(*run_, clock_.Now());
+  const RebalanceStats& s = run_->stats;
+  spdlog::debug("rebalance ({}): {} queued, {} moved, {} stale, solve {:.1f} ms, loop {:.1f} ms",
+                s.trigger, s.backlog, s.moved, s.stale, s.solve_seconds * 1000,
+                s.loop_seconds * 1000);
+  run_.reset();
 }
 
 void Daemon::StatusTick() {

@@ -47,6 +47,8 @@ constexpr HandlerRow kHandlers[] = {
     {Op::kMetrics, Metrics},
     {Op::kReload, ReloadCmd},
     {Op::kSnapshot, SnapshotCmd},
+    {Op::kRebalance,
+     [](Dispatcher& d, const Request& r, JsonWriter& w) { return d.Rebalance(r, w); }},
 };
 #undef LOCSCHED_ENGINE
 
@@ -56,7 +58,7 @@ constexpr bool HandlersInOpOrder() {
   return true;
 }
 static_assert(HandlersInOpOrder(), "kHandlers rows must follow Op order");
-static_assert(std::size(kHandlers) == static_cast<size_t>(Op::kSnapshot) + 1,
+static_assert(std::size(kHandlers) == static_cast<size_t>(Op::kRebalance) + 1,
               "every Op needs a handler");
 
 std::string_view TypeName(FieldType t) {
@@ -217,6 +219,11 @@ Dispatcher::Dispatcher(Engine& engine, const Config& cfg)
     : engine_(engine),
       dedupe_(cfg.limits.dedupe_window),
       snapshot_bytes_(cfg.journal.snapshot_mb << 20) {}
+
+Status Dispatcher::Rebalance(const Request& r, JsonWriter& w) {
+  if (rebalance_ && engine_.rebalancer()) return rebalance_(w);
+  return engine_.Rebalance(r, w);
+}
 
 Status Dispatcher::Snapshot(JsonWriter& w) {
   if (!snapshot_) return Status::FailedPrecondition("journal.path", "no journal to snapshot");

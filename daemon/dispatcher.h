@@ -34,6 +34,9 @@ using ReloadHook = std::function<Status(std::vector<std::string>* changed)>;
 /// Writes a snapshot and starts a new journal; fills the reply fields. Installed by main.
 using SnapshotHook = std::function<Status(JsonWriter& w)>;
 
+/// Starts a rebalance on the worker thread; fills the reply fields. Installed by main.
+using RebalanceHook = std::function<Status(JsonWriter& w)>;
+
 /// Per-command counters.
 struct CommandCounters {
   uint64_t calls = 0;   ///< requests that named this command
@@ -62,6 +65,10 @@ class Dispatcher {
   Status Replay(std::string_view record, DaemonClock* clock);
   /// Installs what `snapshot` and a journal past journal.snapshot_mb call.
   void SetSnapshotHook(SnapshotHook hook) { snapshot_ = std::move(hook); }
+  /// Installs what `rebalance` calls; without one it runs on the calling thread.
+  void SetRebalanceHook(RebalanceHook hook) { rebalance_ = std::move(hook); }
+  /// The `rebalance` command: the hook, else Engine::Rebalance.
+  Status Rebalance(const Request& r, JsonWriter& w);
   /// Syncs, then runs the snapshot hook (the `snapshot` command).
   Status Snapshot(JsonWriter& w);
   /// Emits the state (engine and remembered event ids) as snapshot records.
@@ -113,6 +120,7 @@ class Dispatcher {
   uint64_t min_free_bytes_ = 0;
   uint64_t unsynced_ = 0;
   SnapshotHook snapshot_;
+  RebalanceHook rebalance_;
   uint64_t snapshot_bytes_ = 0;
   uint64_t since_disk_check_ = 0;
   bool disk_low_ = false;

@@ -40,6 +40,9 @@ std::string_view JobOutcomeName(JobOutcome o) {
 Engine::Engine(const Config& cfg, const Clock& clock)
     : clock_(clock),
       sched_(PolicyFrom(cfg.scheduler)),
+      rebalancer_(cfg.scheduler.policy == PolicyKind::kJsqMaxWeight
+                      ? std::make_unique<Rebalancer>(sched_, cfg.rebalance)
+                      : nullptr),
       rates_(cfg.scheduler.alpha, cfg.scheduler.gamma, cfg.scheduler.rate_window),
       learn_rates_(cfg.scheduler.learn_rates),
       max_task_retries_(cfg.scheduler.max_task_retries),
@@ -53,6 +56,7 @@ void Engine::ApplyConfig(const Config& cfg) {
   max_tasks_per_job_ = cfg.limits.max_tasks_per_job;
   rates_.Reset(s.alpha, s.gamma, s.rate_window);
   sched_.SetRates(rates_.alpha(), rates_.gamma());
+  if (rebalancer_) rebalancer_->ApplyConfig(cfg.rebalance);
 }
 
 // ---- lookups ---------------------------------------------------------------
@@ -203,6 +207,7 @@ Status Engine::JobSubmit(const Request& r, JsonWriter& w) {
   assert(j != kNoId);  // the decoder rejects an empty task list
   IndexJob(r.job, j, std::move(names), clock_.Now());
   ++jobs_submitted_;
+  if (rebalancer_) rebalancer_->OnJobSubmitted(r.tasks.size());
   w.Field("tasks", static_cast<uint64_t>(r.tasks.size()));
   return Status::Ok();
 }
@@ -248,6 +253,20 @@ Status Engine::JobCancel(const Request& r, JsonWriter& w) {
   w.Field("tasks", jobs_[j].tasks.size());
   sched_.CancelJob(j);
   ForgetJob(j, JobOutcome::kCancelled);
+  return Status::Ok();
+}
+
+Status Engine::Rebalance(const Request&, JsonWriter& w) {
+  if (!rebalancer_)
+    return Status::FailedPrecondition("scheduler.policy",
+                                      "rebalance needs the jsq-maxweight policy (it moves tasks "
+                                      "between local queues and the remote queue)");
+  RebalanceStats stats;
+  if (Status s =
+          rebalancer_->RunNow(clock_.Now(), "forced", rates_.alpha(), rates_.gamma(), &stats);
+      !s.ok())
+    return s;
+  WriteRebalanceStats(stats, w);
   return Status::Ok();
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -20,6 +21,7 @@
 #include "config/config.h"
 #include "daemon/clock.h"
 #include "daemon/name_index.h"
+#include "daemon/rebalancer.h"
 #include "io/json_writer.h"
 #include "io/request.h"
 
@@ -72,6 +74,8 @@ class Engine {
   Status ReplayAssign(const std::string& machine, const std::string& job, const std::string& task);
   /// job_cancel: removes a live job.
   Status JobCancel(const Request& r, JsonWriter& w);
+  /// rebalance, run on the calling thread (no worker installed): writes the run's figures.
+  Status Rebalance(const Request& r, JsonWriter& w);
 
   // Read-only views (engine_views.cc).
   /// status: machines, slots, tasks, jobs, rates, locality.
@@ -102,6 +106,10 @@ class Engine {
   const Scheduler& scheduler() const { return sched_; }
   /// The learnt rates.
   const RateEstimator& rates() const { return rates_; }
+  /// The rebalancer, or nullptr when the policy is not jsq-maxweight.
+  Rebalancer* rebalancer() { return rebalancer_.get(); }
+  /// The rebalancer (read-only), or nullptr.
+  const Rebalancer* rebalancer() const { return rebalancer_.get(); }
 
   /// Most finished jobs remembered for `job` queries.
   static constexpr size_t kHistory = 10000;
@@ -153,6 +161,7 @@ class Engine {
   const Clock& clock_;
   Notify notify_;
   Scheduler sched_;
+  std::unique_ptr<Rebalancer> rebalancer_;  // after sched_: it observes it
   RateEstimator rates_;
   bool learn_rates_;
   uint32_t max_task_retries_;

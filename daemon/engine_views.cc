@@ -67,6 +67,7 @@ Status Engine::Summary(const Request&, JsonWriter& w) const {
     w.Null();
   else
     w.Double(static_cast<double>(assigned_local_) / static_cast<double>(assigned));
+  if (rebalancer_) rebalancer_->WriteStatus(w);
   return Status::Ok();
 }
 
@@ -200,6 +201,7 @@ void Engine::AppendMetrics(std::string* out) const {
   Metric(out, "assigned_remote_total", "counter", "Remote assignments.", d(assigned_remote_));
   Metric(out, "rate_alpha", "gauge", "Learnt local service rate.", rates_.alpha());
   Metric(out, "rate_gamma", "gauge", "Learnt remote service rate.", rates_.gamma());
+  if (rebalancer_) rebalancer_->AppendMetrics(out);
 }
 
 }  // namespace locsched

@@ -32,6 +32,7 @@ enum class Op : uint8_t {
   kMetrics,
   kReload,
   kSnapshot,
+  kRebalance,
 };
 
 /// The JSON type a field must have.

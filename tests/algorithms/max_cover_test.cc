@@ -20,7 +20,10 @@ CoverProblem Snapshot(const MaxCover& cover) {
   CoverProblem p;
   p.servers = cover.servers();
   p.tau = cover.tau();
-  for (int s = 0; s < cover.servers(); ++s) p.up.push_back(cover.up(s) ? 1 : 0);
+  for (int s = 0; s < cover.servers(); ++s) {
+    p.up.push_back(cover.up(s) ? 1 : 0);
+    p.base.push_back(cover.base(s));
+  }
   for (int t = 0; t < cover.task_slots(); ++t)
     if (cover.live(t)) p.tasks.push_back(cover.replicas(t));
   return p;
@@ -32,7 +35,8 @@ void CheckValid(const MaxCover& cover) {
   int covered = 0;
   for (int s = 0; s < cover.servers(); ++s) {
     const std::vector<int>& mine = cover.covered(s);
-    REQUIRE(static_cast<int>(mine.size()) <= (cover.up(s) ? cover.tau() : 0));
+    REQUIRE(static_cast<int>(mine.size()) <=
+            (cover.up(s) ? std::max(0, cover.tau() - cover.base(s)) : 0));
     for (int t : mine) REQUIRE(cover.match(t) == s);
     covered += static_cast<int>(mine.size());
   }
@@ -159,6 +163,29 @@ TEST_CASE("removed ids are reused and a removed task holds no flow", "[max_cover
   cover.Augment();
   CheckMaximum(cover);
   REQUIRE(cover.match(b) != MaxCover::kNone);
+}
+
+TEST_CASE("base loads and added servers: still equal to Preflow after every step", "[max_cover]") {
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    INFO("seed " << seed);
+    Rng rng(seed * 104729);
+    MaxCover cover(4, 2);
+    for (int step = 0; step < 600; ++step) {
+      INFO("step " << step);
+      const uint32_t kind = rng.Below(10);
+      if (kind < 2) {
+        const int s = static_cast<int>(rng.Below(static_cast<uint32_t>(cover.servers())));
+        cover.SetBase(s, static_cast<int>(rng.Below(5)));
+      } else if (kind < 3 && cover.servers() < 30) {
+        cover.AddServer();
+      } else {
+        RandomStep(rng, cover, 3);
+      }
+      CheckValid(cover);  // a raised base pushes back at once
+      cover.Augment();
+      CheckMaximum(cover);
+    }
+  }
 }
 
 }  // namespace

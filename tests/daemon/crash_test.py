@@ -36,6 +36,9 @@ class Daemon:
             [DAEMON, "--set", "sockets.event_path=" + self.event,
              "--set", "sockets.control_path=" + self.control,
              "--set", "journal.path=" + os.path.join(self.tmp, "journal.log"),
+             # Rebalances (not journaled) run often under the load: replay must not mind.
+             "--set", "rebalance.enabled=true", "--set", "rebalance.base_interval_ms=20",
+             "--set", "rebalance.max_share=0.5",
              "--set", "log.target=stderr"], stderr=self.log)
         while True:
             try:

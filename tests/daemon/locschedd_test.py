@@ -8,6 +8,7 @@ LOCSCHED_SOURCE_DIR (set by CTest) locates docs/protocol.md for the replay test.
 import json
 import os
 import pathlib
+import random
 import signal
 import socket
 import stat
@@ -489,6 +490,60 @@ class CommandLine(unittest.TestCase):
         self.assertEqual(r.returncode, 0)
         for flag in ("--config", "--set", "--check-config"):
             self.assertIn(flag, r.stdout)
+
+
+class Rebalance(DaemonTest):
+    sets = ("rebalance.enabled=true", "rebalance.base_interval_ms=20", "rebalance.big_job_tasks=100",
+            "rebalance.max_share=0.5")
+
+    def runs(self):
+        return self.ok({"op": "status"})["rebalance"]["runs"]
+
+    def test_forced_and_big_job_rebalances_keep_every_task_exactly_once(self):
+        rng = random.Random(5)
+        for m in range(8):
+            self.ok({"op": "machine_up", "machine": "m%d" % m, "slots": 2})
+        tasks = [{"task": "t%d" % i, "replicas": ["m%d" % r for r in rng.sample(range(8), 2)]}
+                 for i in range(300)]
+        self.ok({"op": "job_submit", "job": "big", "tasks": tasks})  # a big job: a run follows
+        last = lambda: self.ok({"op": "status"})["rebalance"]["last"]
+        self.d.wait_for(lambda: last()["trigger"] == "big_job", "a rebalance after the big job")
+        self.assertEqual(last()["backlog"], 300)
+        ctl = self.d.connect(control=True)
+        before = self.runs()
+        r = self.ok({"op": "rebalance"}, ctl)
+        self.assertIn("started", r)
+        self.d.wait_for(lambda: self.runs() > before, "the forced rebalance to end")
+        self.assertEqual(self.err({"op": "rebalance"})["code"], "failed_precondition")  # event socket
+        s = self.ok({"op": "status"})
+        self.assertEqual(s["tasks"]["queued"], 300)
+        self.assertEqual(s["rebalance"]["last"]["backlog"], 300)
+        q = self.ok({"op": "queues", "top": 8})
+        self.assertEqual(q["remote"] + sum(e["length"] for e in q["longest"]), 300)
+        metrics = self.ok({"op": "metrics"})["text"]
+        self.assertIn("locsched_rebalance_runs_total", metrics)
+        self.assertIn("locsched_rebalance_locality_after", metrics)
+        # Every task runs once, local wherever its queue said so.
+        done = set()
+        while len(done) < 300:
+            for m in range(8):
+                for a in self.ok({"op": "heartbeat", "machine": "m%d" % m, "free_slots": 2})["assign"]:
+                    self.assertNotIn(a["task"], done)
+                    done.add(a["task"])
+                    self.ok({"op": "task_done", "job": a["job"], "task": a["task"]})
+        self.assertEqual(self.ok({"op": "status"})["jobs"]["done"], 1)
+        ctl.close()
+
+
+class RebalanceOtherPolicy(DaemonTest):
+    sets = ("scheduler.policy=fair",)
+
+    def test_rebalance_needs_jsq_maxweight(self):
+        ctl = self.d.connect(control=True)
+        e = self.err({"op": "rebalance"}, ctl)
+        self.assertEqual(e["field"], "scheduler.policy")
+        self.assertNotIn("rebalance", self.ok({"op": "status"}))
+        ctl.close()
 
 
 if __name__ == "__main__":
