@@ -120,7 +120,9 @@ class ReplayTest(unittest.TestCase):
         self.assertGreater(len(names), 20)
         counts = json.loads(subprocess.run([TAIL, "--format", "swim", "--check", self.trace],
                                            capture_output=True, text=True, timeout=60).stdout)
-        agents = self.start_agents("--duration", "1500", "--drain")
+        # The tailer starts a moment after the emulator's clock: 600 emulated s (3 wall s)
+        # of slack keep its last job inside the emulator's --duration.
+        agents = self.start_agents("--duration", "2100", "--drain")
         self.daemon.wait_machines(MACHINES)
         sent = self.tail("--machines", str(MACHINES), "--speed", str(SPEED))
         self.assertEqual(sent.returncode, 0, sent.stderr)
