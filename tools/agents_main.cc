@@ -75,7 +75,7 @@ void AddWorkloadFlags(CLI::App& app, Options& o) {
       "Submit no jobs: only register the machines, heartbeat while the daemon has queued "
       "tasks and run what it assigns (e.g. a trace fed by locsched-tail). Job completion "
       "times are then the daemon's own submit-to-done times (the `job` command's "
-      "\"seconds\") times --speed; --load and --job-size-mean are unused");
+      "\"seconds\") times --speed; --load, --job-size-mean and --reduces are unused");
   app.add_option("--load", p.load, "Task arrivals per emulated second (Poisson job arrivals)")
       ->capture_default_str();
   app.add_option("--job-size-mean", p.job_size_mean, "Mean map tasks per job (geometric)")
