@@ -12,6 +12,7 @@
 #   bash tools/replay.sh [options] [-- extra locsched-agents flags]
 #     --build DIR       where the binaries are (default build/release)
 #     --policy P        scheduler.policy: jsq-maxweight (default), fair, fifo, delay
+#     --set KEY=VALUE   another locschedd setting (docs/config.md); may be repeated
 #     --trace FILE      a SWIM TSV (default ../shared/data/traces/swim-fb/FB-2009_samples_24_times_1hr_1.tsv)
 #     --hour H          which hour of it, 0-23 (default 1: 449 jobs, 56,861 tasks)
 #     --speed N         emulated seconds per wall second, for the tailer and the emulator (default 60)
@@ -33,10 +34,12 @@ speed=60
 machines=600
 json=
 quiet=
+settings=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
     --policy) policy=$2; shift 2 ;;
+    --set) settings+=(--set "$2"); shift 2 ;;
     --trace) trace=$2; shift 2 ;;
     --hour) hour=$2; shift 2 ;;
     --speed) speed=$2; shift 2 ;;
@@ -76,7 +79,8 @@ tasks=$(printf '%s' "$check" | sed -n 's/.*"tasks":\([0-9]*\).*/\1/p')
   --set "sockets.control_path=$dir/control.sock" --set log.target=stderr \
   --set "scheduler.policy=$policy" \
   --set "scheduler.alpha=$(awk "BEGIN { print $alpha * $speed }")" \
-  --set "scheduler.gamma=$(awk "BEGIN { print $gamma * $speed }")" 2>"$dir/locschedd.log" &
+  --set "scheduler.gamma=$(awk "BEGIN { print $gamma * $speed }")" ${settings[@]+"${settings[@]}"} \
+  2>"$dir/locschedd.log" &
 daemon=$!
 for _ in $(seq 200); do [ -S "$dir/control.sock" ] && break; sleep 0.05; done
 [ -S "$dir/control.sock" ] || { cat "$dir/locschedd.log" >&2; exit 1; }
