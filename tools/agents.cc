@@ -51,7 +51,30 @@ bool ReadCount(const json& reply, const char* a, const char* b, uint64_t* out) {
   return true;
 }
 
+// Reads the counters of a `status` reply; false if one is missing.
+bool ParseStatus(const json& r, DaemonCounts* out) {
+  return ReadCount(r, "tasks", "queued", &out->queued) &&
+         ReadCount(r, "tasks", "running", &out->running) &&
+         ReadCount(r, "tasks", "blocked", &out->blocked) &&
+         ReadCount(r, "jobs", "live", &out->live_jobs);
+}
+
 }  // namespace
+
+double Quantile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  // Nearest rank: the smallest value with at least q of the values at or below it.
+  const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(values.size())));
+  const size_t k = std::clamp<size_t>(rank, 1, values.size()) - 1;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
+  return values[k];
+}
+
+double MeanOf(const std::vector<double>& values) {
+  double sum = 0;
+  for (double v : values) sum += v;
+  return values.empty() ? 0 : sum / static_cast<double>(values.size());
+}
 
 std::string ValidateAgentsParams(const AgentsParams& p) {
   if (p.machines < 1) return "machines: must be at least 1";
@@ -61,7 +84,9 @@ std::string ValidateAgentsParams(const AgentsParams& p) {
   if (DataMachines(p) < p.replicas)
     return "data-machines: " + std::to_string(DataMachines(p)) + " data machines cannot hold " +
            std::to_string(p.replicas) + " distinct replicas";
-  if (!(p.load > 0 && std::isfinite(p.load))) return "load: must be a positive number";
+  if (p.submit_jobs && !(p.load > 0 && std::isfinite(p.load)))
+    return "load: must be a positive number";
+  if (!(p.time_scale > 0 && std::isfinite(p.time_scale))) return "speed: must be positive";
   if (!(p.job_size_mean >= 1 && p.job_size_mean <= 1e6))
     return "job-size-mean: must be in [1, 1e6]";
   if (!(p.alpha > 0 && std::isfinite(p.alpha))) return "alpha: must be a positive number";
@@ -127,7 +152,8 @@ Status Emulator::Start() {
   // Heartbeat phases are spread evenly over one period.
   for (uint32_t m = 0; m < p_.machines; ++m)
     heartbeat_due_.emplace(p_.heartbeat * (m + 1) / p_.machines, m);
-  next_arrival_ = Exponential(p_.load / (p_.job_size_mean + p_.reduces));
+  next_arrival_ = p_.submit_jobs ? Exponential(p_.load / (p_.job_size_mean + p_.reduces))
+                                 : std::numeric_limits<double>::infinity();
   return Status::Ok();
 }
 
@@ -138,6 +164,13 @@ Status Emulator::Step(double now) {
   QueueCompletions();
   QueueArrivals();
   QueueHeartbeats();
+  QueueForeignQueries();
+  // Without jobs of its own, the emulator learns from the scheduler whether tasks wait.
+  if (!p_.submit_jobs && (!requests_.empty() || now_ >= next_poll_)) {
+    requests_.push_back(R"({"op":"status"})");
+    pending_.push_back({Pending::kStatus, 0, 0, false});
+    next_poll_ = now_ + p_.heartbeat / 4;
+  }
   if (requests_.empty()) return Status::Ok();
   stats_.requests += requests_.size();
   ++stats_.batches;
@@ -156,15 +189,24 @@ double Emulator::NextEventTime() const {
   double t = std::numeric_limits<double>::infinity();
   if (!completions_.empty()) t = completions_.top().time;
   if (next_arrival_ < p_.duration) t = std::min(t, next_arrival_);
-  if (!heartbeat_due_.empty() && unassigned() > 0) t = std::min(t, heartbeat_due_.front().first);
+  if (!heartbeat_due_.empty() && TasksWaiting()) t = std::min(t, heartbeat_due_.front().first);
+  if (!p_.submit_jobs) t = std::min(t, next_poll_);
+  if (!finished_foreign_.empty()) t = std::min(t, now_);
   return t;
 }
 
 bool Emulator::Finished(double now) const {
-  if (p_.max_tasks > 0 && stats_.tasks_done >= p_.max_tasks) return true;
+  const uint64_t done = p_.submit_jobs ? stats_.tasks_done : stats_.foreign_done;
+  if (p_.max_tasks > 0 && done >= p_.max_tasks) return true;
   if (now < p_.duration) return false;
-  if (!p_.drain) return true;
-  return stats_.tasks_done == stats_.tasks_submitted || now >= p_.duration + p_.drain_limit;
+  if (!p_.drain || now >= p_.duration + p_.drain_limit) return true;
+  if (p_.submit_jobs) return stats_.tasks_done == stats_.tasks_submitted;
+  // Drained: the scheduler, asked since `duration`, holds no task and every job time is in.
+  return status_at_ >= p_.duration && last_status_.InSystem() == 0 && finished_foreign_.empty();
+}
+
+bool Emulator::TasksWaiting() const {
+  return p_.submit_jobs ? unassigned() > 0 : last_status_.queued > 0;
 }
 
 void Emulator::QueueCompletions() {
@@ -195,6 +237,7 @@ void Emulator::FinishTask(const Completion& c) {
   if (!finished) return;
   ++stats_.jobs_done;
   stats_.job_delay_sum += c.time - job.arrival;
+  stats_.job_delays.push_back(c.time - job.arrival);
   job_index_.erase(job.name);
   job.tasks = {};  // its replicas are no longer needed
 }
@@ -203,12 +246,22 @@ void Emulator::FinishTask(const Completion& c) {
 void Emulator::FinishForeign(const Completion& c) {
   auto& [job, task] = foreign_[c.task];
   ++stats_.foreign_done;
+  stats_.foreign_local_done += c.local;
   ++free_[c.machine];
   MarkForHeartbeat(c.machine);
-  requests_.push_back(R"({"op":"task_done","job":")" + job + R"(","task":")" + task +
-                      R"(","machine":")" + MachineName(c.machine) + "\"}");
+  // Another client's names may hold characters that JSON escapes.
+  requests_.push_back(R"({"op":"task_done","job":)" + json(job).dump() + R"(,"task":)" +
+                      json(task).dump() + R"(,"machine":")" + MachineName(c.machine) + "\"}");
   pending_.push_back({Pending::kForeignDone, c.task, 0, false});
-  foreign_free_.push_back(c.task);
+}
+
+// Asks the scheduler how long each foreign job that just finished took.
+void Emulator::QueueForeignQueries() {
+  for (const std::string& job : finished_foreign_) {
+    requests_.push_back(R"({"op":"job","job":)" + json(job).dump() + "}");
+    pending_.push_back({Pending::kJobQuery, 0, 0, false});
+  }
+  finished_foreign_.clear();
 }
 
 void Emulator::QueueArrivals() {
@@ -262,7 +315,7 @@ void Emulator::QueueHeartbeats() {
     if (free_[m] > 0) MarkForHeartbeat(m);
   }
   // With nothing left to assign, a heartbeat could only come back empty.
-  const bool worth_asking = unassigned() > 0;
+  const bool worth_asking = TasksWaiting();
   for (uint32_t m : to_heartbeat_) {
     marked_[m] = 0;
     if (!worth_asking || free_[m] == 0) continue;
@@ -275,6 +328,10 @@ void Emulator::QueueHeartbeats() {
 
 Status Emulator::ReadReply(const Pending& p, const std::string& request, const std::string& reply) {
   const json r = json::parse(reply, nullptr, false);
+  if (p.kind == Pending::kJobQuery) {
+    ReadJobQuery(r);  // a job that is already forgotten is not an error
+    return Status::Ok();
+  }
   if (!r.is_object() || r.value("ok", false) != true)
     return Status::FailedPrecondition("scheduler",
                                       "request " + Quote(request) + " got " + Quote(reply));
@@ -290,12 +347,43 @@ Status Emulator::ReadReply(const Pending& p, const std::string& request, const s
             request, reply);
       break;
     case Pending::kForeignDone:
+      ReadForeignDone(p, r);
       break;
+    case Pending::kStatus:
+      if (!ParseStatus(r, &last_status_))
+        return Status::FailedPrecondition("scheduler",
+                                          "status reply lacks counters: " + Quote(reply));
+      status_at_ = now_;
+      break;
+    case Pending::kJobQuery:
+      break;  // read above
     case Pending::kHeartbeat:
       StartAssigned(p.a, p.b, r.contains("assign") ? r["assign"] : json(), request, reply);
       break;
   }
   return Status::Ok();
+}
+
+// A foreign task's report is answered: free its entry; if its job is done, ask its time.
+void Emulator::ReadForeignDone(const Pending& p, const json& reply) {
+  if (reply.value("job_done", false) == true) {
+    ++stats_.foreign_jobs_done;
+    finished_foreign_.push_back(foreign_[p.a].first);
+  }
+  foreign_free_.push_back(p.a);
+}
+
+// The scheduler's `job` reply for a finished foreign job: its submit-to-done time on the
+// scheduler's clock, in emulated seconds.
+void Emulator::ReadJobQuery(const json& reply) {
+  const bool done = reply.is_object() && reply.value("ok", false) == true &&
+                    reply.value("state", std::string()) == "done" && reply.contains("seconds") &&
+                    reply["seconds"].is_number();
+  if (!done) {
+    ++stats_.foreign_jobs_unmeasured;
+    return;
+  }
+  stats_.foreign_job_delays.push_back(reply["seconds"].get<double>() * p_.time_scale);
 }
 
 void Emulator::StartAssigned(uint32_t machine, uint32_t offered, const json& assign,
@@ -400,10 +488,7 @@ Status Emulator::QueryStatus(DaemonCounts* out) {
   const std::string quoted = Quote(reply.empty() ? "no reply" : reply[0]);
   if (!r.is_object() || r.value("ok", false) != true)
     return Status::FailedPrecondition("scheduler", "request {\"op\":\"status\"} got " + quoted);
-  if (!ReadCount(r, "tasks", "queued", &out->queued) ||
-      !ReadCount(r, "tasks", "running", &out->running) ||
-      !ReadCount(r, "tasks", "blocked", &out->blocked) ||
-      !ReadCount(r, "jobs", "live", &out->live_jobs))
+  if (!ParseStatus(r, out))
     return Status::FailedPrecondition(
         "scheduler", "status reply lacks tasks.queued/running/blocked or jobs.live: " + quoted);
   return Status::Ok();

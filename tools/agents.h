@@ -1,7 +1,7 @@
-// Emulator: the cluster behind locsched-agents. It plays the machines and a job
-// submitter against a scheduler reached through a Transport, in emulated time:
-// Poisson job arrivals, heartbeats, exponential task durations, completions.
-// Called by tools/agents_main.cc and tests; no clocks, no sockets; one thread.
+// Emulator: the cluster behind locsched-agents. It plays the machines and (unless
+// submit_jobs is off) a job submitter against a scheduler reached through a Transport,
+// in emulated time: Poisson job arrivals, heartbeats, exponential task durations,
+// completions. Called by tools/agents_main.cc and tests; no clocks, no sockets; one thread.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +36,8 @@ struct AgentsParams {
   double drain_limit = 600;    ///< give up draining this long after `duration`
   uint64_t seed = 1;           ///< seeds arrivals, sizes, replicas and durations
   std::string prefix;          ///< prepended to machine and job names
+  bool submit_jobs = true;     ///< false (--no-jobs): run only what other clients submit
+  double time_scale = 1;       ///< emulated seconds per scheduler-clock second (the speed)
 };
 
 /// "" if `p` is usable, else "flag-name: what is wrong" (flag names as locsched-agents spells
@@ -55,26 +57,42 @@ class Transport {
 
 /// What the emulator has seen so far.
 struct AgentsStats {
-  uint64_t jobs_submitted = 0;    ///< job_submit requests acknowledged
-  uint64_t tasks_submitted = 0;   ///< tasks in those jobs
-  uint64_t tasks_assigned = 0;    ///< assignments received and started
-  uint64_t local_assigned = 0;    ///< ... of which the scheduler called local
-  uint64_t tasks_done = 0;        ///< task_done requests sent
-  uint64_t local_done = 0;        ///< ... of which ran local
-  uint64_t jobs_done = 0;         ///< jobs whose every task is done
-  double job_delay_sum = 0;       ///< sum over done jobs of (last completion - arrival)
-  uint64_t requests = 0;          ///< request lines sent, status calls included
-  uint64_t batches = 0;           ///< transport round trips
-  double max_lag = 0;             ///< worst delay between a completion's time and its report
-  uint64_t anomalies = 0;         ///< replies that contradict the emulator's own bookkeeping
-  uint64_t foreign_assigned = 0;  ///< tasks of jobs another client submitted, run all the same
-  uint64_t foreign_done = 0;      ///< ... and reported done
+  uint64_t jobs_submitted = 0;      ///< job_submit requests acknowledged
+  uint64_t tasks_submitted = 0;     ///< tasks in those jobs
+  uint64_t tasks_assigned = 0;      ///< assignments received and started
+  uint64_t local_assigned = 0;      ///< ... of which the scheduler called local
+  uint64_t tasks_done = 0;          ///< task_done requests sent
+  uint64_t local_done = 0;          ///< ... of which ran local
+  uint64_t jobs_done = 0;           ///< jobs whose every task is done
+  double job_delay_sum = 0;         ///< sum over done jobs of (last completion - arrival)
+  uint64_t requests = 0;            ///< request lines sent, status calls included
+  uint64_t batches = 0;             ///< transport round trips
+  double max_lag = 0;               ///< worst delay between a completion's time and its report
+  uint64_t anomalies = 0;           ///< replies that contradict the emulator's own bookkeeping
+  uint64_t foreign_assigned = 0;    ///< tasks of jobs another client submitted, run all the same
+  uint64_t foreign_done = 0;        ///< ... and reported done
+  uint64_t foreign_local_done = 0;  ///< ... of which the scheduler called local
+  uint64_t foreign_jobs_done = 0;   ///< other clients' jobs whose last task ended here
+  uint64_t foreign_jobs_unmeasured = 0;    ///< ... whose time the scheduler could not tell
+  std::vector<double> job_delays;          ///< (last completion - arrival) of each done job
+  std::vector<double> foreign_job_delays;  ///< the scheduler's submit-to-done time, scaled
 
   /// Mean delay of done jobs (0 if none).
   double MeanJobDelay() const { return jobs_done ? job_delay_sum / jobs_done : 0; }
   /// Share of done tasks that ran local (0 if none).
   double Locality() const { return tasks_done ? double(local_done) / tasks_done : 0; }
+  /// Tasks reported done, own and foreign.
+  uint64_t AllDone() const { return tasks_done + foreign_done; }
+  /// Share of all done tasks, own and foreign, that ran local (0 if none).
+  double AllLocality() const {
+    return AllDone() ? double(local_done + foreign_local_done) / AllDone() : 0;
+  }
 };
+
+/// The q-quantile (0 < q <= 1, nearest rank) of `values`; 0 if empty.
+double Quantile(std::vector<double> values, double q);
+/// The mean of `values`; 0 if empty.
+double MeanOf(const std::vector<double>& values);
 
 /// Counters from the scheduler's `status` reply.
 struct DaemonCounts {
@@ -103,6 +121,8 @@ class Emulator {
   bool Finished(double now) const;
   /// Asks the scheduler for its status counters.
   Status QueryStatus(DaemonCounts* out);
+  /// With submit_jobs off: the scheduler's counters from the last batch's status request.
+  const DaemonCounts& last_status() const { return last_status_; }
 
   /// The counters so far.
   const AgentsStats& stats() const { return stats_; }
@@ -138,8 +158,8 @@ class Emulator {
   };
   // What a request in the current batch was for, to read its reply.
   struct Pending {
-    enum Kind : uint8_t { kSubmit, kDone, kForeignDone, kHeartbeat } kind;
-    uint32_t a;         // job (kSubmit, kDone) or machine (kHeartbeat)
+    enum Kind : uint8_t { kSubmit, kDone, kForeignDone, kHeartbeat, kStatus, kJobQuery } kind;
+    uint32_t a;         // job (kSubmit, kDone), machine (kHeartbeat) or foreign_ slot
     uint32_t b;         // task (kDone) or free slots offered (kHeartbeat)
     bool job_finished;  // kDone: the emulator's view of "job_done"
   };
@@ -147,6 +167,10 @@ class Emulator {
   void QueueCompletions();
   void QueueArrivals();
   void QueueHeartbeats();
+  void QueueForeignQueries();
+  bool TasksWaiting() const;
+  void ReadForeignDone(const Pending& p, const nlohmann::json& reply);
+  void ReadJobQuery(const nlohmann::json& reply);
   void MarkForHeartbeat(uint32_t machine);
   void SubmitJob();
   std::vector<uint32_t> PickReplicas();
@@ -180,6 +204,10 @@ class Emulator {
   std::unordered_map<std::string, uint32_t> job_index_;       // live jobs by name
   std::vector<std::pair<std::string, std::string>> foreign_;  // (job, task) of foreign tasks
   std::vector<uint32_t> foreign_free_;                        // reusable foreign_ entries
+  std::vector<std::string> finished_foreign_;  // foreign jobs done, their time not yet asked
+  DaemonCounts last_status_;
+  double next_poll_ = 0;   // submit_jobs off: emulated time of the next status request
+  double status_at_ = -1;  // emulated time of the last status read in a batch
   std::vector<std::string> requests_, replies_;
   std::vector<Pending> pending_;
   AgentsStats stats_;

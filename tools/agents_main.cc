@@ -1,6 +1,6 @@
-// locsched-agents: the cluster emulator. Plays N machines and a job submitter
-// against a running locschedd over its event socket, on an accelerated clock,
-// prints a live line every few seconds and a summary (text or --json) at the end.
+// locsched-agents: the cluster emulator. Plays N machines and (without --no-jobs) a
+// job submitter against a running locschedd over its event socket, on an accelerated
+// clock, prints a live line every few seconds and a summary (text or --json) at the end.
 // The emulation itself is tools/agents.h; this file holds flags, socket and clock.
 #include <csignal>
 #include <cstdio>
@@ -70,6 +70,12 @@ void AddClusterFlags(CLI::App& app, Options& o) {
 
 void AddWorkloadFlags(CLI::App& app, Options& o) {
   AgentsParams& p = o.params;
+  app.add_flag_function(
+      "--no-jobs", [&p](int64_t) { p.submit_jobs = false; },
+      "Submit no jobs: only register the machines, heartbeat while the daemon has queued "
+      "tasks and run what it assigns (e.g. a trace fed by locsched-tail). Job completion "
+      "times are then the daemon's own submit-to-done times (the `job` command's "
+      "\"seconds\") times --speed; --load, --job-size-mean and --reduces are unused");
   app.add_option("--load", p.load, "Task arrivals per emulated second (Poisson job arrivals)")
       ->capture_default_str();
   app.add_option("--job-size-mean", p.job_size_mean, "Mean map tasks per job (geometric)")
@@ -95,7 +101,8 @@ void AddRunFlags(CLI::App& app, Options& o) {
       ->check(kNotNegative)
       ->capture_default_str();
   app.add_flag("--drain", p.drain,
-               "After --duration, keep running until every submitted task is done");
+               "After --duration, keep running until every submitted task is done (with "
+               "--no-jobs: until the daemon holds no queued, blocked or running task)");
   app.add_option("--drain-limit", p.drain_limit,
                  "With --drain: give up this many emulated seconds after --duration")
       ->capture_default_str();
@@ -146,17 +153,19 @@ class LiveLine {
     Check(emu_->QueryStatus(&d));
     const AgentsStats& s = emu_->stats();
     const double dt = emu_->now() - last_now_;
-    const double rate = dt > 0 ? (s.tasks_done - last_done_) / dt : 0;
+    const double rate = dt > 0 ? (s.AllDone() - last_done_) / dt : 0;
+    const bool own = o_.params.submit_jobs;
+    const std::vector<double>& delays = own ? s.job_delays : s.foreign_job_delays;
+    const auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
     std::fprintf(o_.json ? stderr : stdout,
                  "t=%8.1fs  done %9llu (%8.1f tasks/s)  locality %5.1f%%  queued %7llu  blocked "
-                 "%6llu  running %6llu  mean job delay %.2fs\n",
-                 emu_->now(), static_cast<unsigned long long>(s.tasks_done), rate,
-                 100 * s.Locality(), static_cast<unsigned long long>(d.queued),
-                 static_cast<unsigned long long>(d.blocked),
-                 static_cast<unsigned long long>(d.running), s.MeanJobDelay());
+                 "%6llu  running %6llu  jobs done %6llu  mean job delay %.2fs  p95 %.2fs\n",
+                 emu_->now(), u(s.AllDone()), rate, 100 * s.AllLocality(), u(d.queued),
+                 u(d.blocked), u(d.running), u(own ? s.jobs_done : s.foreign_jobs_done),
+                 MeanOf(delays), Quantile(delays, 0.95));
     std::fflush(o_.json ? stderr : stdout);
     last_now_ = emu_->now();
-    last_done_ = s.tasks_done;
+    last_done_ = s.AllDone();
   }
 
  private:
@@ -203,7 +212,9 @@ struct Summary {
   }
 };
 
-nlohmann::json SummaryJson(const Options& o, const Emulator& emu, const Summary& sum) {
+using json = nlohmann::json;
+
+json SummaryJson(const Options& o, const Emulator& emu, const Summary& sum) {
   const AgentsStats& s = emu.stats();
   const AgentsParams& p = o.params;
   return {{"machines", p.machines},
@@ -222,6 +233,10 @@ nlohmann::json SummaryJson(const Options& o, const Emulator& emu, const Summary&
           {"tasks_per_second", emu.now() > 0 ? s.tasks_done / emu.now() : 0.0},
           {"locality", s.Locality()},
           {"mean_job_delay", s.MeanJobDelay()},
+          {"p95_job_delay", Quantile(s.job_delays, 0.95)},
+          {"submit_jobs", p.submit_jobs},
+          {"all_tasks_done", s.AllDone()},
+          {"all_locality", s.AllLocality()},
           {"unassigned", emu.unassigned()},
           {"running", emu.running()},
           {"daemon",
@@ -230,25 +245,51 @@ nlohmann::json SummaryJson(const Options& o, const Emulator& emu, const Summary&
             {"blocked", sum.after.blocked},
             {"live_jobs", sum.after.live_jobs}}},
           {"daemon_before", {{"in_system", sum.before.InSystem()}}},
-          {"lost", sum.Lost(emu)},
+          {"lost", p.submit_jobs ? json(sum.Lost(emu)) : json(nullptr)},
           {"requests", s.requests},
           {"batches", s.batches},
           {"max_lag", s.max_lag},
           {"foreign_assigned", s.foreign_assigned},
           {"foreign_done", s.foreign_done},
+          {"foreign_jobs_done", s.foreign_jobs_done},
+          {"foreign_jobs_unmeasured", s.foreign_jobs_unmeasured},
+          {"foreign_mean_job_delay", MeanOf(s.foreign_job_delays)},
+          {"foreign_p95_job_delay", Quantile(s.foreign_job_delays, 0.95)},
           {"anomalies", s.anomalies}};
+}
+
+// The summary's body with --no-jobs: every job came from another client.
+void PrintForeignSummary(const Emulator& emu, const Summary& sum) {
+  const AgentsStats& s = emu.stats();
+  const auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::printf(
+      "  jobs:      %llu done (submitted by another client); completion time mean %.2f, p95 "
+      "%.2f emulated s (the daemon's clock x speed; %llu not measured)\n",
+      u(s.foreign_jobs_done), MeanOf(s.foreign_job_delays), Quantile(s.foreign_job_delays, 0.95),
+      u(s.foreign_jobs_unmeasured));
+  std::printf("  tasks:     %llu assigned, %llu done (%.1f/s), locality %.1f%%\n",
+              u(s.foreign_assigned), u(s.foreign_done),
+              emu.now() > 0 ? s.foreign_done / emu.now() : 0, 100 * s.AllLocality());
+  std::printf("  scheduler: queued %llu, running %llu, blocked %llu, live jobs %llu\n",
+              u(sum.after.queued), u(sum.after.running), u(sum.after.blocked),
+              u(sum.after.live_jobs));
+  std::printf("  traffic:   %llu requests in %llu batches; worst completion lag %.3f emulated s\n",
+              u(s.requests), u(s.batches), s.max_lag);
 }
 
 void PrintSummary(const Options& o, const Emulator& emu, const Summary& sum) {
   const AgentsStats& s = emu.stats();
   const auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  char load[64] = "no jobs of its own";
+  if (o.params.submit_jobs) std::snprintf(load, sizeof load, "load %.1f tasks/s", o.params.load);
   std::printf(
-      "locsched-agents: %u machines x %u slots, load %.1f tasks/s (capacity %.1f), %.1f emulated "
-      "s in %.1f wall s%s\n",
-      o.params.machines, o.params.slots, o.params.load, AgentsCapacity(o.params), emu.now(),
+      "locsched-agents: %u machines x %u slots, %s (capacity %.1f), %.1f emulated s in %.1f wall "
+      "s%s\n",
+      o.params.machines, o.params.slots, load, AgentsCapacity(o.params), emu.now(),
       sum.wall_seconds, sum.interrupted ? " (interrupted)" : "");
-  std::printf("  jobs:      %llu submitted, %llu done, mean job delay %.2f emulated s\n",
-              u(s.jobs_submitted), u(s.jobs_done), s.MeanJobDelay());
+  if (!o.params.submit_jobs) return PrintForeignSummary(emu, sum);
+  std::printf("  jobs:      %llu submitted, %llu done, mean job delay %.2f, p95 %.2f emulated s\n",
+              u(s.jobs_submitted), u(s.jobs_done), s.MeanJobDelay(), Quantile(s.job_delays, 0.95));
   std::printf("  tasks:     %llu submitted, %llu done (%.1f/s), locality %.1f%%\n",
               u(s.tasks_submitted), u(s.tasks_done), emu.now() > 0 ? s.tasks_done / emu.now() : 0,
               100 * s.Locality());
@@ -274,6 +315,12 @@ bool Verdict(const Options& o, const Emulator& emu) {
                  static_cast<unsigned long long>(s.anomalies));
     ok = false;
   }
+  if (!o.params.submit_jobs && o.params.drain && !g_interrupted &&
+      emu.last_status().InSystem() > 0) {
+    std::fprintf(stderr, "locsched-agents: drain incomplete: the daemon still holds %llu tasks\n",
+                 static_cast<unsigned long long>(emu.last_status().InSystem()));
+    ok = false;
+  }
   if (o.params.drain && !g_interrupted && s.tasks_done < s.tasks_submitted) {
     std::fprintf(stderr, "locsched-agents: drain incomplete: %llu tasks never finished\n",
                  static_cast<unsigned long long>(s.tasks_submitted - s.tasks_done));
@@ -282,7 +329,8 @@ bool Verdict(const Options& o, const Emulator& emu) {
   return ok;
 }
 
-int Run(const Options& o) {
+int Run(Options o) {
+  o.params.time_scale = o.speed;
   LineClient client;
   Check(client.Connect(o.socket));
   client.set_timeout(std::chrono::milliseconds(static_cast<int64_t>(o.timeout * 1000)));
@@ -290,7 +338,7 @@ int Run(const Options& o) {
   Emulator emu(o.params, &transport);
   Summary sum;
   Check(emu.QueryStatus(&sum.before));
-  if (sum.before.InSystem() > 0)
+  if (sum.before.InSystem() > 0 && o.params.submit_jobs)
     std::fprintf(stderr,
                  "locsched-agents: note: the scheduler already holds %llu tasks; those assigned "
                  "here run as foreign tasks\n",
@@ -316,9 +364,10 @@ int main(int argc, char** argv) {
   using namespace locsched;
   CLI::App app{
       "locsched-agents: emulates a cluster against a running locschedd. Registers the\n"
-      "machines, submits Poisson jobs, heartbeats free slots, runs each assigned task for an\n"
-      "exponential time (rate --alpha if local, --gamma if remote) on an accelerated clock and\n"
-      "reports completions. Prints a live line every --report s and a summary at the end.\n"
+      "machines (named [--prefix]m0, m1, ...), submits Poisson jobs (unless --no-jobs),\n"
+      "heartbeats free slots, runs each assigned task for an exponential time (rate --alpha\n"
+      "if local, --gamma if remote) on an accelerated clock and reports completions. Prints a\n"
+      "live line every --report s and a summary at the end.\n"
       "Exits 1 if the scheduler refuses a request, contradicts the emulator's bookkeeping or\n"
       "cannot be reached, and 2 on a bad flag."};
   Options o;

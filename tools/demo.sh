@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The README's run command: installs what is missing, builds (Release) and runs
-# the main job on built-in defaults: locschedd on temporary sockets, and the
-# cluster emulator (locsched-agents) playing 1000 machines and a synthetic job
-# stream against it on an accelerated clock, with a live line of throughput,
-# locality and queues; then locschedctl's view of the daemon.
-#   bash tools/demo.sh            the daemon demo (about 30 s after the build)
-#   bash tools/demo.sh --sim      the simulator instead: JSQ+MaxWeight vs fair sharing
-# Extra arguments go to locsched-agents (or, after --sim, to locsched-sim).
+# The README's run command: installs what is missing, builds (Release) and replays one
+# hour of a real workload through the daemon (tools/replay.sh): locschedd on temporary
+# sockets, locsched-tail feeding hour 1 of SWIM's FB-2009 sample (read in place from
+# ../shared/data/traces/swim-fb) and the cluster emulator locsched-agents playing 600
+# machines that run what the daemon assigns, 60x faster than real time; live lines and
+# final figures (jobs done, mean and p95 job completion time, locality, queues), then
+# locschedctl's view of the daemon.
+#   bash tools/demo.sh              the trace replay (about a minute after the build)
+#   bash tools/demo.sh --synthetic  the emulator's own Poisson job stream on 1000 machines
+#   bash tools/demo.sh --sim        the simulator instead: JSQ+MaxWeight vs fair sharing
+# Extra arguments go to tools/replay.sh (e.g. --policy fair; see its --help), or after
+# --synthetic to locsched-agents, or after --sim to locsched-sim.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-deps.sh
@@ -21,6 +25,11 @@ if [ "${1:-}" = "--sim" ]; then
   "$bin/tools/locsched-sim" --policy fair "$@"
   exit 0
 fi
+
+if [ "${1:-}" != "--synthetic" ]; then
+  exec bash tools/replay.sh --build "$bin" "$@"
+fi
+shift
 
 # Emulated seconds per wall second. The daemon times tasks on the wall clock,
 # so its rate prior is the emulator's alpha/gamma (0.8, 0.2) times the speed.

@@ -35,6 +35,7 @@ class FakeScheduler : public Transport {
     std::vector<std::string> names;
     size_t maps_left = 0;
     size_t left = 0;
+    double submitted = 0;
   };
 
   double now = 0;                // emulated time, set by the test before each Step
@@ -44,7 +45,8 @@ class FakeScheduler : public Transport {
   bool release_reduces_early = false;
   std::vector<double> local_durations, remote_durations;
   std::map<std::string, int> op_counts;
-  std::map<std::string, uint64_t> slots;  // by machine
+  std::map<std::string, uint64_t> slots;   // by machine
+  std::map<std::string, double> finished;  // done jobs: submit-to-done time on the fake's clock
 
   Status Exchange(const std::vector<std::string>& requests,
                   std::vector<std::string>* replies) override {
@@ -81,6 +83,8 @@ class FakeScheduler : public Transport {
         return Done(r);
       case Op::kStatus:
         return StatusReply();
+      case Op::kJob:
+        return JobReply(r.job);
       default:
         FAIL("unexpected op " << op);
         return "";
@@ -96,6 +100,7 @@ class FakeScheduler : public Transport {
       if (t.kind == TaskKind::kMap) ++job.maps_left;
     }
     job.left = job.tasks.size();
+    job.submitted = now;
     for (size_t i = 0; i < job.tasks.size(); ++i)
       if (!job.tasks[i].reduce || release_reduces_early) Release(r.job, i);
     return R"({"ok":true,"tasks":)" + std::to_string(r.tasks.size()) + "}";
@@ -149,7 +154,10 @@ class FakeScheduler : public Transport {
       for (size_t i = 0; i < job.tasks.size(); ++i)
         if (job.tasks[i].reduce) Release(r.job, i);
     const bool job_done = --job.left == 0;
-    if (job_done) jobs_.erase(r.job);
+    if (job_done) {
+      finished[r.job] = now - job.submitted;
+      jobs_.erase(r.job);
+    }
     return std::string(R"({"ok":true,"job_done":)") + (job_done ? "true" : "false") + "}";
   }
 
@@ -161,6 +169,16 @@ class FakeScheduler : public Transport {
         {"tasks",
          {{"queued", queued}, {"running", running}, {"blocked", InSystem() - queued - running}}},
         {"jobs", {{"live", jobs_.size()}}}}
+        .dump();
+  }
+
+  // The daemon's `job` reply for a finished job, or not_found.
+  std::string JobReply(const std::string& name) {
+    const auto it = finished.find(name);
+    if (it == finished.end())
+      return R"({"ok":false,"error":{"code":"not_found","field":"job","message":"job: no"}})";
+    return json{
+        {"ok", true}, {"job", name}, {"state", "done"}, {"tasks", 1}, {"seconds", it->second}}
         .dump();
   }
 
@@ -308,6 +326,78 @@ TEST_CASE("Tasks of other clients' jobs run and are reported, not flagged", "[ag
   CHECK(emu.stats().foreign_assigned == 3);
   CHECK(emu.stats().foreign_done == 3);
   CHECK(fake.InSystem() == 0);
+}
+
+// A job_submit line for `job` with `maps` maps on replicas m<i % 16>, as a tailer would send.
+std::string TailedJob(const std::string& job, int maps) {
+  std::string line = R"({"op":"job_submit","job":")" + job + R"(","tasks":[)";
+  for (int i = 0; i < maps; ++i)
+    line += std::string(i ? "," : "") + R"({"task":"map)" + std::to_string(i) +
+            R"(","replicas":["m)" + std::to_string(i % 16) + R"("]})";
+  return line + "]}";
+}
+
+TEST_CASE("With submit_jobs off, another client's jobs run and are timed by its clock",
+          "[agents]") {
+  FakeScheduler fake;
+  AgentsParams p = Small();
+  p.submit_jobs = false;
+  p.load = 0;  // unused without jobs of its own
+  p.drain = true;
+  p.duration = 30;
+  p.time_scale = 2;  // the fake's clock runs at half the emulated speed
+  REQUIRE(ValidateAgentsParams(p).empty());
+  Emulator emu(p, &fake);
+  REQUIRE(emu.Start().ok());
+  std::vector<std::string> replies;
+  int submitted = 0;
+  double t = 0;
+  for (; !emu.Finished(t); t += 0.01) {
+    fake.now = t / p.time_scale;
+    if (t < 5) CHECK(fake.op_counts["heartbeat"] == 0);  // nothing queued: no heartbeats
+    // A job of 1 to 6 maps every 0.5 s from t = 5 to t = 25.
+    if (t >= 5 + 0.5 * submitted && t < 25) {
+      REQUIRE(fake.Exchange({TailedJob("tailed" + std::to_string(submitted), 1 + submitted % 6)},
+                            &replies)
+                  .ok());
+      ++submitted;
+    }
+    const Status s = emu.Step(t);
+    INFO(s.message());
+    REQUIRE(s.ok());
+  }
+  const AgentsStats& st = emu.stats();
+  CHECK(t >= p.duration);
+  CHECK(fake.op_counts["job_submit"] == submitted);  // the tailer's only, none of its own
+  CHECK(fake.op_counts["status"] > 0);
+  CHECK(st.anomalies == 0);
+  CHECK(st.jobs_submitted == 0);
+  CHECK(fake.InSystem() == 0);
+  REQUIRE(st.foreign_jobs_done == static_cast<uint64_t>(submitted));
+  CHECK(st.foreign_jobs_unmeasured == 0);
+  CHECK(st.AllDone() == st.foreign_done);
+  CHECK(st.AllLocality() > 0);
+  // Each job's time is the fake scheduler's submit-to-done time, scaled to emulated seconds.
+  std::vector<double> expected;
+  for (const auto& [name, seconds] : fake.finished) expected.push_back(seconds * p.time_scale);
+  std::vector<double> got = st.foreign_job_delays;
+  std::sort(expected.begin(), expected.end());
+  std::sort(got.begin(), got.end());
+  REQUIRE(got.size() == expected.size());
+  for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(expected[i]));
+  CHECK(Quantile(got, 0.95) >= MeanOf(got));
+}
+
+TEST_CASE("Quantile is the nearest rank; MeanOf the mean", "[agents]") {
+  std::vector<double> v;
+  for (int i = 100; i >= 1; --i) v.push_back(i);
+  CHECK(Quantile(v, 0.95) == 95);
+  CHECK(Quantile(v, 0.5) == 50);
+  CHECK(Quantile(v, 1) == 100);
+  CHECK(Quantile({7}, 0.95) == 7);
+  CHECK(Quantile({}, 0.95) == 0);
+  CHECK(MeanOf(v) == Approx(50.5));
+  CHECK(MeanOf({}) == 0);
 }
 
 TEST_CASE("The same seed gives the same run", "[agents]") {

@@ -156,7 +156,7 @@ class CommandLine(unittest.TestCase):
         self.assertEqual(out.returncode, 0)
         for flag in ("--socket", "--machines", "--slots", "--load", "--job-size-mean",
                      "--data-machines", "--alpha", "--gamma", "--speed", "--duration",
-                     "--tasks", "--report", "--json", "--seed"):
+                     "--tasks", "--report", "--json", "--seed", "--no-jobs"):
             self.assertIn(flag, out.stdout)
 
     def test_no_daemon_names_the_socket(self):

@@ -1,0 +1,181 @@
+#!/usr/bin/python3
+"""End to end: locsched-tail replays part of a real SWIM FB-2009 hour into locschedd
+while locsched-agents --no-jobs plays the cluster and runs what the daemon assigns.
+Checks that the machine names line up (no job refused), that every job and task of
+the excerpt is done, and that the emulator's job completion times are the daemon's
+own submit-to-done times, scaled by the speed.
+
+Usage: replay_test.py LOCSCHEDD LOCSCHED-AGENTS LOCSCHED-TAIL TRACES_DIR [unittest options]
+"""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+DAEMON = AGENTS = TAIL = TRACES = None  # set from the command line in __main__
+MACHINES = 20
+SPEED = 200
+# The emulated cluster: local tasks Exp(0.8), remote Exp(0.2), a heartbeat every second.
+CLUSTER = ["--machines", str(MACHINES), "--data-machines", "1", "--alpha", "0.8", "--gamma",
+           "0.2", "--heartbeat", "1", "--speed", str(SPEED)]
+
+
+class Daemon:
+    """A locschedd on temporary sockets, its rate prior scaled to the emulator's speed."""
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="locsched-replay-test-")
+        self.event = os.path.join(self.dir, "ev.sock")
+        self.control = os.path.join(self.dir, "ctl.sock")
+        argv = [DAEMON, "--set", "sockets.event_path=" + self.event,
+                "--set", "sockets.control_path=" + self.control, "--set", "log.target=stderr",
+                "--set", "scheduler.alpha=%g" % (0.8 * SPEED),
+                "--set", "scheduler.gamma=%g" % (0.2 * SPEED)]
+        self.log = open(os.path.join(self.dir, "daemon.log"), "w+")
+        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=self.log)
+        deadline = time.time() + 20
+        while not (os.path.exists(self.event) and os.path.exists(self.control)):
+            if self.proc.poll() is not None or time.time() > deadline:
+                raise RuntimeError("locschedd did not start:\n" + self.log_text())
+            time.sleep(0.02)
+
+    def log_text(self):
+        self.log.seek(0)
+        return self.log.read()
+
+    def call(self, request):
+        """One request on the control socket; its reply."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(10)
+            s.connect(self.control)
+            s.sendall((json.dumps(request) + "\n").encode())
+            data = b""
+            while not data.endswith(b"\n"):
+                chunk = s.recv(1 << 20)
+                if not chunk:
+                    break
+                data += chunk
+        return json.loads(data)
+
+    def wait_machines(self, n):
+        deadline = time.time() + 20
+        while self.call({"op": "status"})["machines"]["up"] < n:
+            if time.time() > deadline:
+                raise RuntimeError("the emulator did not register %d machines" % n)
+            time.sleep(0.02)
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            code = self.proc.wait(timeout=20)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.log.close()
+            shutil.rmtree(self.dir, ignore_errors=True)
+        return code
+
+
+def swim_excerpt(path, seconds):
+    """The rows of a SWIM TSV submitted in its first `seconds`, written to `path`."""
+    source = os.path.join(TRACES, "swim-fb/FB-2009_samples_24_times_1hr_0.tsv")
+    rows = []
+    with open(source, encoding="utf-8") as f:
+        for line in f:
+            fields = line.split("\t")
+            if float(fields[1]) < seconds:
+                rows.append(line)
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(rows)
+    return [r.split("\t")[0] for r in rows]
+
+
+class ReplayTest(unittest.TestCase):
+    def setUp(self):
+        self.daemon = Daemon()
+        self.trace = os.path.join(self.daemon.dir, "excerpt.tsv")
+
+    def tearDown(self):
+        code = self.daemon.stop()
+        self.assertEqual(code, 0, "locschedd exited with %s on SIGTERM" % code)
+
+    def start_agents(self, *args):
+        argv = [AGENTS, "--socket", self.daemon.event, "--no-jobs", *CLUSTER, "-q", "--json",
+                *args]
+        return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def tail(self, *args):
+        argv = [TAIL, "--format", "swim", "--socket", self.daemon.event, "--json", "-q", *args,
+                self.trace]
+        return subprocess.run(argv, capture_output=True, text=True, timeout=60)
+
+    def test_a_replayed_excerpt_runs_to_the_end_timed_by_the_daemon(self):
+        names = swim_excerpt(self.trace, 1500)
+        self.assertGreater(len(names), 20)
+        counts = json.loads(subprocess.run([TAIL, "--format", "swim", "--check", self.trace],
+                                           capture_output=True, text=True, timeout=60).stdout)
+        # The tailer starts a moment after the emulator's clock: 600 emulated s (3 wall s)
+        # of slack keep its last job inside the emulator's --duration.
+        agents = self.start_agents("--duration", "2100", "--drain")
+        self.daemon.wait_machines(MACHINES)
+        sent = self.tail("--machines", str(MACHINES), "--speed", str(SPEED))
+        self.assertEqual(sent.returncode, 0, sent.stderr)
+        out, err = agents.communicate(timeout=60)
+        self.assertEqual(agents.returncode, 0, err + self.daemon.log_text())
+        t, a = json.loads(sent.stdout), json.loads(out)
+        # The names line up: the daemon took every job; the emulator ran every task.
+        self.assertEqual((t["jobs"], t["rejected"]), (len(names), 0), t)
+        self.assertEqual(a["jobs_submitted"], 0, a)
+        self.assertEqual(a["anomalies"], 0, a)
+        self.assertEqual(a["foreign_done"], counts["tasks"], a)
+        self.assertEqual(a["foreign_jobs_done"], len(names), a)
+        self.assertEqual(a["foreign_jobs_unmeasured"], 0, a)
+        self.assertGreater(a["all_locality"], 0, a)
+        status = self.daemon.call({"op": "status"})
+        self.assertEqual(status["jobs"]["done"], len(names), status)
+        self.assertEqual(status["tasks"]["done"], counts["tasks"], status)
+        self.assertEqual(status["tasks"]["queued"] + status["tasks"]["running"], 0, status)
+        # Job completion times: the daemon's submit-to-done seconds times the speed.
+        seconds = []
+        for name in names:
+            job = self.daemon.call({"op": "job", "job": name})
+            self.assertEqual(job.get("state"), "done", job)
+            seconds.append(job["seconds"] * SPEED)
+        self.assertAlmostEqual(a["foreign_mean_job_delay"], sum(seconds) / len(seconds),
+                               places=6)
+        seconds.sort()
+        p95 = seconds[max(0, -(-95 * len(seconds) // 100) - 1)]  # nearest rank
+        self.assertAlmostEqual(a["foreign_p95_job_delay"], p95, places=6)
+
+    def test_replicas_beyond_the_emulated_cluster_are_refused(self):
+        swim_excerpt(self.trace, 600)
+        agents = self.start_agents("--duration", "1")
+        out, err = agents.communicate(timeout=30)
+        self.assertEqual(agents.returncode, 0, err)
+        # The emulator named its machines m0..m19; a tailer placing on 40 misses half.
+        sent = self.tail("--machines", str(2 * MACHINES))
+        # (A one-map job whose three replicas all fall on m0..m19 still gets in.)
+        self.assertGreater(json.loads(sent.stdout)["rejected"], 0, sent.stdout)
+        self.assertIn("unknown machine", sent.stderr)
+
+    def test_without_jobs_an_idle_emulator_drains_at_once(self):
+        agents = self.start_agents("--duration", "50", "--drain")
+        out, err = agents.communicate(timeout=30)
+        self.assertEqual(agents.returncode, 0, err)
+        a = json.loads(out)
+        self.assertEqual((a["foreign_done"], a["foreign_jobs_done"]), (0, 0), a)
+        self.assertLess(a["emulated_seconds"], 60, a)
+        self.assertIsNone(a["lost"], a)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 5:
+        sys.exit("usage: replay_test.py LOCSCHEDD LOCSCHED-AGENTS LOCSCHED-TAIL TRACES_DIR")
+    DAEMON, AGENTS, TAIL, TRACES = sys.argv[1:5]
+    unittest.main(argv=[sys.argv[0]] + sys.argv[5:])

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Replays one hour of a real workload through locschedd, end to end: the daemon on
+# temporary sockets, the cluster emulator locsched-agents (--no-jobs: it registers the
+# machines, heartbeats and runs what the daemon assigns) and locsched-tail replaying the
+# hour from SWIM's FB-2009 sample in ../shared/data/traces/swim-fb (read in place; the
+# hour is cut out to a temporary file) on an accelerated clock. The emulator prints a
+# live line (tasks done, locality, queues, jobs done, mean and p95 job completion time)
+# and the final figures; then locschedctl shows the daemon's own view.
+# Called by tools/demo.sh (the README's run command) and bench/policy_replay.sh; it does
+# not build: the binaries come from --build (default build/release).
+#
+#   bash tools/replay.sh [options] [-- extra locsched-agents flags]
+#     --build DIR       where the binaries are (default build/release)
+#     --policy P        scheduler.policy: jsq-maxweight (default), fair, fifo, delay
+#     --set KEY=VALUE   another locschedd setting (docs/config.md); may be repeated
+#     --trace FILE      a SWIM TSV (default ../shared/data/traces/swim-fb/FB-2009_samples_24_times_1hr_1.tsv)
+#     --hour H          which hour of it, 0-23 (default 1: 449 jobs, 56,861 tasks)
+#     --speed N         emulated seconds per wall second, for the tailer and the emulator (default 60)
+#     --machines M      the cluster; the tailer places replicas on m0..m(M-1) (default 600, FB-2009's)
+#     --json FILE       write the emulator's and the tailer's summaries as JSON to FILE.agents
+#                       and FILE.tail (the live lines then go to stderr)
+#     --quiet           no live lines
+# Task durations follow the emulator's model: Exp(alpha) if the task runs where a replica
+# is, Exp(gamma) elsewhere, with alpha = 1/25 per s and gamma = alpha/4 (a 25 s map, 100 s
+# remote), heartbeats every 3 emulated s. Exits non-zero if any part fails or a job is lost.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build=build/release
+policy=jsq-maxweight
+trace=../shared/data/traces/swim-fb/FB-2009_samples_24_times_1hr_1.tsv
+hour=1
+speed=60
+machines=600
+json=
+quiet=
+settings=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build=$2; shift 2 ;;
+    --policy) policy=$2; shift 2 ;;
+    --set) settings+=(--set "$2"); shift 2 ;;
+    --trace) trace=$2; shift 2 ;;
+    --hour) hour=$2; shift 2 ;;
+    --speed) speed=$2; shift 2 ;;
+    --machines) machines=$2; shift 2 ;;
+    --json) json=$2; shift 2 ;;
+    --quiet) quiet=-q; shift ;;
+    --) shift; break ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "replay.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+if [ ! -r "$trace" ]; then
+  echo "replay.sh: cannot read $trace: the public traces are expected in ../shared/data/traces" >&2
+  exit 2
+fi
+
+alpha=$(awk 'BEGIN { print 1 / 25 }')
+gamma=$(awk "BEGIN { print $alpha / 4 }")
+dir=$(mktemp -d /tmp/locsched-replay-XXXXXX)
+daemon=
+agents=
+cleanup() {
+  [ -n "$agents" ] && kill -TERM "$agents" 2>/dev/null && wait "$agents" 2>/dev/null
+  [ -n "$daemon" ] && kill -TERM "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+
+# The hour, as its own SWIM file (the tailer replays from the first job's time).
+awk -F'\t' -v h="$hour" '$2 >= h * 3600 && $2 < (h + 1) * 3600' "$trace" >"$dir/hour.tsv"
+check=$("$build/tools/locsched-tail" --format swim --machines "$machines" --check "$dir/hour.tsv")
+jobs=$(printf '%s' "$check" | sed -n 's/.*"jobs":\([0-9]*\).*/\1/p')
+tasks=$(printf '%s' "$check" | sed -n 's/.*"tasks":\([0-9]*\).*/\1/p')
+
+# The daemon times tasks on the wall clock: its rate prior is the model's times the speed.
+"$build/daemon/locschedd" --set "sockets.event_path=$dir/events.sock" \
+  --set "sockets.control_path=$dir/control.sock" --set log.target=stderr \
+  --set "scheduler.policy=$policy" \
+  --set "scheduler.alpha=$(awk "BEGIN { print $alpha * $speed }")" \
+  --set "scheduler.gamma=$(awk "BEGIN { print $gamma * $speed }")" ${settings[@]+"${settings[@]}"} \
+  2>"$dir/locschedd.log" &
+daemon=$!
+for _ in $(seq 200); do [ -S "$dir/control.sock" ] && break; sleep 0.05; done
+[ -S "$dir/control.sock" ] || { cat "$dir/locschedd.log" >&2; exit 1; }
+ctl() { "$build/tools/locschedctl" --socket "$dir/control.sock" "$@"; }
+# status_field A.B: that field of the daemon's status reply.
+status_field() {
+  ctl --json status | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for key in sys.argv[1].split("."):
+    d = d[key]
+print(d)' "$1"
+}
+
+echo "== $policy: hour $hour of $(basename "$trace") ($jobs jobs, $tasks tasks) at ${speed}x"
+echo "   on $machines machines, 1 slot each; a task lasts Exp(1/25 s) where a replica is, else Exp(1/100 s)"
+# The emulator runs until the hour (plus a minute of slack for the tailer) is over and
+# the daemon holds no task.
+agents_flags=(--socket "$dir/events.sock" --no-jobs --machines "$machines" --data-machines 1
+  --alpha "$alpha" --gamma "$gamma" --heartbeat 3 --speed "$speed" --duration 3660 --drain
+  --drain-limit 36000 --report 5)
+[ -n "$quiet" ] && agents_flags+=(-q)
+if [ -n "$json" ]; then  # the summary to the file, live lines to stderr
+  "$build/tools/locsched-agents" "${agents_flags[@]}" --json "$@" >"$json.agents" &
+else
+  "$build/tools/locsched-agents" "${agents_flags[@]}" "$@" &
+fi
+agents=$!
+# The tailer may send only once every machine is up (the daemon refuses unknown replicas).
+for _ in $(seq 400); do
+  [ "$(status_field machines.up)" -ge "$machines" ] && break
+  kill -0 "$agents" 2>/dev/null || break
+  sleep 0.05
+done
+tail_flags=(--format swim --machines "$machines" --socket "$dir/events.sock" --speed "$speed" -q)
+[ -n "$json" ] && tail_flags+=(--json)
+tail_status=0
+"$build/tools/locsched-tail" "${tail_flags[@]}" "$dir/hour.tsv" >"$dir/tail.out" 2>"$dir/tail.err" ||
+  tail_status=$?
+agents_status=0
+wait "$agents" || agents_status=$?
+agents=
+echo "== locsched-tail"
+cat "$dir/tail.out" "$dir/tail.err"
+if [ -n "$json" ]; then cp "$dir/tail.out" "$json.tail"; fi
+echo
+echo "== locschedctl status"
+ctl status
+echo
+echo "== locschedctl queues --top 5"
+ctl queues --top 5
+live=$(status_field jobs.live)
+done_jobs=$(status_field jobs.done)
+echo
+echo "== $jobs jobs in the hour; the daemon has $done_jobs done and $live live"
+[ "$tail_status" -eq 0 ] || { echo "replay.sh: locsched-tail failed ($tail_status)" >&2; exit 1; }
+[ "$agents_status" -eq 0 ] || { echo "replay.sh: locsched-agents failed ($agents_status)" >&2; exit 1; }
+[ "$live" = 0 ] && [ "$done_jobs" = "$jobs" ] || { echo "replay.sh: not every job of the hour is done" >&2; exit 1; }
