@@ -6,9 +6,11 @@
 #include <systemd/sd-daemon.h>
 
 #include <boost/asio.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <csignal>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "config/config_loader.h"
@@ -17,6 +19,7 @@
 #include "daemon/durability.h"
 #include "daemon/engine.h"
 #include "daemon/logging.h"
+#include "daemon/lp_planner.h"
 #include "daemon/server.h"
 
 namespace locsched {
@@ -59,6 +62,7 @@ class Daemon {
     engine_.SetNotify([](const std::string& line) { spdlog::warn("{}", line); });
     dispatcher_.SetReloadHook(
         [this](std::vector<std::string>* changed) { return Reload(changed); });
+    if (cfg.lp.enabled) StartPlanner();
   }
 
   int Run();
@@ -73,6 +77,8 @@ class Daemon {
   void StatusTick();
   std::string StatusLine() const;
   void StartFlushTimer();
+  void StartPlanner();
+  void LpTick();
 
   asio::io_context io_{1};
   DaemonClock clock_;
@@ -86,7 +92,11 @@ class Daemon {
   asio::steady_timer watchdog_{io_};
   asio::steady_timer status_{io_};
   asio::steady_timer flush_{io_};
+  asio::steady_timer lp_timer_{io_};
+  std::optional<LpPlanner> planner_;
   bool stopping_ = false;
+  // The LP worker: declared last so it is joined before anything its work touches goes.
+  asio::thread_pool worker_{1};
 };
 
 int Daemon::Run() {
@@ -105,8 +115,10 @@ int Daemon::Run() {
   StartWatchdog();
   StatusTick();
   StartFlushTimer();
+  if (planner_) LpTick();
   sd_notifyf(0, "READY=1\nSTATUS=%s\nMAINPID=%d", StatusLine().c_str(), getpid());
   io_.run();
+  worker_.join();  // a solve still running finishes; its result is dropped
   if (durability_.enabled()) {
     // A clean stop leaves a snapshot, so the next start replays nothing.
     std::string ignored;
@@ -145,6 +157,7 @@ void Daemon::BeginStop() {
   watchdog_.cancel();
   status_.cancel();
   flush_.cancel();
+  lp_timer_.cancel();
   server_.Stop(2.0, [this] { io_.stop(); });
 }
 
@@ -195,6 +208,28 @@ void Daemon::StartFlushTimer() {
       std::_Exit(75);  // as a failed sync before a reply: never run on with unsynced data
     }
     StartFlushTimer();
+  });
+}
+
+// Solves run on worker_ over a snapshot the planner took on the loop; the result
+// is posted back and applied on the loop.
+void Daemon::StartPlanner() {
+  planner_.emplace(engine_, cfg_.lp);
+  planner_->SetExecutor([this](std::function<void()> work, std::function<void()> done) {
+    asio::post(worker_, [this, work = std::move(work), done = std::move(done)]() mutable {
+      work();
+      asio::post(io_, std::move(done));
+    });
+  });
+  dispatcher_.SetPlanner(&*planner_);
+}
+
+// Once a second the planner decides whether the interval passed or a burst came.
+void Daemon::LpTick() {
+  planner_->Tick();
+  lp_timer_.expires_after(std::chrono::seconds(1));
+  lp_timer_.async_wait([this](boost::system::error_code ec) {
+    if (!ec) LpTick();
   });
 }
 

@@ -32,6 +32,7 @@ enum class Op : uint8_t {
   kMetrics,
   kReload,
   kSnapshot,
+  kResolveLp,
 };
 
 /// The JSON type a field must have.
