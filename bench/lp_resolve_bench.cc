@@ -50,11 +50,12 @@ void Load(Dispatcher& d, const Shape& s, uint64_t seed) {
     uint32_t n = j + 1 == s.jobs ? left : std::min(left, 1 + rng.Below(2 * mean));
     left -= n;
     std::string tasks;
-    for (uint32_t t = 0; t < n; ++t) {
+    for (uint32_t t = 0; t < n; ++t) {  // three distinct replicas: offsets 0, 1..49, 50..98
+      const uint32_t a = rng.Below(100), b = (a + 1 + rng.Below(49)) % 100,
+                     c = (a + 50 + rng.Below(49)) % 100;
       tasks += std::string(t ? "," : "") + R"({"task":"t)" + std::to_string(t) +
-               R"(","replicas":["m)" + std::to_string(rng.Below(100)) + R"(","m)" +
-               std::to_string(rng.Below(100)) + R"(","m)" + std::to_string(rng.Below(100)) +
-               R"("]})";
+               R"(","replicas":["m)" + std::to_string(a) + R"(","m)" + std::to_string(b) +
+               R"(","m)" + std::to_string(c) + R"("]})";
     }
     Send(d, R"({"op":"job_submit","job":"j)" + std::to_string(j) + R"(","weight":)" +
                 std::to_string(1 + rng.Below(5)) + R"(,"tasks":[)" + tasks + "]}");
@@ -85,6 +86,7 @@ nlohmann::json Run(const Shape& s, int repeat) {
     runs.push_back({{"pass", pass ? "warm" : "cold"},
                     {"total_ms", total * 1e3},
                     {"solve_ms", lp["last_solve_ms"]},
+                    {"backlog_ms", lp["last_backlog_ms"]},
                     {"warm", lp["warm_starts"].get<int>() > 0 && pass == 1},
                     {"rows", lp["rows"]},
                     {"columns", lp["columns"]},

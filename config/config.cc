@@ -401,7 +401,7 @@ const ConfigKey kTable[] = {
      .type = ConfigType::kInt,
      .min_int = 1,
      .max_int = 100000,
-     .default_text = "256",
+     .default_text = "128",
      .reloadable = true,
      .help =
          "jobs inside the LP (those with the best weight per work); the rest follow in Smith order",

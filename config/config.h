@@ -91,7 +91,7 @@ struct LpConfig {
   double max_share = 0.1;       ///< most of the wall time the solver may use
   uint64_t burst_tasks = 1000;  ///< queued tasks added since the last solve that make a burst
   double epsilon = 1;           ///< growth of the LP's time grid: d_l = d_1 * (1 + epsilon)^(l-1)
-  uint64_t max_jobs = 256;      ///< jobs inside the LP (those with the best weight per work)
+  uint64_t max_jobs = 128;      ///< jobs inside the LP (those with the best weight per work)
   uint32_t classes = 4;         ///< machine classes of the LP (racks folded modulo this)
   uint64_t time_limit_ms = 1000;  ///< GLPK time limit of one solve
   double headroom_window_s = 60;  ///< seconds of arrivals the headroom's rates cover

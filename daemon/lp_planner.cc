@@ -29,22 +29,30 @@ void ArrivalWindow::Evict(double now) {
 
 // Counts over the window divided by the time covered (the window, or less just
 // after the first arrival, so that a young daemon does not understate its rates).
-std::vector<ArrivalType> ArrivalWindow::Rates(double now, size_t max_types) {
+std::vector<ArrivalType> ArrivalWindow::Rates(double now, size_t exact_types) {
   Evict(now);
   std::map<std::vector<uint32_t>, uint64_t> total;
   for (const Bucket& b : buckets_)
     for (const auto& [type, n] : b.counts) total[type] += n;
   const double span = first_ ? std::clamp(now - *first_, 1.0, window_) : window_;
+  std::vector<std::pair<uint64_t, const std::vector<uint32_t>*>> by_count;
+  for (const auto& [type, n] : total) by_count.emplace_back(n, &type);
+  std::sort(by_count.begin(), by_count.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : *a.second < *b.second;
+  });
+  // The most frequent types stay exact; the rest fold into {their first replica}
+  // (at most one type per machine), which understates capacity, never overstates it.
   std::vector<ArrivalType> types;
-  for (const auto& [type, n] : total) types.push_back({type, static_cast<double>(n) / span});
-  std::sort(types.begin(), types.end(),
-            [](const ArrivalType& a, const ArrivalType& b) { return a.rate > b.rate; });
-  if (types.size() > max_types) {
-    ArrivalType rest;  // remote-only: understates capacity, never overstates it
-    for (size_t i = max_types; i < types.size(); ++i) rest.rate += types[i].rate;
-    types.resize(max_types);
-    types.push_back(std::move(rest));
+  std::map<std::vector<uint32_t>, double> folded;
+  for (size_t i = 0; i < by_count.size(); ++i) {
+    const double rate = static_cast<double>(by_count[i].first) / span;
+    const std::vector<uint32_t>& type = *by_count[i].second;
+    if (i < exact_types)
+      types.push_back({type, rate});
+    else
+      folded[type.empty() ? type : std::vector<uint32_t>{type.front()}] += rate;
   }
+  for (auto& [type, rate] : folded) types.push_back({type, rate});
   return types;
 }
 
@@ -61,12 +69,13 @@ struct LpPlanner::Snapshot {
   BacklogLpResult result;
   Status capacity_status;
   CapacityResult capacity_result;
-  double solve_s = 0;  // worker wall time of both LPs
+  double solve_s = 0;    // worker wall time of both LPs
+  double backlog_s = 0;  // of which the backlog LP
 };
 
 namespace {
 
-constexpr size_t kMaxTypes = 2000;  // arrival types in the capacity LP
+constexpr size_t kExactTypes = 64;  // arrival types the capacity LP keeps exact
 constexpr size_t kMaxIntervals = 40;
 
 // Prometheus text; NaN where a value is not known yet.
@@ -129,11 +138,13 @@ bool LpPlanner::Start() {
   std::shared_ptr<BacklogLpSolver> solver = solver_;
   executor_(
       [snap, solver] {
-        const auto t0 = std::chrono::steady_clock::now();
+        using Steady = std::chrono::steady_clock;
+        const auto t0 = Steady::now();
         snap->status = solver->Solve(snap->backlog, snap->options, &snap->result);
+        const auto t1 = Steady::now();
         snap->capacity_status = SolveCapacityLp(snap->capacity, &snap->capacity_result);
-        snap->solve_s =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        snap->backlog_s = std::chrono::duration<double>(t1 - t0).count();
+        snap->solve_s = std::chrono::duration<double>(Steady::now() - t0).count();
       },
       [this, snap] { Finish(*snap); });
   return true;
@@ -206,7 +217,7 @@ CapacityInstance LpPlanner::BuildCapacity() {
   in.gamma = std::min(engine_.rates().gamma(), in.alpha);
   for (MachineId m = 0; m < c.num_machines(); ++m)
     in.slots.push_back(c.machine(m).up && !c.machine(m).draining ? c.machine(m).slots : 0);
-  in.types = arrivals_.Rates(engine_.Now(), kMaxTypes);
+  in.types = arrivals_.Rates(engine_.Now(), kExactTypes);
   return in;
 }
 
@@ -214,6 +225,7 @@ void LpPlanner::Finish(const Snapshot& s) {
   busy_ = false;
   solver_seconds_ += s.solve_s;
   last_solve_s_ = s.solve_s;
+  last_backlog_s_ = s.backlog_s;
   capacity_ok_ = s.capacity_status.ok();
   if (capacity_ok_) capacity_ = s.capacity_result;
   if (s.status.ok()) {
@@ -257,7 +269,9 @@ void LpPlanner::WriteStatus(JsonWriter& w) const {
   w.Key("lp").BeginObject().Field("busy", busy_).Field("solves", solves_);
   w.Field("overruns", overruns_).Field("failures", failures_).Field("warm_starts", warm_);
   w.Field("bursts", bursts_).Field("interval_s", interval_);
-  w.Field("last_solve_ms", last_solve_s_ * 1e3).Field("rows", uint64_t{last_.rows});
+  w.Field("last_solve_ms", last_solve_s_ * 1e3)
+      .Field("last_backlog_ms", last_backlog_s_ * 1e3)
+      .Field("rows", uint64_t{last_.rows});
   w.Field("columns", uint64_t{last_.columns}).Field("intervals", uint64_t{last_.intervals});
   w.Field("lp_jobs", uint64_t{last_.lp_jobs}).Field("ordered_jobs", uint64_t{last_.order.size()});
   w.Field("objective", last_.objective).Field("applied", applied_);

@@ -35,9 +35,10 @@ class ArrivalWindow {
   void SetWindow(double seconds) { window_ = seconds; }
   /// Counts the tasks of one submitted job at time `now`.
   void Add(double now, std::span<const TaskSpec> tasks);
-  /// Arrival rates per type over the window, at most `max_types` types (the most
-  /// frequent; the rest count as remote-only, which understates capacity).
-  std::vector<ArrivalType> Rates(double now, size_t max_types);
+  /// Arrival rates per type over the window: the `exact_types` most frequent types as
+  /// they are, the rest folded into their first replica's single-machine type (this
+  /// understates capacity, never overstates it), so at most exact_types + machines + 1.
+  std::vector<ArrivalType> Rates(double now, size_t exact_types);
 
  private:
   struct Bucket {
@@ -103,7 +104,8 @@ class LpPlanner {
 
   // The last finished solve.
   std::optional<double> order_at_;  // when the last good order was applied
-  double last_solve_s_ = 0;
+  double last_solve_s_ = 0;         // both LPs
+  double last_backlog_s_ = 0;       // the backlog LP alone
   BacklogLpResult last_;
   std::string last_error_;
   CapacityResult capacity_;
