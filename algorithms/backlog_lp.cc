@@ -256,6 +256,10 @@ std::vector<uint64_t> Shape(const BacklogInstance& in, const std::vector<size_t>
 
 }  // namespace
 
+void ReleaseLpThreadState() {
+  glp_free_env();
+}
+
 // Starts from the saved basis when the LP has the saved shape, else from GLPK's
 // advanced basis; a saved basis that does not factorize falls back to cold.
 Status BacklogLpSolver::RunWarm(glp_prob* lp, const std::vector<uint64_t>& shape,

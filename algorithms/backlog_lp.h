@@ -54,6 +54,10 @@ struct BacklogLpResult {
   std::vector<double> completion;  ///< per LP job, in `order`'s first lp_jobs: LP C_j
 };
 
+/// Frees GLPK's environment of the calling thread (it lives in thread-local storage
+/// and would leak when a worker thread ends); no GLPK problem of the thread may be alive.
+void ReleaseLpThreadState();
+
 /// Solves backlog LPs, remembering the last optimal basis to warm-start the next.
 class BacklogLpSolver {
  public:

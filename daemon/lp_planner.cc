@@ -145,6 +145,7 @@ bool LpPlanner::Start() {
         snap->capacity_status = SolveCapacityLp(snap->capacity, &snap->capacity_result);
         snap->backlog_s = std::chrono::duration<double>(t1 - t0).count();
         snap->solve_s = std::chrono::duration<double>(Steady::now() - t0).count();
+        ReleaseLpThreadState();  // GLPK keeps per-thread state; a worker must not leak it
       },
       [this, snap] { Finish(*snap); });
   return true;

@@ -134,6 +134,22 @@ TEST_CASE("running work only delays the backlog", "[backlog_lp]") {
   }
 }
 
+TEST_CASE("hitting the time limit is an overrun without an order", "[backlog_lp]") {
+  const Tiny t = RandomTiny(90, 8, 40, 30);
+  BacklogLpSolver solver;
+  BacklogLpResult r;
+  BacklogLpOptions options;
+  options.time_limit_ms = 0;
+  const Status s = solver.Solve(t.backlog, options, &r);
+  CHECK(s.code() == Status::Code::kResourceExhausted);
+  CHECK(s.subject() == "lp.time_limit_ms");
+  CHECK(r.overrun);
+  CHECK(r.order.empty());
+  REQUIRE(solver.Solve(t.backlog, {}, &r).ok());  // no basis was saved: a cold solve
+  CHECK(!r.warm);
+  CHECK(r.order.size() == t.backlog.jobs.size());
+}
+
 TEST_CASE("bad backlogs are refused by name", "[backlog_lp]") {
   Tiny t = RandomTiny(1, 2, 2, 2);
   BacklogLpSolver solver;

@@ -151,6 +151,25 @@ TEST_CASE("the interval grows while quiet, resets on a burst, and is capped") {
   CHECK(solves_after(1) == 5);  // 10 s after the burst solve: base 5 grown once
 }
 
+TEST_CASE("a failed solve keeps the last good order and backs off") {
+  Harness h;
+  h.Ok(R"({"op":"machine_up","machine":"m0"})");
+  h.Submit("big", 6, 1);
+  h.Submit("small", 1, 4);
+  h.Ok(R"({"op":"resolve-lp"})", kAdmin);
+  const double interval = h.Ok(R"({"op":"status"})")["lp"]["interval_s"];
+  h.Ok(R"({"op":"machine_down","machine":"m0"})", kAdmin);  // no slots: the LP is refused
+  h.clock.Advance(3);
+  json lp = h.Ok(R"({"op":"resolve-lp"})", kAdmin)["lp"];
+  CHECK(lp["solves"] == 1);
+  CHECK(lp["failures"] == 1);
+  CHECK(lp["last_error"].get<std::string>().find("no machine slots") != std::string::npos);
+  CHECK(lp["interval_s"].get<double>() == Approx(2 * interval));
+  CHECK(lp["order_age_s"] == Approx(3));
+  h.Ok(R"({"op":"machine_up","machine":"m0"})");
+  CHECK(h.NextJob() == "small");  // the order from before the failure still holds
+}
+
 TEST_CASE("a solve in flight is not doubled, and its result applies when it lands") {
   Harness h;
   std::function<void()> pending;
