@@ -171,7 +171,13 @@ void LocalityQueues::Reorder(Queue& q, uint32_t queue) {
 }
 
 void LocalityQueues::SetPriorityRanks(std::vector<uint32_t> ranks) {
+  SetPriorityRanks(std::move(ranks), {});
+}
+
+void LocalityQueues::SetPriorityRanks(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs) {
+  assert(seqs.empty() || seqs.size() == ranks.size());
   ranks_ = std::move(ranks);
+  rank_seqs_ = std::move(seqs);
   if (intra_ == IntraQueue::kPriority) SetIntraQueue(intra_);
 }
 

@@ -40,6 +40,9 @@ class LocalityQueues {
   JobId BestJob(uint32_t queue) const;
   /// Sets each job's priority rank (index = job id; missing jobs rank last) and re-orders.
   void SetPriorityRanks(std::vector<uint32_t> ranks);
+  /// As above, but a rank holds only for the job whose arrival seq matches seqs[id], so a
+  /// job that later reuses a finished job's id ranks last until the next re-solve.
+  void SetPriorityRanks(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs);
   /// Switches the intra-queue policy and re-orders every queue.
   void SetIntraQueue(IntraQueue intra);
   /// Removes and returns every task of `queue`, oldest first per job.
@@ -74,11 +77,14 @@ class LocalityQueues {
   Queue& At(uint32_t q) { return q == kRemote ? remote_ : local_[q]; }
   const Queue& At(uint32_t q) const { return q == kRemote ? remote_ : local_[q]; }
   static uint64_t MapKey(uint32_t queue, JobId job) { return uint64_t{queue} << 32 | job; }
-  uint32_t Rank(JobId job) const { return job < ranks_.size() ? ranks_[job] : UINT32_MAX; }
+  uint32_t Rank(const Entry& e) const {
+    if (e.job >= ranks_.size()) return UINT32_MAX;
+    if (!rank_seqs_.empty() && rank_seqs_[e.job] != e.seq) return UINT32_MAX;
+    return ranks_[e.job];
+  }
   // Heap order: priority rank first (priority only), then arrival.
   bool Before(const Entry& a, const Entry& b) const {
-    if (intra_ == IntraQueue::kPriority && Rank(a.job) != Rank(b.job))
-      return Rank(a.job) < Rank(b.job);
+    if (intra_ == IntraQueue::kPriority && Rank(a) != Rank(b)) return Rank(a) < Rank(b);
     return a.seq < b.seq;
   }
   bool Heaped() const { return intra_ != IntraQueue::kFair; }
@@ -99,8 +105,9 @@ class LocalityQueues {
   std::vector<Queue> local_;
   std::vector<uint32_t> lengths_;  // local queue lengths, dense for JSQ's comparisons
   Queue remote_;
-  FlatMap64 index_;              // (queue, job) -> position in jobs, for hashed queues only
-  std::vector<uint32_t> ranks_;  // priority rank by job id
+  FlatMap64 index_;                  // (queue, job) -> position in jobs, for hashed queues only
+  std::vector<uint32_t> ranks_;      // priority rank by job id
+  std::vector<uint64_t> rank_seqs_;  // by job id: the arrival seq a rank belongs to; empty = any
 };
 
 }  // namespace locsched

@@ -113,6 +113,7 @@ constexpr auto kJournal = &Config::journal;
 constexpr auto kLimits = &Config::limits;
 constexpr auto kSched = &Config::scheduler;
 constexpr auto kRebal = &Config::rebalance;
+constexpr auto kLp = &Config::lp;
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 // The schema. Keep config/locsched.toml and docs/config.md in step (tests check both).
@@ -330,6 +331,112 @@ const ConfigKey kTable[] = {
              "0 = only on the snapshot command and at a clean stop",
      .apply = ApplyInt<kJournal, &JournalConfig::snapshot_mb>,
      .format = FormatInt<kJournal, &JournalConfig::snapshot_mb>},
+    // [lp] (issue 6)
+    {.key = "lp.enabled",
+     .type = ConfigType::kBool,
+     .default_text = "true",
+     .reloadable = false,
+     .help = "run the periodic backlog LP re-solve (its order feeds intra_queue = priority) and "
+             "the capacity headroom",
+     .apply = ApplyBool<kLp, &LpConfig::enabled>,
+     .format = FormatBool<kLp, &LpConfig::enabled>},
+    {.key = "lp.base_interval_s",
+     .type = ConfigType::kDouble,
+     .min_real = 1,
+     .max_real = 3600,
+     .default_text = "5",
+     .reloadable = true,
+     .help = "seconds between re-solves after a burst; the interval grows from here while the "
+             "backlog is quiet",
+     .apply = ApplyDouble<kLp, &LpConfig::base_interval_s>,
+     .format = FormatDoubleField<kLp, &LpConfig::base_interval_s>},
+    {.key = "lp.max_interval_s",
+     .type = ConfigType::kDouble,
+     .min_real = 1,
+     .max_real = 86400,
+     .default_text = "60",
+     .reloadable = true,
+     .help = "longest interval between re-solves; must be >= base_interval_s",
+     .apply = ApplyDouble<kLp, &LpConfig::max_interval_s>,
+     .format = FormatDoubleField<kLp, &LpConfig::max_interval_s>},
+    {.key = "lp.growth",
+     .type = ConfigType::kDouble,
+     .min_real = 1,
+     .max_real = 100,
+     .default_text = "2",
+     .reloadable = true,
+     .help = "factor the interval grows by after each quiet re-solve",
+     .apply = ApplyDouble<kLp, &LpConfig::growth>,
+     .format = FormatDoubleField<kLp, &LpConfig::growth>},
+    {.key = "lp.max_share",
+     .type = ConfigType::kDouble,
+     .min_real = 0,
+     .min_real_open = true,
+     .max_real = 1,
+     .default_text = "0.1",
+     .reloadable = true,
+     .help = "most of the wall time the solver may use; a slow solve pushes the next one back",
+     .apply = ApplyDouble<kLp, &LpConfig::max_share>,
+     .format = FormatDoubleField<kLp, &LpConfig::max_share>},
+    {.key = "lp.burst_tasks",
+     .type = ConfigType::kInt,
+     .min_int = 1,
+     .max_int = 1000000000,
+     .default_text = "1000",
+     .reloadable = true,
+     .help = "queued tasks added since the last solve that count as a burst (re-solve now, "
+             "interval back to base)",
+     .apply = ApplyInt<kLp, &LpConfig::burst_tasks>,
+     .format = FormatInt<kLp, &LpConfig::burst_tasks>},
+    {.key = "lp.epsilon",
+     .type = ConfigType::kDouble,
+     .min_real = 0,
+     .min_real_open = true,
+     .max_real = 100,
+     .default_text = "1",
+     .reloadable = true,
+     .help = "interval growth of the LP's time grid: d_l = d_1 * (1 + epsilon)^(l-1)",
+     .apply = ApplyDouble<kLp, &LpConfig::epsilon>,
+     .format = FormatDoubleField<kLp, &LpConfig::epsilon>},
+    {.key = "lp.max_jobs",
+     .type = ConfigType::kInt,
+     .min_int = 1,
+     .max_int = 100000,
+     .default_text = "128",
+     .reloadable = true,
+     .help =
+         "jobs inside the LP (those with the best weight per work); the rest follow in Smith order",
+     .apply = ApplyInt<kLp, &LpConfig::max_jobs>,
+     .format = FormatInt<kLp, &LpConfig::max_jobs>},
+    {.key = "lp.classes",
+     .type = ConfigType::kInt,
+     .min_int = 1,
+     .max_int = 1024,
+     .default_text = "4",
+     .reloadable = true,
+     .help = "machine classes of the LP (racks folded modulo this; machine ids when there are no "
+             "racks)",
+     .apply = ApplyInt<kLp, &LpConfig::classes>,
+     .format = FormatInt<kLp, &LpConfig::classes>},
+    {.key = "lp.time_limit_ms",
+     .type = ConfigType::kInt,
+     .min_int = 10,
+     .max_int = 600000,
+     .default_text = "1000",
+     .reloadable = true,
+     .help = "GLPK time limit of one solve; a solve that hits it keeps the last good order and "
+             "backs off",
+     .apply = ApplyInt<kLp, &LpConfig::time_limit_ms>,
+     .format = FormatInt<kLp, &LpConfig::time_limit_ms>},
+    {.key = "lp.headroom_window_s",
+     .type = ConfigType::kDouble,
+     .min_real = 1,
+     .max_real = 86400,
+     .default_text = "60",
+     .reloadable = true,
+     .help = "sliding window of task arrivals the capacity headroom estimates rates over",
+     .apply = ApplyDouble<kLp, &LpConfig::headroom_window_s>,
+     .format = FormatDoubleField<kLp, &LpConfig::headroom_window_s>},
     // [watchdog]
     {.key = "watchdog.enabled",
      .type = ConfigType::kBool,
@@ -586,6 +693,11 @@ Status ValidateConfig(const Config& c) {
                                    std::to_string(c.rebalance.max_interval_ms) +
                                        " must be >= rebalance.base_interval_ms (" +
                                        std::to_string(c.rebalance.base_interval_ms) + ")");
+  if (c.lp.max_interval_s < c.lp.base_interval_s)
+    return Status::InvalidArgument("lp.max_interval_s", FormatDouble(c.lp.max_interval_s) +
+                                                            " must be >= lp.base_interval_s (" +
+                                                            FormatDouble(c.lp.base_interval_s) +
+                                                            ")");
   return Status::Ok();
 }
 

@@ -93,6 +93,22 @@ struct RebalanceConfig {
   bool operator==(const RebalanceConfig&) const = default;  ///< field-wise equality
 };
 
+/// [lp]: the periodic backlog LP re-solve and the capacity headroom (issue 6).
+struct LpConfig {
+  bool enabled = true;          ///< run the periodic backlog LP re-solve and the capacity headroom
+  double base_interval_s = 5;   ///< seconds between re-solves after a burst
+  double max_interval_s = 60;   ///< longest interval between re-solves
+  double growth = 2;            ///< factor the interval grows by after each quiet re-solve
+  double max_share = 0.1;       ///< most of the wall time the solver may use
+  uint64_t burst_tasks = 1000;  ///< queued tasks added since the last solve that make a burst
+  double epsilon = 1;           ///< growth of the LP's time grid: d_l = d_1 * (1 + epsilon)^(l-1)
+  uint64_t max_jobs = 128;      ///< jobs inside the LP (those with the best weight per work)
+  uint32_t classes = 4;         ///< machine classes of the LP (racks folded modulo this)
+  uint64_t time_limit_ms = 1000;  ///< GLPK time limit of one solve
+  double headroom_window_s = 60;  ///< seconds of arrivals the headroom's rates cover
+  bool operator==(const LpConfig&) const = default;  ///< field-wise equality
+};
+
 /// Every setting; default-constructed = the shipped defaults.
 struct Config {
   SocketsConfig sockets;                           ///< [sockets]
@@ -102,6 +118,7 @@ struct Config {
   JournalConfig journal;                           ///< [journal]
   WatchdogConfig watchdog;                         ///< [watchdog]
   RebalanceConfig rebalance;                       ///< [rebalance]
+  LpConfig lp;                                     ///< [lp]
   bool operator==(const Config&) const = default;  ///< field-wise equality
 };
 

@@ -9,9 +9,11 @@
 #include <unistd.h>
 
 #include <boost/asio.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <csignal>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "config/config_loader.h"
@@ -20,6 +22,7 @@
 #include "daemon/durability.h"
 #include "daemon/engine.h"
 #include "daemon/logging.h"
+#include "daemon/lp_planner.h"
 #include "daemon/rebalancer.h"
 #include "daemon/server.h"
 
@@ -68,6 +71,7 @@ class Daemon {
       w.Field("runs", engine_.rebalancer()->runs());
       return Status::Ok();
     });
+    if (cfg.lp.enabled) StartPlanner();
   }
 
   int Run();
@@ -85,6 +89,8 @@ class Daemon {
   void StartRebalanceTimer();
   bool StartRebalance(const std::string& trigger);
   void ApplyRebalance();
+  void StartPlanner();
+  void LpTick();
 
   asio::io_context io_{1};
   DaemonClock clock_;
@@ -100,8 +106,11 @@ class Daemon {
   asio::steady_timer flush_{io_};
   asio::steady_timer rebalance_{io_};
   std::unique_ptr<RebalanceRun> run_;  // the rebalance out on the worker, if any
+  asio::steady_timer lp_timer_{io_};
+  std::optional<LpPlanner> planner_;
   bool stopping_ = false;
-  // Last member: destroyed (joined) first, before the state a running solve reads.
+  // The worker (rebalance and LP solves, one at a time): declared last so it is
+  // joined before anything its work touches goes.
   asio::thread_pool worker_{1};
 };
 
@@ -128,8 +137,10 @@ int Daemon::Run() {
   // The solver yields the CPU to the event loop (per-thread nice on Linux).
   asio::post(worker_,
              [] { (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10); });
+  if (planner_) LpTick();
   sd_notifyf(0, "READY=1\nSTATUS=%s\nMAINPID=%d", StatusLine().c_str(), getpid());
   io_.run();
+  worker_.join();  // a solve still running finishes; its result is dropped
   if (durability_.enabled()) {
     // A clean stop leaves a snapshot, so the next start replays nothing.
     std::string ignored;
@@ -169,6 +180,7 @@ void Daemon::BeginStop() {
   status_.cancel();
   flush_.cancel();
   rebalance_.cancel();
+  lp_timer_.cancel();
   server_.Stop(2.0, [this] { io_.stop(); });
 }
 
@@ -258,6 +270,28 @@ void Daemon::ApplyRebalance() {
                 s.trigger, s.backlog, s.moved, s.stale, s.solve_seconds * 1000,
                 s.loop_seconds * 1000);
   run_.reset();
+}
+
+// Solves run on worker_ over a snapshot the planner took on the loop; the result
+// is posted back and applied on the loop.
+void Daemon::StartPlanner() {
+  planner_.emplace(engine_, cfg_.lp);
+  planner_->SetExecutor([this](std::function<void()> work, std::function<void()> done) {
+    asio::post(worker_, [this, work = std::move(work), done = std::move(done)]() mutable {
+      work();
+      asio::post(io_, std::move(done));
+    });
+  });
+  dispatcher_.SetPlanner(&*planner_);
+}
+
+// Once a second the planner decides whether the interval passed or a burst came.
+void Daemon::LpTick() {
+  planner_->Tick();
+  lp_timer_.expires_after(std::chrono::seconds(1));
+  lp_timer_.async_wait([this](boost::system::error_code ec) {
+    if (!ec) LpTick();
+  });
 }
 
 void Daemon::StatusTick() {

@@ -24,6 +24,7 @@ Status StatusCmd(Dispatcher& d, const Request& r, JsonWriter& w);
 Status Metrics(Dispatcher& d, const Request& r, JsonWriter& w);
 Status ReloadCmd(Dispatcher& d, const Request& r, JsonWriter& w);
 Status SnapshotCmd(Dispatcher& d, const Request& r, JsonWriter& w);
+Status ResolveLpCmd(Dispatcher& d, const Request& r, JsonWriter& w);
 
 #define LOCSCHED_ENGINE(method) \
   [](Dispatcher& d, const Request& r, JsonWriter& w) { return d.engine().method(r, w); }
@@ -49,6 +50,7 @@ constexpr HandlerRow kHandlers[] = {
     {Op::kSnapshot, SnapshotCmd},
     {Op::kRebalance,
      [](Dispatcher& d, const Request& r, JsonWriter& w) { return d.Rebalance(r, w); }},
+    {Op::kResolveLp, ResolveLpCmd},
 };
 #undef LOCSCHED_ENGINE
 
@@ -58,7 +60,7 @@ constexpr bool HandlersInOpOrder() {
   return true;
 }
 static_assert(HandlersInOpOrder(), "kHandlers rows must follow Op order");
-static_assert(std::size(kHandlers) == static_cast<size_t>(Op::kRebalance) + 1,
+static_assert(std::size(kHandlers) == static_cast<size_t>(Op::kResolveLp) + 1,
               "every Op needs a handler");
 
 std::string_view TypeName(FieldType t) {
@@ -138,6 +140,7 @@ Status StatusCmd(Dispatcher& d, const Request& r, JsonWriter& w) {
   w.Key("daemon").BeginObject().Field("clients", d.clients());
   w.Field("requests", d.lines()).Field("requests_per_s", d.requests_per_second());
   w.Field("remembered_ids", d.remembered_ids()).EndObject();
+  if (const LpPlanner* planner = d.planner()) planner->WriteStatus(w);
   return Status::Ok();
 }
 
@@ -163,6 +166,7 @@ void AppendCommandCounters(const Dispatcher& d, std::string* text) {
 Status Metrics(Dispatcher& d, const Request&, JsonWriter& w) {
   std::string text;
   d.engine().AppendMetrics(&text);
+  if (const LpPlanner* planner = d.planner()) planner->AppendMetrics(&text);
   AppendCommandCounters(d, &text);
   w.Field("text", text);
   return Status::Ok();
@@ -179,6 +183,17 @@ Status ReloadCmd(Dispatcher& d, const Request&, JsonWriter& w) {
 
 Status SnapshotCmd(Dispatcher& d, const Request&, JsonWriter& w) {
   return d.Snapshot(w);
+}
+
+// Starts a solve (on the worker in locschedd, so the reply usually says pending;
+// callers watch status' lp.solves). A solve already running is not doubled.
+Status ResolveLpCmd(Dispatcher& d, const Request&, JsonWriter& w) {
+  LpPlanner* planner = d.planner();
+  if (!planner) return Status::FailedPrecondition("lp.enabled", "the LP re-solve is turned off");
+  const bool started = planner->Start();
+  w.Field("started", started).Field("pending", planner->busy());
+  planner->WriteStatus(w);
+  return Status::Ok();
 }
 
 void OpenReply(bool ok, const Request& r, std::string* out) {
@@ -265,6 +280,7 @@ void Dispatcher::ApplyConfig(const Config& cfg) {
   snapshot_bytes_ = cfg.journal.snapshot_mb << 20;
   since_disk_check_ = 0;
   engine_.ApplyConfig(cfg);
+  if (planner_) planner_->ApplyConfig(cfg.lp);
 }
 
 Status Dispatcher::Reload(std::vector<std::string>* changed) {

@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "daemon/dedupe.h"
 #include "daemon/engine.h"
+#include "daemon/lp_planner.h"
 #include "daemon/rate_meter.h"
 #include "io/command_table.h"
 #include "io/journal.h"
@@ -87,6 +88,11 @@ class Dispatcher {
   /// Connected clients, kept up to date by the server for `status`.
   void SetClients(uint64_t n) { clients_ = n; }
 
+  /// Installs the LP planner (`resolve-lp`, the `lp` of status, metrics); none = LP off.
+  void SetPlanner(LpPlanner* planner) { planner_ = planner; }
+  /// The LP planner, or nullptr when lp.enabled is false.
+  LpPlanner* planner() const { return planner_; }
+
   /// The engine behind the handlers.
   Engine& engine() { return engine_; }
   /// Calls and errors of op.
@@ -107,6 +113,7 @@ class Dispatcher {
   void Record(const Request& r, std::string_view line, std::string_view body);
 
   Engine& engine_;
+  LpPlanner* planner_ = nullptr;
   DedupeWindow dedupe_;
   ReloadHook reload_;
   std::array<CommandCounters, 32> counters_{};

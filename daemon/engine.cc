@@ -4,6 +4,8 @@
 #include <cassert>
 #include <utility>
 
+#include "algorithms/jsq_maxweight.h"
+
 namespace locsched {
 
 namespace {
@@ -57,6 +59,13 @@ void Engine::ApplyConfig(const Config& cfg) {
   rates_.Reset(s.alpha, s.gamma, s.rate_window);
   sched_.SetRates(rates_.alpha(), rates_.gamma());
   if (rebalancer_) rebalancer_->ApplyConfig(cfg.rebalance);
+}
+
+bool Engine::SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs) {
+  auto* jsq = dynamic_cast<JsqMaxWeight*>(&sched_.policy());
+  if (!jsq) return false;
+  jsq->mutable_queues().SetPriorityRanks(std::move(ranks), std::move(seqs));
+  return true;
 }
 
 // ---- lookups ---------------------------------------------------------------
@@ -208,6 +217,7 @@ Status Engine::JobSubmit(const Request& r, JsonWriter& w) {
   IndexJob(r.job, j, std::move(names), clock_.Now());
   ++jobs_submitted_;
   if (rebalancer_) rebalancer_->OnJobSubmitted(r.tasks.size());
+  if (arrival_hook_) arrival_hook_(clock_.Now(), specs);
   w.Field("tasks", static_cast<uint64_t>(r.tasks.size()));
   return Status::Ok();
 }

@@ -9,6 +9,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -48,6 +49,16 @@ class Engine {
   using Notify = std::function<void(const std::string&)>;
   /// Installs where notable events go (main logs them); none by default.
   void SetNotify(Notify notify) { notify_ = std::move(notify); }
+
+  /// Receives the tasks of each accepted job_submit at time `now` (the LP planner's rates).
+  using ArrivalHook = std::function<void(double now, std::span<const TaskSpec> tasks)>;
+  /// Installs the arrival hook (one; none by default).
+  void SetArrivalHook(ArrivalHook hook) { arrival_hook_ = std::move(hook); }
+  /// Sets the `priority` policy's job ranks (index = job id, valid for the given arrival
+  /// seqs); false when the policy is not JSQ-MaxWeight, which has no ranks.
+  bool SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs);
+  /// When running task t was started (engine clock).
+  double TaskStartedAt(TaskId t) const { return t < task_started_.size() ? task_started_[t] : 0; }
 
   /// Applies the reloadable settings of cfg (rates, retries, limits).
   void ApplyConfig(const Config& cfg);
@@ -160,6 +171,7 @@ class Engine {
 
   const Clock& clock_;
   Notify notify_;
+  ArrivalHook arrival_hook_;
   Scheduler sched_;
   std::unique_ptr<Rebalancer> rebalancer_;  // after sched_: it observes it
   RateEstimator rates_;

@@ -55,7 +55,7 @@ constexpr std::span<const F> kNone;
 constexpr uint32_t kEvent = kEventSocket | kMutating;
 constexpr uint32_t kRead = kEventSocket | kControlSocket;
 
-constexpr std::array<CommandSpec, 19> kTable{{
+constexpr std::array<CommandSpec, 20> kTable{{
     {"machine_up", Op::kMachineUp, kEvent, kMachineUp, "a machine joins or comes back"},
     {"machine_down", Op::kMachineDown, kEvent | kControlSocket | kAdmin, kMachine,
      "a machine is gone; its running tasks are requeued"},
@@ -82,6 +82,8 @@ constexpr std::array<CommandSpec, 19> kTable{{
      "write a snapshot now and start a new journal after it"},
     {"rebalance", Op::kRebalance, kControlSocket | kAdmin, kNone,
      "rebalance the queued backlog now (max-cover + bal-assign; jsq-maxweight)"},
+    {"resolve-lp", Op::kResolveLp, kControlSocket | kAdmin, kNone,
+     "re-solve the backlog LP now (job order of the priority policy, headroom)"},
 }};
 
 constexpr bool InOpOrder() {

@@ -33,6 +33,7 @@ enum class Op : uint8_t {
   kReload,
   kSnapshot,
   kRebalance,
+  kResolveLp,
 };
 
 /// The JSON type a field must have.

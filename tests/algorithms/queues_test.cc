@@ -190,6 +190,19 @@ TEST_CASE("LocalityQueues priority: smallest rank first, ties by oldest, unranke
   CHECK(PopAllJobs(env, kR) == std::vector<JobId>{2, 0, 4, 1, 3});
 }
 
+TEST_CASE("LocalityQueues priority ranks with seqs ignore a job that reuses an id", "[queues]") {
+  Env env(IntraQueue::kPriority, 1, 3);
+  std::vector<uint64_t> seqs;
+  for (JobId j = 0; j < 3; ++j) seqs.push_back(env.cluster.job(j).seq);
+  env.queues.SetPriorityRanks({2, 0, 1}, seqs);
+  env.cluster.FreeJob(1);  // job 1 leaves; its id is handed to the next arrival
+  const JobId reused = env.cluster.NewJob(1);
+  REQUIRE(reused == 1);
+  for (JobId j = 0; j < 3; ++j) env.Push(j, kR);
+  // The newcomer does not inherit rank 0: it ranks last, behind the ranked jobs.
+  CHECK(PopAllJobs(env, kR) == std::vector<JobId>{2, 0, 1});
+}
+
 TEST_CASE("LocalityQueues SetIntraQueue re-orders queued subqueues", "[queues]") {
   Env env(IntraQueue::kFair, 2, 4);
   for (uint32_t q : {0u, kR})

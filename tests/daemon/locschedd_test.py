@@ -206,6 +206,59 @@ class Lifecycle(DaemonTest):
         self.assertEqual(self.ok({"op": "status"})["machines"]["up"], 2000)
 
 
+class LpResolve(DaemonTest):
+    """resolve-lp solves on the worker thread; its order reaches the priority policy."""
+    sets = ("scheduler.intra_queue=priority",)
+
+    def submit(self, job, n, weight):
+        tasks = [{"task": "t%d" % i, "replicas": ["m0"]} for i in range(n)]
+        return self.ok({"op": "job_submit", "job": job, "weight": weight, "tasks": tasks})
+
+    def wait_solves(self, ctl, n):
+        end = time.time() + 10
+        while time.time() < end:
+            lp = self.ok({"op": "status"}, ctl)["lp"]
+            if lp["solves"] >= n and not lp["busy"]:
+                return lp
+            time.sleep(0.02)
+        self.fail("no LP solve finished: %s" % lp)
+
+    def test_resolve_lp_orders_a_small_heavy_job_first(self):
+        for m in ("m0", "m1"):
+            self.ok({"op": "machine_up", "machine": m})
+        self.submit("big", 20, 1)
+        self.submit("small", 2, 5)
+        ctl = self.d.connect(control=True)
+        r = self.ok({"op": "resolve-lp"}, ctl)
+        self.assertTrue(r["started"])
+        lp = self.wait_solves(ctl, 1)
+        self.assertEqual(lp["ordered_jobs"], 2)
+        self.assertTrue(lp["applied"])
+        self.assertGreater(lp["columns"], 0)
+        self.assertIsNotNone(lp["load"])
+        got = self.ok({"op": "heartbeat", "machine": "m0", "free_slots": 1})["assign"]
+        self.assertEqual([a["job"] for a in got], ["small"])
+        text = self.ok({"op": "metrics"}, ctl)["text"]
+        for name in ("locsched_lp_solve_seconds ", "locsched_lp_rows ", "locsched_lp_columns ",
+                     "locsched_lp_objective ", "locsched_lp_order_age_seconds ",
+                     "locsched_capacity_load "):
+            self.assertIn(name, text)
+        e = self.c.call({"op": "resolve-lp"})
+        self.assertEqual(e["error"]["field"], "op")  # not on the event socket
+        ctl.close()
+
+    def test_resolve_lp_is_refused_when_the_lp_is_off(self):
+        d = Daemon(["lp.enabled=false"])
+        try:
+            ctl = d.connect(control=True)
+            e = ctl.call({"op": "resolve-lp"})
+            self.assertEqual(e["error"]["field"], "lp.enabled")
+            self.assertNotIn("lp", ctl.call({"op": "status"}))
+            ctl.close()
+        finally:
+            d.stop()
+
+
 class BadInput(DaemonTest):
     sets = ("limits.max_line_bytes=4096", "limits.max_clients=16")
 

@@ -1,0 +1,116 @@
+// LpPlanner: the daemon's periodic backlog LP and capacity headroom (issue 6). On
+// the event-loop thread it snapshots the backlog and the windowed arrival rates,
+// hands both LPs to an Executor (locschedd's worker thread; inline in tests), and
+// applies the job order that comes back to the `priority` intra-queue policy, for
+// the jobs that are still the ones it saw. It adapts the re-solve interval
+// (ALGORITHMS.md §4) and keeps the figures `status` and `metrics` report. Every
+// public method runs on the event-loop thread; only the posted work runs elsewhere.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "algorithms/backlog_lp.h"
+#include "algorithms/capacity_lp.h"
+#include "algorithms/scheduler.h"
+#include "config/config.h"
+#include "daemon/engine.h"
+#include "io/json_writer.h"
+
+namespace locsched {
+
+/// Task arrivals per locality type (replica set) in one-second buckets over a window.
+class ArrivalWindow {
+ public:
+  /// A window of `seconds`.
+  explicit ArrivalWindow(double seconds) : window_(seconds) {}
+  /// Changes the window's length.
+  void SetWindow(double seconds) { window_ = seconds; }
+  /// Counts the tasks of one submitted job at time `now`.
+  void Add(double now, std::span<const TaskSpec> tasks);
+  /// Arrival rates per type over the window: the `exact_types` most frequent types as
+  /// they are, the rest folded into their first replica's single-machine type (this
+  /// understates capacity, never overstates it), so at most exact_types + machines + 1.
+  std::vector<ArrivalType> Rates(double now, size_t exact_types);
+
+ private:
+  struct Bucket {
+    int64_t second;
+    std::map<std::vector<uint32_t>, uint32_t> counts;
+  };
+  void Evict(double now);
+
+  double window_;
+  std::optional<double> first_;  // the first arrival ever seen
+  std::deque<Bucket> buckets_;
+};
+
+/// Plans job orders by re-solving the backlog LP; one per daemon.
+class LpPlanner {
+ public:
+  /// Runs `work` somewhere, then `done` back on the event-loop thread.
+  using Executor = std::function<void(std::function<void()> work, std::function<void()> done)>;
+
+  /// A planner over `engine` (which must outlive it); solves run inline until SetExecutor.
+  LpPlanner(Engine& engine, const LpConfig& cfg);
+  /// Installs where solves run (locschedd: its worker thread).
+  void SetExecutor(Executor executor) { executor_ = std::move(executor); }
+  /// Applies reloaded [lp] settings (the interval restarts from the base).
+  void ApplyConfig(const LpConfig& cfg);
+
+  /// Starts a solve now unless one is running; false if one is.
+  bool Start();
+  /// Starts a solve if the interval has passed or a burst arrived (the periodic timer).
+  void Tick();
+  /// True while a solve is out on the executor.
+  bool busy() const { return busy_; }
+  /// Solves finished with an order (the count `resolve-lp` callers wait on).
+  uint64_t solves() const { return solves_; }
+
+  /// Writes the `lp` object of `status` (a key and an object).
+  void WriteStatus(JsonWriter& w) const;
+  /// Appends Prometheus gauges and counters of the planner to *out.
+  void AppendMetrics(std::string* out) const;
+
+ private:
+  struct Snapshot;  // what one solve reads and writes, shared with the worker
+  BacklogInstance BuildBacklog(std::vector<uint64_t>* seqs) const;
+  CapacityInstance BuildCapacity();
+  uint32_t ClassOf(MachineId m, bool racks, uint32_t classes) const;
+  void Finish(const Snapshot& s);
+  void ApplyOrder(const Snapshot& s);
+  void Adapt(const Snapshot& s);
+
+  Engine& engine_;
+  LpConfig cfg_;
+  Executor executor_;
+  std::shared_ptr<BacklogLpSolver> solver_ = std::make_shared<BacklogLpSolver>();
+  ArrivalWindow arrivals_;
+
+  bool busy_ = false;
+  double interval_;              // the current re-solve interval (seconds)
+  double last_started_ = 0;      // engine time the last solve started
+  double next_at_ = 0;           // earliest start of the next periodic solve
+  uint64_t queued_at_last_ = 0;  // queued + blocked tasks when the last solve started
+  uint64_t solves_ = 0, overruns_ = 0, failures_ = 0, warm_ = 0, bursts_ = 0;
+  double solver_seconds_ = 0;  // total worker time in solves
+
+  // The last finished solve.
+  std::optional<double> order_at_;  // when the last good order was applied
+  double last_solve_s_ = 0;         // both LPs
+  double last_backlog_s_ = 0;       // the backlog LP alone
+  BacklogLpResult last_;
+  std::string last_error_;
+  CapacityResult capacity_;
+  bool capacity_ok_ = false;
+  bool applied_ = false;  // the policy took the last order (JSQ-MaxWeight only)
+};
+
+}  // namespace locsched
