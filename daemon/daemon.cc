@@ -141,13 +141,8 @@ int Daemon::Run() {
   sd_notifyf(0, "READY=1\nSTATUS=%s\nMAINPID=%d", StatusLine().c_str(), getpid());
   io_.run();
   worker_.join();  // a solve still running finishes; its result is dropped
-  if (durability_.enabled()) {
-    // A clean stop leaves a snapshot, so the next start replays nothing.
-    std::string ignored;
-    JsonWriter w(&ignored);
-    w.BeginObject();
-    (void)durability_.Snapshot(w);
-  }
+  // A clean stop leaves a snapshot, so the next start replays nothing.
+  if (durability_.enabled()) (void)durability_.Snapshot(nullptr);
   spdlog::info("locschedd stopped");
   return 0;
 }

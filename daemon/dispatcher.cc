@@ -243,7 +243,7 @@ Status Dispatcher::Rebalance(const Request& r, JsonWriter& w) {
 Status Dispatcher::Snapshot(JsonWriter& w) {
   if (!snapshot_) return Status::FailedPrecondition("journal.path", "no journal to snapshot");
   if (Status s = SyncJournal(); !s.ok()) return s;
-  return snapshot_(w);
+  return snapshot_(&w);
 }
 
 // Snapshot records: the engine's, then the remembered event ids with their replies.
@@ -388,12 +388,8 @@ Status Dispatcher::SyncJournal() {
 Status Dispatcher::Sync() {
   if (!journal_ || unsynced_ == 0) return Status::Ok();
   if (Status s = SyncJournal(); !s.ok()) return s;
-  if (snapshot_ && snapshot_bytes_ > 0 && journal_->size() >= snapshot_bytes_) {
-    std::string ignored;
-    JsonWriter w(&ignored);
-    w.BeginObject();
-    (void)snapshot_(w);
-  }
+  if (snapshot_ && snapshot_bytes_ > 0 && journal_->size() >= snapshot_bytes_)
+    (void)snapshot_(nullptr);
   return Status::Ok();
 }
 

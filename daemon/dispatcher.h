@@ -32,8 +32,9 @@ struct Caller {
 /// Re-reads the configuration; fills the changed keys. Installed by main.
 using ReloadHook = std::function<Status(std::vector<std::string>* changed)>;
 
-/// Writes a snapshot and starts a new journal; fills the reply fields. Installed by main.
-using SnapshotHook = std::function<Status(JsonWriter& w)>;
+/// Writes a snapshot and starts a new journal; fills the reply fields into *w unless
+/// w is null (an automatic snapshot). Installed by main.
+using SnapshotHook = std::function<Status(JsonWriter* w)>;
 
 /// Starts a rebalance on the worker thread; fills the reply fields. Installed by main.
 using RebalanceHook = std::function<Status(JsonWriter& w)>;

@@ -54,12 +54,10 @@ Status Durability::Recover(const JournalConfig& cfg) {
       sched.queued(), sched.running(),
       failed ? ", " + std::to_string(failed) + " events could not be applied" : "");
   Attach();
+  dispatcher_.SetSnapshotHook([this](JsonWriter* reply) { return Snapshot(reply); });
   if (!rec.fell_back) return Status::Ok();
   // A newer snapshot was unusable: write a good one now, so there are two again.
-  std::string ignored;
-  JsonWriter w(&ignored);
-  w.BeginObject();
-  return Snapshot(w);
+  return Snapshot(nullptr);
 }
 
 // Re-applies the journal after the snapshot; returns how many records failed.
@@ -84,10 +82,9 @@ void Durability::Attach() {
         return uint64_t{st.f_bavail} * st.f_frsize;
       },
       cfg_.min_free_mb << 20);
-  dispatcher_.SetSnapshotHook([this](JsonWriter& w) { return Snapshot(w); });
 }
 
-Status Durability::Snapshot(JsonWriter& w) {
+Status Durability::Snapshot(JsonWriter* reply) {
   if (!store_) return Status::FailedPrecondition("journal.path", "no journal to snapshot");
   const auto start = std::chrono::steady_clock::now();
   SnapshotInfo info;
@@ -102,8 +99,9 @@ Status Durability::Snapshot(JsonWriter& w) {
   ++snapshots_;
   spdlog::info("snapshot {}: {} records, {} bytes in {:.0f} ms; the journal was {} bytes",
                info.generation, info.records, info.bytes, ms, info.journal_bytes);
-  w.Field("generation", info.generation).Field("records", info.records);
-  w.Field("bytes", info.bytes).Field("journal_bytes", info.journal_bytes).Field("ms", ms);
+  if (!reply) return Status::Ok();
+  reply->Field("generation", info.generation).Field("records", info.records);
+  reply->Field("bytes", info.bytes).Field("journal_bytes", info.journal_bytes).Field("ms", ms);
   return Status::Ok();
 }
 

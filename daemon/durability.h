@@ -25,8 +25,9 @@ class Durability {
   /// Recovers from cfg.path (snapshot, then journal) and journals from then on.
   /// With an empty path nothing is durable and this only warns.
   Status Recover(const JournalConfig& cfg);
-  /// Writes a snapshot now and starts a new journal; fills the reply fields.
-  Status Snapshot(JsonWriter& w);
+  /// Writes a snapshot now and starts a new journal; fills the reply fields into
+  /// *reply unless it is null.
+  Status Snapshot(JsonWriter* reply);
   /// fdatasyncs what interval mode left unsynced (the daemon's timer calls it).
   Status Flush();
   /// True if there is a journal.

@@ -40,10 +40,6 @@ double Seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-std::string ErrnoText(int err) {
-  return err == ENOSPC ? "disk full (ENOSPC)" : std::strerror(err);
-}
-
 }  // namespace
 
 uint32_t Crc32c(std::string_view data) {
@@ -109,6 +105,10 @@ Status ReadFile(int fd, const std::string& path, std::string* out) {
   }
 }
 }  // namespace
+
+std::string ErrnoText(int err) {
+  return err == ENOSPC ? "disk full (ENOSPC)" : std::strerror(err);
+}
 
 Status ReadJournalFile(const std::string& path, JournalScan* scan) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

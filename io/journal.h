@@ -50,6 +50,8 @@ void FrameRecord(std::string_view payload, std::string* out);
 JournalScan ScanJournal(std::string_view image);
 /// CRC-32C (Castagnoli) of data.
 uint32_t Crc32c(std::string_view data);
+/// errno as text for an IoError; ENOSPC reads "disk full (ENOSPC)".
+std::string ErrnoText(int err);
 /// Reads and scans the file at path without changing it; NotFound if it does not exist.
 Status ReadJournalFile(const std::string& path, JournalScan* scan);
 

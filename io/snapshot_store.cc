@@ -13,10 +13,6 @@ namespace locsched {
 
 namespace {
 
-std::string ErrnoText(int err) {
-  return std::strerror(err) + std::string(err == ENOSPC ? " (disk full)" : "");
-}
-
 // The number after `prefix` in a record like {"gen":12}; false if it is not one.
 bool ParseNumberRecord(std::string_view record, std::string_view prefix, uint64_t* value) {
   if (record.substr(0, prefix.size()) != prefix) return false;
