@@ -15,7 +15,9 @@ struct ProblemDeleter {
   void operator()(glp_prob* p) const { glp_delete_prob(p); }
 };
 
-Status Validate(const CapacityInstance& in) {
+}  // namespace
+
+Status ValidateCapacityInstance(const CapacityInstance& in) {
   if (!(in.alpha > 0) || !(in.gamma > 0) || in.gamma > in.alpha || std::isinf(in.alpha))
     return Status::InvalidArgument("gamma", "needs 0 < gamma <= alpha < inf");
   for (double s : in.slots)
@@ -29,6 +31,8 @@ Status Validate(const CapacityInstance& in) {
   }
   return Status::Ok();
 }
+
+namespace {
 
 // Columns: rho (maximized), then per type a_{L,m} (m in L) and b_L, then r_m.
 // Rows: per type, sum_m a + b - lambda * rho = 0; remote balance sum b - sum r = 0;
@@ -73,7 +77,7 @@ void Build(glp_prob* lp, const CapacityInstance& in) {
 
 Status SolveCapacityLp(const CapacityInstance& in, CapacityResult* result) {
   *result = CapacityResult{};
-  if (Status s = Validate(in); !s.ok()) return s;
+  if (Status s = ValidateCapacityInstance(in); !s.ok()) return s;
   double total = 0;
   for (const ArrivalType& t : in.types) total += t.rate;
   if (total <= 0) {

@@ -35,7 +35,9 @@ struct CapacityResult {
   size_t columns = 0;  ///< LP columns
 };
 
-/// Solves the capacity-region LP; InvalidArgument names a bad type or rate.
+/// Checks an instance; InvalidArgument names a bad type, rate, slot count or gamma.
+Status ValidateCapacityInstance(const CapacityInstance& in);
+/// Solves the capacity-region LP with GLPK; InvalidArgument names a bad type or rate.
 Status SolveCapacityLp(const CapacityInstance& in, CapacityResult* result);
 
 }  // namespace locsched

@@ -1,4 +1,4 @@
-// The daemon's backlog LP re-solve at 100, 1,000 and 10,000 queued tasks: the
+// The daemon's backlog LP re-solve at 100, 1,000, 10,000 and 100,000 queued tasks: the
 // planner's snapshot plus both LPs, through the real Engine and Dispatcher (no
 // sockets), cold and then warm. Prints one JSON line per run; docs/benchmarks.md
 // records the figures. Usage: lp_resolve_bench [repeats]
@@ -26,6 +26,7 @@ class WallClock final : public Clock {
 struct Shape {
   uint32_t tasks;
   uint32_t jobs;
+  uint32_t machines;  // 2 slots each, in 10 racks
 };
 
 void Send(Dispatcher& d, const std::string& line) {
@@ -37,11 +38,11 @@ void Send(Dispatcher& d, const std::string& line) {
   }
 }
 
-// 100 machines (2 slots) in 10 racks; jobs of random sizes (mean tasks/jobs),
-// each task with 3 random replicas.
+// s.machines machines (2 slots) in 10 racks; jobs of random sizes (mean
+// tasks/jobs), each task with 3 distinct random replicas.
 void Load(Dispatcher& d, const Shape& s, uint64_t seed) {
   Rng rng(seed);
-  for (int m = 0; m < 100; ++m)
+  for (uint32_t m = 0; m < s.machines; ++m)
     Send(d, R"({"op":"machine_up","machine":"m)" + std::to_string(m) + R"(","rack":"r)" +
                 std::to_string(m % 10) + R"(","slots":2})");
   uint32_t left = s.tasks;
@@ -50,9 +51,10 @@ void Load(Dispatcher& d, const Shape& s, uint64_t seed) {
     uint32_t n = j + 1 == s.jobs ? left : std::min(left, 1 + rng.Below(2 * mean));
     left -= n;
     std::string tasks;
-    for (uint32_t t = 0; t < n; ++t) {  // three distinct replicas: offsets 0, 1..49, 50..98
-      const uint32_t a = rng.Below(100), b = (a + 1 + rng.Below(49)) % 100,
-                     c = (a + 50 + rng.Below(49)) % 100;
+    const uint32_t half = s.machines / 2;
+    for (uint32_t t = 0; t < n; ++t) {  // distinct replicas: offsets 0, 1..half-1, half..2half-2
+      const uint32_t a = rng.Below(s.machines), b = (a + 1 + rng.Below(half - 1)) % s.machines,
+                     c = (a + half + rng.Below(half - 1)) % s.machines;
       tasks += std::string(t ? "," : "") + R"({"task":"t)" + std::to_string(t) +
                R"(","replicas":["m)" + std::to_string(a) + R"(","m)" + std::to_string(b) +
                R"(","m)" + std::to_string(c) + R"("]})";
@@ -87,6 +89,7 @@ nlohmann::json Run(const Shape& s, int repeat) {
                     {"total_ms", total * 1e3},
                     {"solve_ms", lp["last_solve_ms"]},
                     {"backlog_ms", lp["last_backlog_ms"]},
+                    {"loop_ms", lp["last_loop_ms"]},
                     {"warm", lp["warm_starts"].get<int>() > 0 && pass == 1},
                     {"rows", lp["rows"]},
                     {"columns", lp["columns"]},
@@ -96,7 +99,10 @@ nlohmann::json Run(const Shape& s, int repeat) {
                     {"failures", lp["failures"]},
                     {"overruns", lp["overruns"]}});
   }
-  return {{"queued_tasks", engine.scheduler().queued()}, {"jobs", s.jobs}, {"runs", runs}};
+  return {{"queued_tasks", engine.scheduler().queued()},
+          {"jobs", s.jobs},
+          {"machines", s.machines},
+          {"runs", runs}};
 }
 
 }  // namespace
@@ -104,7 +110,8 @@ nlohmann::json Run(const Shape& s, int repeat) {
 
 int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 3;
-  const locsched::Shape shapes[] = {{100, 5}, {1000, 20}, {10000, 100}, {10000, 1000}};
+  const locsched::Shape shapes[] = {
+      {100, 5, 100}, {1000, 20, 100}, {10000, 100, 100}, {10000, 1000, 100}, {100000, 1000, 10000}};
   for (const locsched::Shape& s : shapes)
     for (int r = 0; r < repeats; ++r) std::printf("%s\n", locsched::Run(s, r).dump().c_str());
   return 0;

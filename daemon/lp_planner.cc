@@ -6,55 +6,9 @@
 #include <limits>
 #include <utility>
 
+#include "algorithms/capacity_flow.h"
+
 namespace locsched {
-
-// ---- arrival window -----------------------------------------------------------
-
-void ArrivalWindow::Add(double now, std::span<const TaskSpec> tasks) {
-  const auto second = static_cast<int64_t>(std::floor(now));
-  if (!first_) first_ = now;
-  if (buckets_.empty() || buckets_.back().second != second) buckets_.push_back({second, {}});
-  for (const TaskSpec& t : tasks) {
-    std::vector<uint32_t> type(t.replicas.begin(), t.replicas.end());
-    std::sort(type.begin(), type.end());
-    ++buckets_.back().counts[type];
-  }
-  Evict(now);
-}
-
-void ArrivalWindow::Evict(double now) {
-  while (!buckets_.empty() && static_cast<double>(buckets_.front().second) + 1 < now - window_)
-    buckets_.pop_front();
-}
-
-// Counts over the window divided by the time covered (the window, or less just
-// after the first arrival, so that a young daemon does not understate its rates).
-std::vector<ArrivalType> ArrivalWindow::Rates(double now, size_t exact_types) {
-  Evict(now);
-  std::map<std::vector<uint32_t>, uint64_t> total;
-  for (const Bucket& b : buckets_)
-    for (const auto& [type, n] : b.counts) total[type] += n;
-  const double span = first_ ? std::clamp(now - *first_, 1.0, window_) : window_;
-  std::vector<std::pair<uint64_t, const std::vector<uint32_t>*>> by_count;
-  for (const auto& [type, n] : total) by_count.emplace_back(n, &type);
-  std::sort(by_count.begin(), by_count.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : *a.second < *b.second;
-  });
-  // The most frequent types stay exact; the rest fold into {their first replica}
-  // (at most one type per machine), which understates capacity, never overstates it.
-  std::vector<ArrivalType> types;
-  std::map<std::vector<uint32_t>, double> folded;
-  for (size_t i = 0; i < by_count.size(); ++i) {
-    const double rate = static_cast<double>(by_count[i].first) / span;
-    const std::vector<uint32_t>& type = *by_count[i].second;
-    if (i < exact_types)
-      types.push_back({type, rate});
-    else
-      folded[type.empty() ? type : std::vector<uint32_t>{type.front()}] += rate;
-  }
-  for (auto& [type, rate] : folded) types.push_back({type, rate});
-  return types;
-}
 
 // ---- planner -----------------------------------------------------------------
 
@@ -71,9 +25,16 @@ struct LpPlanner::Snapshot {
   CapacityResult capacity_result;
   double solve_s = 0;    // worker wall time of both LPs
   double backlog_s = 0;  // of which the backlog LP
+  double loop_s = 0;     // event-loop time taking the snapshot
 };
 
 namespace {
+
+using Steady = std::chrono::steady_clock;
+
+double SecondsSince(Steady::time_point t0) {
+  return std::chrono::duration<double>(Steady::now() - t0).count();
+}
 
 constexpr size_t kExactTypes = 64;  // arrival types the capacity LP keeps exact
 constexpr size_t kMaxIntervals = 40;
@@ -117,16 +78,23 @@ void LpPlanner::ApplyConfig(const LpConfig& cfg) {
 }
 
 // Machines fold into classes by rack when there are racks, else by id.
-uint32_t LpPlanner::ClassOf(MachineId m, bool racks, uint32_t classes) const {
-  const Machine& machine = engine_.scheduler().cluster().machine(m);
-  return (racks ? machine.rack : m) % classes;
+std::vector<uint32_t> LpPlanner::MachineClasses(uint32_t classes) const {
+  const Cluster& c = engine_.scheduler().cluster();
+  bool racks = false;
+  for (MachineId m = 0; m < c.num_machines(); ++m) racks |= c.machine(m).rack != 0;
+  std::vector<uint32_t> class_of(c.num_machines());
+  for (MachineId m = 0; m < c.num_machines(); ++m)
+    class_of[m] = (racks ? c.machine(m).rack : m) % classes;
+  return class_of;
 }
 
 bool LpPlanner::Start() {
   if (busy_) return false;
+  const auto began = Steady::now();
   auto snap = std::make_shared<Snapshot>();
   snap->backlog = BuildBacklog(&snap->seqs);
   snap->capacity = BuildCapacity();
+  snap->loop_s = SecondsSince(began);
   snap->options = {.epsilon = cfg_.epsilon,
                    .max_jobs = cfg_.max_jobs,
                    .max_intervals = kMaxIntervals,
@@ -138,11 +106,10 @@ bool LpPlanner::Start() {
   std::shared_ptr<BacklogLpSolver> solver = solver_;
   executor_(
       [snap, solver] {
-        using Steady = std::chrono::steady_clock;
         const auto t0 = Steady::now();
         snap->status = solver->Solve(snap->backlog, snap->options, &snap->result);
         const auto t1 = Steady::now();
-        snap->capacity_status = SolveCapacityLp(snap->capacity, &snap->capacity_result);
+        snap->capacity_status = SolveCapacityFlow(snap->capacity, &snap->capacity_result);
         snap->backlog_s = std::chrono::duration<double>(t1 - t0).count();
         snap->solve_s = std::chrono::duration<double>(Steady::now() - t0).count();
         ReleaseLpThreadState();  // GLPK keeps per-thread state; a worker must not leak it
@@ -167,48 +134,58 @@ void LpPlanner::Tick() {
 }
 
 // The backlog as counts per job and class; running tasks occupy their class for
-// their expected remaining time (expected duration minus time run, at least 0).
+// their expected remaining time. This runs on the event loop, so it makes one pass
+// over the live tasks with the machine classes looked up in a flat table.
 BacklogInstance LpPlanner::BuildBacklog(std::vector<uint64_t>* seqs) const {
   const Cluster& c = engine_.scheduler().cluster();
-  const double alpha = engine_.rates().alpha(), gamma = engine_.rates().gamma(),
-               now = engine_.Now();
-  bool racks = false;
-  for (MachineId m = 0; m < c.num_machines(); ++m) racks |= c.machine(m).rack != 0;
+  const double alpha = engine_.rates().alpha(), gamma = engine_.rates().gamma();
   const uint32_t classes = std::max(1u, std::min(cfg_.classes, c.num_machines()));
+  const std::vector<uint32_t> class_of = MachineClasses(classes);
   BacklogInstance in;
   in.remote_penalty = std::max(1.0, alpha / gamma);
   in.slots.assign(classes, 0);
   in.running.assign(classes, {});
   for (MachineId m = 0; m < c.num_machines(); ++m)
-    if (c.machine(m).up && !c.machine(m).draining)
-      in.slots[ClassOf(m, racks, classes)] += c.machine(m).slots;
+    if (c.machine(m).up && !c.machine(m).draining) in.slots[class_of[m]] += c.machine(m).slots;
   seqs->assign(c.job_capacity(), 0);
   for (JobId j = 0; j < c.job_capacity(); ++j) {
-    const Job& job = c.job(j);
-    if (!job.alive) continue;
-    (*seqs)[j] = job.seq;
-    BacklogJob b{.key = j, .weight = job.weight, .tasks = 0, .duration = 0, .local = {}};
-    b.local.assign(classes, 0);
-    std::vector<bool> seen(classes);
-    for (TaskId t : job.tasks) {
-      const Task& task = c.task(t);
-      if (task.state == TaskState::kRunning) {
-        const double rem =
-            Expected(task, alpha, gamma, task.ran_local) - (now - engine_.TaskStartedAt(t));
-        in.running[ClassOf(task.machine, racks, classes)].push_back(std::max(0.0, rem));
-      } else if (task.state == TaskState::kQueued || task.state == TaskState::kBlocked) {
-        ++b.tasks;
-        b.duration += Expected(task, alpha, gamma, true);
-        std::fill(seen.begin(), seen.end(), false);
-        for (MachineId r : task.replicas) seen[ClassOf(r, racks, classes)] = true;
-        for (uint32_t k = 0; k < classes; ++k) b.local[k] += seen[k];
-      }
-    }
-    if (b.tasks == 0) continue;
-    b.duration /= b.tasks;
-    in.jobs.push_back(std::move(b));
+    if (!c.job(j).alive) continue;
+    (*seqs)[j] = c.job(j).seq;
+    BacklogJob b = JobBacklog(j, class_of, classes, &in.running);
+    if (b.tasks > 0) in.jobs.push_back(std::move(b));
   }
   return in;
+}
+
+// Job j's queued and blocked tasks as counts per class (a task counts once per class
+// holding one of its replicas); its running tasks' remaining times go to *running.
+BacklogJob LpPlanner::JobBacklog(JobId j, const std::vector<uint32_t>& class_of, uint32_t classes,
+                                 std::vector<std::vector<double>>* running) const {
+  const Cluster& c = engine_.scheduler().cluster();
+  const double alpha = engine_.rates().alpha(), gamma = engine_.rates().gamma(),
+               now = engine_.Now();
+  const Job& job = c.job(j);
+  BacklogJob b{.key = j, .weight = job.weight, .tasks = 0, .duration = 0, .local = {}};
+  b.local.assign(classes, 0);
+  for (TaskId t : job.tasks) {
+    const Task& task = c.task(t);
+    if (task.state == TaskState::kRunning) {
+      const double rem =
+          Expected(task, alpha, gamma, task.ran_local) - (now - engine_.TaskStartedAt(t));
+      (*running)[class_of[task.machine]].push_back(std::max(0.0, rem));
+    } else if (task.state == TaskState::kQueued || task.state == TaskState::kBlocked) {
+      ++b.tasks;
+      b.duration += Expected(task, alpha, gamma, true);
+      const auto& r = task.replicas;
+      for (size_t i = 0; i < r.size(); ++i) {  // count each class once: skip repeats
+        size_t k = 0;
+        while (k < i && class_of[r[k]] != class_of[r[i]]) ++k;
+        if (k == i) ++b.local[class_of[r[i]]];
+      }
+    }
+  }
+  if (b.tasks > 0) b.duration /= b.tasks;
+  return b;
 }
 
 CapacityInstance LpPlanner::BuildCapacity() {
@@ -223,6 +200,7 @@ CapacityInstance LpPlanner::BuildCapacity() {
 }
 
 void LpPlanner::Finish(const Snapshot& s) {
+  const auto t0 = Steady::now();
   busy_ = false;
   solver_seconds_ += s.solve_s;
   last_solve_s_ = s.solve_s;
@@ -240,6 +218,8 @@ void LpPlanner::Finish(const Snapshot& s) {
     last_error_ = s.status.message();  // the last good order stays in force
   }
   Adapt(s);
+  last_loop_s_ = s.loop_s + SecondsSince(t0);
+  loop_seconds_ += last_loop_s_;
 }
 
 // Ranks the ordered jobs that are still the jobs the snapshot saw (same id and
@@ -272,6 +252,7 @@ void LpPlanner::WriteStatus(JsonWriter& w) const {
   w.Field("bursts", bursts_).Field("interval_s", interval_);
   w.Field("last_solve_ms", last_solve_s_ * 1e3)
       .Field("last_backlog_ms", last_backlog_s_ * 1e3)
+      .Field("last_loop_ms", last_loop_s_ * 1e3)
       .Field("rows", uint64_t{last_.rows});
   w.Field("columns", uint64_t{last_.columns}).Field("intervals", uint64_t{last_.intervals});
   w.Field("lp_jobs", uint64_t{last_.lp_jobs}).Field("ordered_jobs", uint64_t{last_.order.size()});
@@ -299,6 +280,9 @@ void LpPlanner::AppendMetrics(std::string* out) const {
   Metric(out, "lp_warm_starts_total", "counter", "Solves started from the last basis.", d(warm_));
   Metric(out, "lp_solve_seconds", "gauge", "Wall time of the last solve.", last_solve_s_);
   Metric(out, "lp_solver_seconds_total", "counter", "Wall time of all solves.", solver_seconds_);
+  Metric(out, "lp_loop_seconds", "gauge", "Event-loop time of the last solve (snapshot, apply).",
+         last_loop_s_);
+  Metric(out, "lp_loop_seconds_total", "counter", "Event-loop time of all solves.", loop_seconds_);
   Metric(out, "lp_rows", "gauge", "Rows of the last backlog LP.", d(last_.rows));
   Metric(out, "lp_columns", "gauge", "Columns of the last backlog LP.", d(last_.columns));
   Metric(out, "lp_jobs", "gauge", "Jobs inside the last backlog LP.", d(last_.lp_jobs));

@@ -8,9 +8,7 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -21,36 +19,11 @@
 #include "algorithms/capacity_lp.h"
 #include "algorithms/scheduler.h"
 #include "config/config.h"
+#include "daemon/arrival_window.h"
 #include "daemon/engine.h"
 #include "io/json_writer.h"
 
 namespace locsched {
-
-/// Task arrivals per locality type (replica set) in one-second buckets over a window.
-class ArrivalWindow {
- public:
-  /// A window of `seconds`.
-  explicit ArrivalWindow(double seconds) : window_(seconds) {}
-  /// Changes the window's length.
-  void SetWindow(double seconds) { window_ = seconds; }
-  /// Counts the tasks of one submitted job at time `now`.
-  void Add(double now, std::span<const TaskSpec> tasks);
-  /// Arrival rates per type over the window: the `exact_types` most frequent types as
-  /// they are, the rest folded into their first replica's single-machine type (this
-  /// understates capacity, never overstates it), so at most exact_types + machines + 1.
-  std::vector<ArrivalType> Rates(double now, size_t exact_types);
-
- private:
-  struct Bucket {
-    int64_t second;
-    std::map<std::vector<uint32_t>, uint32_t> counts;
-  };
-  void Evict(double now);
-
-  double window_;
-  std::optional<double> first_;  // the first arrival ever seen
-  std::deque<Bucket> buckets_;
-};
 
 /// Plans job orders by re-solving the backlog LP; one per daemon.
 class LpPlanner {
@@ -83,7 +56,9 @@ class LpPlanner {
   struct Snapshot;  // what one solve reads and writes, shared with the worker
   BacklogInstance BuildBacklog(std::vector<uint64_t>* seqs) const;
   CapacityInstance BuildCapacity();
-  uint32_t ClassOf(MachineId m, bool racks, uint32_t classes) const;
+  BacklogJob JobBacklog(JobId j, const std::vector<uint32_t>& class_of, uint32_t classes,
+                        std::vector<std::vector<double>>* running) const;
+  std::vector<uint32_t> MachineClasses(uint32_t classes) const;
   void Finish(const Snapshot& s);
   void ApplyOrder(const Snapshot& s);
   void Adapt(const Snapshot& s);
@@ -106,6 +81,8 @@ class LpPlanner {
   std::optional<double> order_at_;  // when the last good order was applied
   double last_solve_s_ = 0;         // both LPs
   double last_backlog_s_ = 0;       // the backlog LP alone
+  double last_loop_s_ = 0;          // event-loop time of the last solve: snapshot + apply
+  double loop_seconds_ = 0;         // the same, summed over all solves
   BacklogLpResult last_;
   std::string last_error_;
   CapacityResult capacity_;

@@ -191,28 +191,5 @@ TEST_CASE("a solve in flight is not doubled, and its result applies when it land
   CHECK(h.NextJob() == "big");
 }
 
-TEST_CASE("the arrival window counts types over the window only, folding rare ones") {
-  ArrivalWindow w(10);
-  const std::vector<MachineId> a{1, 0}, b{2};
-  std::vector<TaskSpec> two_a(2), one_b(1);
-  two_a[0].replicas = two_a[1].replicas = a;
-  one_b[0].replicas = b;
-  w.Add(100, two_a);
-  w.Add(105, one_b);
-  std::vector<ArrivalType> r = w.Rates(110, 10);
-  REQUIRE(r.size() == 2);
-  CHECK(r[0].machines == std::vector<uint32_t>{0, 1});
-  CHECK(r[0].rate == Approx(0.2));
-  CHECK(r[1].rate == Approx(0.1));
-  r = w.Rates(110, 0);  // nothing exact: each type folds into its first replica
-  REQUIRE(r.size() == 2);
-  CHECK(r[0].machines == std::vector<uint32_t>{0});
-  CHECK(r[0].rate == Approx(0.2));
-  CHECK(r[1].machines == std::vector<uint32_t>{2});
-  r = w.Rates(112, 1);  // the t=100 bucket left the window; one type kept
-  REQUIRE(r.size() == 1);
-  CHECK(r[0].machines == std::vector<uint32_t>{2});
-}
-
 }  // namespace
 }  // namespace locsched

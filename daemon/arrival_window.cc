@@ -1,0 +1,116 @@
+#include "daemon/arrival_window.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace locsched {
+namespace {
+
+uint64_t HashType(std::span<const uint32_t> sorted) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ sorted.size();
+  for (uint32_t m : sorted) h = (h ^ m) * 0x100000001b3ull;
+  return h ^ (h >> 29);
+}
+
+// Subtracts `part` from `total`, dropping keys that reach zero.
+void Subtract(std::unordered_map<uint64_t, uint64_t>& total,
+              const std::unordered_map<uint64_t, uint64_t>& part) {
+  for (const auto& [key, n] : part) {
+    auto it = total.find(key);
+    if ((it->second -= n) == 0) total.erase(it);
+  }
+}
+
+}  // namespace
+
+void ArrivalWindow::Add(double now, std::span<const TaskSpec> tasks) {
+  Evict(now);  // first, so that evicted types free their room in the table
+  const auto second = static_cast<int64_t>(std::floor(now));
+  if (!first_) first_ = now;
+  if (buckets_.empty() || buckets_.back().second != second) buckets_.push_back({second, {}, {}, 0});
+  Type scratch;
+  for (const TaskSpec& t : tasks) {
+    scratch.assign(t.replicas.begin(), t.replicas.end());
+    std::sort(scratch.begin(), scratch.end());
+    Count(scratch);
+  }
+}
+
+// Exact while the type is held or there is room; else (or on a hash collision with
+// a held type) folded into its first replica. Tasks without replicas count apart.
+void ArrivalWindow::Count(std::span<const uint32_t> sorted) {
+  Bucket& b = buckets_.back();
+  if (sorted.empty()) {
+    ++b.remote, ++remote_;
+    return;
+  }
+  const uint64_t h = HashType(sorted);
+  auto it = exact_.find(h);
+  const bool held = it != exact_.end() && std::ranges::equal(it->second.type, sorted);
+  if (held || (it == exact_.end() && exact_.size() < max_types_)) {
+    if (held)
+      ++it->second.count;
+    else
+      exact_.emplace(h, Held{Type(sorted.begin(), sorted.end()), 1});
+    ++b.exact[h];
+  } else {
+    ++b.folded[sorted.front()];
+    ++folded_[sorted.front()];
+  }
+}
+
+void ArrivalWindow::Evict(double now) {
+  while (!buckets_.empty() && static_cast<double>(buckets_.front().second) + 1 < now - window_) {
+    const Bucket& b = buckets_.front();
+    for (const auto& [h, n] : b.exact) {
+      auto it = exact_.find(h);
+      if ((it->second.count -= n) == 0) exact_.erase(it);
+    }
+    Subtract(folded_, b.folded);
+    remote_ -= b.remote;
+    buckets_.pop_front();
+  }
+}
+
+// Counts over the window divided by the time covered (the window, or less just
+// after the first arrival, so that a young daemon does not understate its rates).
+std::vector<ArrivalType> ArrivalWindow::Rates(double now, size_t exact_types) {
+  Evict(now);
+  const double span = first_ ? std::clamp(now - *first_, 1.0, window_) : window_;
+  static const Type kRemoteOnly;
+  std::vector<std::pair<uint64_t, const Type*>> by_count;
+  for (const auto& [h, held] : exact_) by_count.emplace_back(held.count, &held.type);
+  if (remote_ > 0) by_count.emplace_back(remote_, &kRemoteOnly);
+  const size_t keep = std::min(exact_types, by_count.size());
+  std::partial_sort(by_count.begin(), by_count.begin() + static_cast<ptrdiff_t>(keep),
+                    by_count.end(), [](const auto& a, const auto& b) {
+                      return a.first != b.first ? a.first > b.first : *a.second < *b.second;
+                    });
+  // The most frequent types stay exact; the rest fold into {their first replica}
+  // (at most one type per machine), which understates capacity, never overstates it.
+  std::vector<ArrivalType> types;
+  double remote = 0;
+  std::vector<double> folded;  // by first replica, dense: one flat pass per solve
+  const auto fold = [&folded](uint32_t m, double rate) {
+    if (m >= folded.size()) folded.resize(m + 1, 0);
+    folded[m] += rate;
+  };
+  for (size_t i = 0; i < by_count.size(); ++i) {
+    const double rate = static_cast<double>(by_count[i].first) / span;
+    const Type& type = *by_count[i].second;
+    if (i < keep)
+      types.push_back({type, rate});
+    else if (type.empty())
+      remote += rate;
+    else
+      fold(type.front(), rate);
+  }
+  for (const auto& [first, n] : folded_)
+    fold(static_cast<uint32_t>(first), static_cast<double>(n) / span);
+  if (remote > 0) types.push_back({{}, remote});
+  for (uint32_t m = 0; m < folded.size(); ++m)
+    if (folded[m] > 0) types.push_back({{m}, folded[m]});
+  return types;
+}
+
+}  // namespace locsched

@@ -1,0 +1,58 @@
+// Tests the LP planner's arrival window (daemon/arrival_window.h): counts over
+// the window only, folding of rare types, and the cap on distinct exact types.
+#include "daemon/arrival_window.h"
+
+#include <catch2/catch.hpp>
+
+namespace locsched {
+namespace {
+
+TEST_CASE("the arrival window counts types over the window only, folding rare ones") {
+  ArrivalWindow w(10);
+  const std::vector<MachineId> a{1, 0}, b{2};
+  std::vector<TaskSpec> two_a(2), one_b(1);
+  two_a[0].replicas = two_a[1].replicas = a;
+  one_b[0].replicas = b;
+  w.Add(100, two_a);
+  w.Add(105, one_b);
+  std::vector<ArrivalType> r = w.Rates(110, 10);
+  REQUIRE(r.size() == 2);
+  CHECK(r[0].machines == std::vector<uint32_t>{0, 1});
+  CHECK(r[0].rate == Approx(0.2));
+  CHECK(r[1].rate == Approx(0.1));
+  r = w.Rates(110, 0);  // nothing exact: each type folds into its first replica
+  REQUIRE(r.size() == 2);
+  CHECK(r[0].machines == std::vector<uint32_t>{0});
+  CHECK(r[0].rate == Approx(0.2));
+  CHECK(r[1].machines == std::vector<uint32_t>{2});
+  r = w.Rates(112, 1);  // the t=100 bucket left the window; one type kept
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].machines == std::vector<uint32_t>{2});
+}
+
+// Regression: a stream of unique replica sets (every random placement) grew the
+// window's type map without bound and stalled the event loop for over a second.
+TEST_CASE("a full type table folds new types and still counts every task") {
+  ArrivalWindow w(10, 2);
+  std::vector<std::vector<MachineId>> replicas;
+  for (uint32_t i = 0; i < 5; ++i) replicas.push_back({i + 10, i});
+  std::vector<TaskSpec> tasks(5);
+  for (uint32_t i = 0; i < 5; ++i) tasks[i].replicas = replicas[i];
+  w.Add(100, tasks);  // {0,10} and {1,11} are held exact; the other three fold
+  std::vector<ArrivalType> r = w.Rates(101, 10);
+  REQUIRE(r.size() == 5);
+  CHECK(r[0].machines == std::vector<uint32_t>{0, 10});
+  CHECK(r[1].machines == std::vector<uint32_t>{1, 11});
+  CHECK(r[2].machines == std::vector<uint32_t>{2});
+  CHECK(r[4].machines == std::vector<uint32_t>{4});
+  double total = 0;
+  for (const ArrivalType& t : r) total += t.rate;
+  CHECK(total == Approx(5.0));
+  w.Add(112, std::span<const TaskSpec>(tasks).subspan(4, 1));  // t=100 left: room again
+  r = w.Rates(112, 10);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].machines == std::vector<uint32_t>{4, 14});
+}
+
+}  // namespace
+}  // namespace locsched
