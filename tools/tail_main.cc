@@ -26,7 +26,8 @@ void AddFlags(CLI::App& app, TailOptions& o, std::string& format) {
       ->required();
   app.add_flag("--check", o.check,
                "Parse without sending; print one JSON object with jobs, tasks, attempts, events "
-               "and malformed");
+               "and malformed, and what a replay sends: hosts (distinct replica hosts the log "
+               "names), submits (job_submit requests) and span (seconds, first to last)");
   app.add_flag("-f,--follow", o.follow,
                "Follow the files like tail -F (rotation, truncation, files not there yet) until "
                "SIGINT/SIGTERM; plain files only");
