@@ -3,8 +3,9 @@
 # (tools/replay.sh: locsched-tail feeds the daemon, locsched-agents --no-jobs runs the
 # tasks on the emulated machines) and collects job completion time (mean, p95) and
 # locality side by side:
-#   OUT.jsonl  one line per run: trace, policy, settings, run, load average, and the
-#              emulator's and the tailer's JSON summaries
+#   OUT.jsonl  one line per run: trace, policy, settings, run, load average, the
+#              emulator's and the tailer's JSON summaries, and the daemon's final
+#              rebalance and lp status (runs, solves)
 #   OUT.png    the chart (tools/plot_policy_replay.py)
 # OUT is docs/figures/policy-replay (swim) or docs/figures/policy-replay-TRACE.
 # Usage: bash bench/policy_replay.sh [--trace swim|jobhistory|rumen|google] [--policies LIST]
@@ -90,13 +91,14 @@ for run in $(seq "$first" $((first + runs - 1))); do
     bash tools/replay.sh "${replay[@]}" "${sets[@]}" -- --seed "$run" >"$tmp/log" 2>&1 ||
       { cat "$tmp/log" >&2; exit 1; }
     /usr/bin/python3 - "$trace" "$policy" "$run" "$hour" "$speed" "$load_before" \
-      "$(cut -d' ' -f1-3 /proc/loadavg)" "$tmp/r.agents" "$tmp/r.tail" "${settings[@]}" \
-      >>"$out.jsonl" <<'PY'
+      "$(cut -d' ' -f1-3 /proc/loadavg)" "$tmp/r" "${settings[@]}" >>"$out.jsonl" <<'PY'
 import json, sys
-trace, policy, run, hour, speed, before, after, agents, tail = sys.argv[1:10]
-row = {"trace": trace, "policy": policy, "settings": sys.argv[10:], "run": int(run),
+trace, policy, run, hour, speed, before, after, r = sys.argv[1:9]
+status = json.load(open(r + ".status"))
+row = {"trace": trace, "policy": policy, "settings": sys.argv[9:], "run": int(run),
        "speed": float(speed), "loadavg_before": before, "loadavg_after": after,
-       "agents": json.load(open(agents)), "tail": json.load(open(tail))}
+       "agents": json.load(open(r + ".agents")), "tail": json.load(open(r + ".tail")),
+       "status": {k: status.get(k) for k in ("rebalance", "lp")}}
 if trace == "swim":
     row["hour"] = int(hour)
 print(json.dumps(row))

@@ -28,6 +28,12 @@ def tick_label(policy):
     return "\n".join([NAMES.get(base, base)] + ["+ " + VARIANTS.get(v, v) for v in variants])
 
 
+def runs_per_policy(runs):
+    """'2', or '1-2' when the policies have different numbers of runs."""
+    counts = sorted({len(r) for r in runs.values()})
+    return str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+
+
 def title(first, runs, policies):
     """The chart's title: the trace, its size, the cluster and the speed."""
     trace = first.get("trace", "swim")
@@ -36,7 +42,7 @@ def title(first, runs, policies):
         name += f", hour {first['hour']}"
     return (f"{name}: {first['tail']['requests']} jobs on {first['agents']['machines']} "
             f"emulated machines, replayed at {first['speed']:g}x "
-            f"({len(runs[policies[0]])} run(s) per policy)")
+            f"({runs_per_policy(runs)} run(s) per policy)")
 
 
 def fail(message):

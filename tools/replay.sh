@@ -25,7 +25,8 @@
 #     --machines M      the cluster, m0..m(M-1) (default: 600, FB-2009's, for swim and google;
 #                       for jobhistory and rumen the number of hosts the trace names)
 #     --json FILE       write the emulator's and the tailer's summaries as JSON to FILE.agents
-#                       and FILE.tail (the live lines then go to stderr)
+#                       and FILE.tail, the daemon's final status to FILE.status (the live
+#                       lines then go to stderr)
 #     --quiet           no live lines
 # jobhistory and rumen name real replica hosts: the tailer renames them onto m0..m(M-1)
 # (--map-hosts, first seen first; it stops with an error if they outnumber M); tasks
@@ -172,7 +173,10 @@ wait "$agents" || agents_status=$?
 agents=
 echo "== locsched-tail"
 cat "$dir/tail.out" "$dir/tail.err"
-if [ -n "$json" ]; then cp "$dir/tail.out" "$json.tail"; fi
+if [ -n "$json" ]; then
+  cp "$dir/tail.out" "$json.tail"
+  ctl --json status >"$json.status"
+fi
 echo
 echo "== locschedctl status"
 ctl status
