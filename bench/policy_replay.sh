@@ -1,60 +1,109 @@
 #!/usr/bin/env bash
-# Replays the same hour of SWIM FB-2009 through locschedd once per scheduling policy
+# Replays the same real workload through locschedd once per scheduling policy
 # (tools/replay.sh: locsched-tail feeds the daemon, locsched-agents --no-jobs runs the
-# tasks on 600 emulated machines) and collects job completion time (mean, p95) and
+# tasks on the emulated machines) and collects job completion time (mean, p95) and
 # locality side by side:
-#   docs/figures/policy-replay.jsonl  one line per run: policy, run, load average, and the
-#                                     emulator's and the tailer's JSON summaries
-#   docs/figures/policy-replay.png    the chart (tools/plot_policy_replay.py)
-# Usage: bash bench/policy_replay.sh [--policies fifo,fair,delay,jsq-maxweight] [--runs R]
-#                                    [--hour H] [--speed N] [--build DIR] [--first-run F]
-# Run r seeds the emulator's task durations with r. Runs are numbered from F (default 1);
-# with F > 1 the results are appended to the .jsonl instead of replacing it. Each run takes about a minute plus
-# the drain. Needs the binaries in --build (default build/release: bash tools/build.sh
-# release), ../shared/data/traces and python3-matplotlib for the chart.
+#   OUT.jsonl  one line per run: trace, policy, settings, run, load average, the
+#              emulator's and the tailer's JSON summaries, and the daemon's final
+#              rebalance and lp status (runs, solves)
+#   OUT.png    the chart (tools/plot_policy_replay.py)
+# OUT is docs/figures/policy-replay (swim) or docs/figures/policy-replay-TRACE.
+# Usage: bash bench/policy_replay.sh [--trace swim|jobhistory|rumen|google] [--policies LIST]
+#          [--runs R] [--first-run F] [--hour H] [--speed N] [--machines M]
+#          [--set KEY=VALUE]... [--build DIR] [--out OUT]
+# A policy is a scheduler.policy (fifo, fair, delay, jsq-maxweight), optionally with
+# variants appended: +rebalance sets rebalance.enabled = true, +lp sets
+# scheduler.intra_queue = priority with lp.enabled = true (the backlog LP's job order).
+# The default list is fifo,fair,delay,jsq-maxweight,jsq-maxweight+rebalance,
+# jsq-maxweight+lp,jsq-maxweight+rebalance+lp. --set adds a daemon setting to every row;
+# --hour (swim only), --speed and --machines go to tools/replay.sh (see its --help for
+# each trace's defaults). Run r seeds the emulator's task durations with r. Runs are
+# numbered from F (default 1); with F > 1 the results are appended to OUT.jsonl
+# instead of replacing it. A swim row takes one to two minutes. Needs the binaries in
+# --build (default build/release: bash tools/build.sh release), ../shared/data/traces
+# and python3-matplotlib for the chart.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-policies=fifo,fair,delay,jsq-maxweight
+trace=swim
+policies=fifo,fair,delay,jsq-maxweight,jsq-maxweight+rebalance,jsq-maxweight+lp,jsq-maxweight+rebalance+lp
 runs=1
 first=1
 hour=1
 speed=60
+machines=
 build=build/release
+out=
+common=()
 while [ $# -gt 0 ]; do
   case "$1" in
+    --trace) trace=$2; shift 2 ;;
     --policies) policies=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --first-run) first=$2; shift 2 ;;
     --hour) hour=$2; shift 2 ;;
     --speed) speed=$2; shift 2 ;;
+    --machines) machines=$2; shift 2 ;;
+    --set) common+=("$2"); shift 2 ;;
     --build) build=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "policy_replay.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 [ -x "$build/tools/locsched-agents" ] ||
   { echo "policy_replay.sh: no binaries in $build: bash tools/build.sh release" >&2; exit 1; }
-mkdir -p docs/figures
-out=docs/figures/policy-replay.jsonl
+if [ -z "$out" ]; then
+  out=docs/figures/policy-replay
+  [ "$trace" = swim ] || out=$out-$trace
+fi
+
+# row_settings POLICY: the daemon settings of one row, one KEY=VALUE a line.
+row_settings() {
+  local base=${1%%+*} variant
+  echo "scheduler.policy=$base"
+  [ "$base" = "$1" ] && return 0
+  for variant in $(tr '+' ' ' <<<"${1#*+}"); do
+    case "$variant" in
+      rebalance) echo rebalance.enabled=true ;;
+      lp) echo scheduler.intra_queue=priority; echo lp.enabled=true ;;
+      *) echo "policy_replay.sh: --policies: '$1': variant '$variant' is not rebalance or lp" >&2
+         return 2 ;;
+    esac
+  done
+}
+for policy in ${policies//,/ }; do row_settings "$policy" >/dev/null || exit 2; done
+
+mkdir -p "$(dirname "$out")"
 tmp=$(mktemp -d /tmp/locsched-policy-replay-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-if [ "$first" -eq 1 ]; then : >"$out"; fi
+if [ "$first" -eq 1 ]; then : >"$out.jsonl"; fi
+replay=(--build "$build" --format "$trace" --speed "$speed" --quiet --json "$tmp/r")
+[ "$trace" = swim ] && replay+=(--hour "$hour")
+[ -n "$machines" ] && replay+=(--machines "$machines")
 for run in $(seq "$first" $((first + runs - 1))); do
   for policy in ${policies//,/ }; do
-    echo "== run $run, $policy" >&2
+    echo "== $trace, run $run, $policy" >&2
+    mapfile -t settings < <(row_settings "$policy")
+    settings+=(${common[@]+"${common[@]}"})
+    sets=()
+    for kv in "${settings[@]}"; do sets+=(--set "$kv"); done
     load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-    bash tools/replay.sh --build "$build" --policy "$policy" --hour "$hour" \
-      --speed "$speed" --quiet --json "$tmp/r" -- --seed "$run" >"$tmp/log" 2>&1 ||
+    bash tools/replay.sh "${replay[@]}" "${sets[@]}" -- --seed "$run" >"$tmp/log" 2>&1 ||
       { cat "$tmp/log" >&2; exit 1; }
-    /usr/bin/python3 - "$policy" "$run" "$hour" "$speed" "$load_before" \
-      "$(cut -d' ' -f1-3 /proc/loadavg)" "$tmp/r.agents" "$tmp/r.tail" >>"$out" <<'PY'
+    /usr/bin/python3 - "$trace" "$policy" "$run" "$hour" "$speed" "$load_before" \
+      "$(cut -d' ' -f1-3 /proc/loadavg)" "$tmp/r" "${settings[@]}" >>"$out.jsonl" <<'PY'
 import json, sys
-policy, run, hour, speed, before, after, agents, tail = sys.argv[1:]
-print(json.dumps({"policy": policy, "run": int(run), "hour": int(hour), "speed": float(speed),
-                  "loadavg_before": before, "loadavg_after": after,
-                  "agents": json.load(open(agents)), "tail": json.load(open(tail))}))
+trace, policy, run, hour, speed, before, after, r = sys.argv[1:9]
+status = json.load(open(r + ".status"))
+row = {"trace": trace, "policy": policy, "settings": sys.argv[9:], "run": int(run),
+       "speed": float(speed), "loadavg_before": before, "loadavg_after": after,
+       "agents": json.load(open(r + ".agents")), "tail": json.load(open(r + ".tail")),
+       "status": {k: status.get(k) for k in ("rebalance", "lp")}}
+if trace == "swim":
+    row["hour"] = int(hour)
+print(json.dumps(row))
 PY
-    tail -n 1 "$out" | /usr/bin/python3 -c '
+    tail -n 1 "$out.jsonl" | /usr/bin/python3 -c '
 import json, sys
 d = json.loads(sys.stdin.read()); a = d["agents"]
 print("   jobs %d, mean JCT %.1f s, p95 %.1f s, locality %.1f%%, %.0f wall s, max lag %.2f s" % (
@@ -62,4 +111,4 @@ print("   jobs %d, mean JCT %.1f s, p95 %.1f s, locality %.1f%%, %.0f wall s, ma
       100 * a["all_locality"], a["wall_seconds"], a["max_lag"]))' >&2
   done
 done
-/usr/bin/python3 tools/plot_policy_replay.py "$out" docs/figures/policy-replay.png
+/usr/bin/python3 tools/plot_policy_replay.py "$out.jsonl" "$out.png"

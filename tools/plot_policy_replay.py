@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Draw bench/policy_replay.sh's results: one group of bars per scheduling policy,
+"""Draw bench/policy_replay.sh's results: one group of bars per scheduling policy
+(with its variants: +rebalance, +lp),
 
   (a) job completion time in emulated seconds: mean and p95;
   (b) locality: the share of tasks that ran on a machine holding a replica.
@@ -16,6 +17,32 @@ import sys
 USAGE = "usage: plot_policy_replay.py RESULTS.jsonl OUT.png  (bench/policy_replay.sh's output)"
 NAMES = {"jsq-maxweight": "JSQ+\nMaxWeight", "fair": "Fair\nsharing", "fifo": "FIFO",
          "delay": "Delay\nscheduling"}
+VARIANTS = {"rebalance": "rebalance", "lp": "LP priority"}
+TRACES = {"swim": "SWIM FB-2009", "jobhistory": "Hadoop JobHistory (sample-job-tracker-logs)",
+          "rumen": "Rumen JSON (input-trace.json)", "google": "Google 2011 job_events"}
+
+
+def tick_label(policy):
+    """'jsq-maxweight+rebalance+lp' -> 'JSQ+\nMaxWeight\n+ rebalance\n+ LP priority'."""
+    base, *variants = policy.split("+")
+    return "\n".join([NAMES.get(base, base)] + ["+ " + VARIANTS.get(v, v) for v in variants])
+
+
+def runs_per_policy(runs):
+    """'2', or '1-2' when the policies have different numbers of runs."""
+    counts = sorted({len(r) for r in runs.values()})
+    return str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+
+
+def title(first, runs, policies):
+    """The chart's title: the trace, its size, the cluster and the speed."""
+    trace = first.get("trace", "swim")
+    name = TRACES.get(trace, trace)
+    if "hour" in first:
+        name += f", hour {first['hour']}"
+    return (f"{name}: {first['tail']['requests']} jobs on {first['agents']['machines']} "
+            f"emulated machines, replayed at {first['speed']:g}x "
+            f"({runs_per_policy(runs)} run(s) per policy)")
 
 
 def fail(message):
@@ -51,7 +78,7 @@ def draw(runs, first, out):
     import matplotlib.pyplot as plt
 
     policies = list(runs)
-    fig, (jct, loc) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, (jct, loc) = plt.subplots(1, 2, figsize=(max(11, 1.9 * len(policies)), 4.8))
     width = 0.38
     for k, (label, color) in enumerate((("mean", "tab:blue"), ("p95", "tab:orange"))):
         xs = [i + (k - 0.5) * width for i in range(len(policies))]
@@ -71,11 +98,8 @@ def draw(runs, first, out):
     loc.set_title("(b) locality")
     for ax in (jct, loc):
         ax.set_xticks(range(len(policies)))
-        ax.set_xticklabels([NAMES.get(p, p) for p in policies])
-    a = first["agents"]
-    fig.suptitle(f"SWIM FB-2009, hour {first['hour']}: {first['tail']['jobs']} jobs on "
-                 f"{a['machines']} emulated machines, replayed at {first['speed']:g}x "
-                 f"({len(runs[policies[0]])} run(s) per policy)")
+        ax.set_xticklabels([tick_label(p) for p in policies], fontsize=8)
+    fig.suptitle(title(first, runs, policies))
     fig.tight_layout()
     fig.savefig(out, dpi=110)
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Replays one hour of a real workload through locschedd, end to end: the daemon on
-# temporary sockets, the cluster emulator locsched-agents (--no-jobs: it registers the
-# machines, heartbeats and runs what the daemon assigns) and locsched-tail replaying the
-# hour from SWIM's FB-2009 sample in ../shared/data/traces/swim-fb (read in place; the
-# hour is cut out to a temporary file) on an accelerated clock. The emulator prints a
+# Replays a real workload through locschedd, end to end: the daemon on temporary
+# sockets, the cluster emulator locsched-agents (--no-jobs: it registers the machines,
+# heartbeats and runs what the daemon assigns) and locsched-tail replaying the trace on
+# an accelerated clock. By default that is one hour of SWIM's FB-2009 sample in
+# ../shared/data/traces/swim-fb (the hour is cut out to a temporary file); --format
+# picks one of the other bundled traces (read in place, whole). The emulator prints a
 # live line (tasks done, locality, queues, jobs done, mean and p95 job completion time)
 # and the final figures; then locschedctl shows the daemon's own view.
 # Called by tools/demo.sh (the README's run command) and bench/policy_replay.sh; it does
@@ -13,25 +14,38 @@
 #     --build DIR       where the binaries are (default build/release)
 #     --policy P        scheduler.policy: jsq-maxweight (default), fair, fifo, delay
 #     --set KEY=VALUE   another locschedd setting (docs/config.md); may be repeated
-#     --trace FILE      a SWIM TSV (default ../shared/data/traces/swim-fb/FB-2009_samples_24_times_1hr_1.tsv)
-#     --hour H          which hour of it, 0-23 (default 1: 449 jobs, 56,861 tasks)
+#     --format F        the trace's format and default file (under ../shared/data/traces):
+#                         swim        swim-fb/FB-2009_samples_24_times_1hr_1.tsv, one --hour (default)
+#                         jobhistory  hadoop-rumen/sample-job-tracker-logs.gz (SPLITS hosts)
+#                         rumen       hadoop-rumen/input-trace.json (preferredLocations hosts)
+#                         google      google-clusterdata-2011-2/job_events/part-00001-of-00500.csv.gz
+#     --trace FILE      another file of that format
+#     --hour H          swim: which hour of it, 0-23 (default 1: 449 jobs, 56,861 tasks)
 #     --speed N         emulated seconds per wall second, for the tailer and the emulator (default 60)
-#     --machines M      the cluster; the tailer places replicas on m0..m(M-1) (default 600, FB-2009's)
+#     --machines M      the cluster, m0..m(M-1) (default: 600, FB-2009's, for swim and google;
+#                       for jobhistory and rumen the number of hosts the trace names)
 #     --json FILE       write the emulator's and the tailer's summaries as JSON to FILE.agents
-#                       and FILE.tail (the live lines then go to stderr)
+#                       and FILE.tail, the daemon's final status to FILE.status (the live
+#                       lines then go to stderr)
 #     --quiet           no live lines
-# Task durations follow the emulator's model: Exp(alpha) if the task runs where a replica
-# is, Exp(gamma) elsewhere, with alpha = 1/25 per s and gamma = alpha/4 (a 25 s map, 100 s
-# remote), heartbeats every 3 emulated s. Exits non-zero if any part fails or a job is lost.
+# jobhistory and rumen name real replica hosts: the tailer renames them onto m0..m(M-1)
+# (--map-hosts, first seen first; it stops with an error if they outnumber M); tasks
+# without hosts (and every swim and google task) get three replicas placed by the
+# tailer's seeded policy on m0..m(M-1). Task durations follow the emulator's model:
+# Exp(alpha) if the task runs where a replica is, Exp(gamma) elsewhere, with alpha =
+# 1/25 per s and gamma = alpha/4 (a 25 s map, 100 s remote), heartbeats every 3
+# emulated s. Exits non-zero if any part fails, the daemon refuses a request, or a job
+# the tailer sent is not done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build=build/release
 policy=jsq-maxweight
-trace=../shared/data/traces/swim-fb/FB-2009_samples_24_times_1hr_1.tsv
+format=swim
+trace=
 hour=1
 speed=60
-machines=600
+machines=
 json=
 quiet=
 settings=()
@@ -40,6 +54,7 @@ while [ $# -gt 0 ]; do
     --build) build=$2; shift 2 ;;
     --policy) policy=$2; shift 2 ;;
     --set) settings+=(--set "$2"); shift 2 ;;
+    --format) format=$2; shift 2 ;;
     --trace) trace=$2; shift 2 ;;
     --hour) hour=$2; shift 2 ;;
     --speed) speed=$2; shift 2 ;;
@@ -51,6 +66,16 @@ while [ $# -gt 0 ]; do
     *) echo "replay.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+traces=../shared/data/traces
+map_hosts=()
+case "$format" in
+  swim) default=swim-fb/FB-2009_samples_24_times_1hr_1.tsv ;;
+  jobhistory) default=hadoop-rumen/sample-job-tracker-logs.gz; map_hosts=(--map-hosts) ;;
+  rumen) default=hadoop-rumen/input-trace.json; map_hosts=(--map-hosts) ;;
+  google) default=google-clusterdata-2011-2/job_events/part-00001-of-00500.csv.gz ;;
+  *) echo "replay.sh: --format: '$format' is not swim, jobhistory, rumen or google" >&2; exit 2 ;;
+esac
+trace=${trace:-$traces/$default}
 if [ ! -r "$trace" ]; then
   echo "replay.sh: cannot read $trace: the public traces are expected in ../shared/data/traces" >&2
   exit 2
@@ -68,11 +93,34 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The hour, as its own SWIM file (the tailer replays from the first job's time).
-awk -F'\t' -v h="$hour" '$2 >= h * 3600 && $2 < (h + 1) * 3600' "$trace" >"$dir/hour.tsv"
-check=$("$build/tools/locsched-tail" --format swim --machines "$machines" --check "$dir/hour.tsv")
-jobs=$(printf '%s' "$check" | sed -n 's/.*"jobs":\([0-9]*\).*/\1/p')
-tasks=$(printf '%s' "$check" | sed -n 's/.*"tasks":\([0-9]*\).*/\1/p')
+# json_field FILE F: field F of the JSON object in FILE.
+json_field() {
+  /usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
+}
+if [ "$format" = swim ]; then
+  # The hour, as its own SWIM file (the tailer replays from the first job's time).
+  input=$dir/hour.tsv
+  awk -F'\t' -v h="$hour" '$2 >= h * 3600 && $2 < (h + 1) * 3600' "$trace" >"$input"
+  what="hour $hour of $(basename "$trace")"
+  duration=3660  # the hour plus a minute of slack for the tailer's late start
+else
+  input=$trace
+  what=$(basename "$trace")
+fi
+# What the trace holds (locsched-tail --check: counts, distinct hosts, span in seconds).
+"$build/tools/locsched-tail" --format "$format" --check "$input" >"$dir/check.json"
+check_field() { json_field "$dir/check.json" "$1"; }
+if [ "$format" != swim ]; then
+  # The trace's span plus slack: the tailer starts a moment after the emulator's clock.
+  duration=$(awk "BEGIN { printf \"%d\", $(check_field span) + 60 + 2 * $speed }")
+fi
+if [ -z "$machines" ]; then
+  machines=600
+  if [ ${#map_hosts[@]} -gt 0 ]; then machines=$(check_field hosts); fi
+fi
+# What the tailer will send: the daemon must end with exactly these jobs done.
+jobs=$(check_field submits)
+tasks=$(check_field tasks)
 
 # The daemon times tasks on the wall clock: its rate prior is the model's times the speed.
 "$build/daemon/locschedd" --set "sockets.event_path=$dir/events.sock" \
@@ -95,12 +143,12 @@ for key in sys.argv[1].split("."):
 print(d)' "$1"
 }
 
-echo "== $policy: hour $hour of $(basename "$trace") ($jobs jobs, $tasks tasks) at ${speed}x"
+echo "== $policy: $what ($jobs jobs, $tasks tasks) at ${speed}x"
 echo "   on $machines machines, 1 slot each; a task lasts Exp(1/25 s) where a replica is, else Exp(1/100 s)"
-# The emulator runs until the hour (plus a minute of slack for the tailer) is over and
-# the daemon holds no task.
+# The emulator runs until the trace (plus slack for the tailer) is over and the daemon
+# holds no task.
 agents_flags=(--socket "$dir/events.sock" --no-jobs --machines "$machines" --data-machines 1
-  --alpha "$alpha" --gamma "$gamma" --heartbeat 3 --speed "$speed" --duration 3660 --drain
+  --alpha "$alpha" --gamma "$gamma" --heartbeat 3 --speed "$speed" --duration "$duration" --drain
   --drain-limit 36000 --report 5)
 [ -n "$quiet" ] && agents_flags+=(-q)
 if [ -n "$json" ]; then  # the summary to the file, live lines to stderr
@@ -115,17 +163,20 @@ for _ in $(seq 400); do
   kill -0 "$agents" 2>/dev/null || break
   sleep 0.05
 done
-tail_flags=(--format swim --machines "$machines" --socket "$dir/events.sock" --speed "$speed" -q)
-[ -n "$json" ] && tail_flags+=(--json)
+tail_flags=(--format "$format" --machines "$machines" ${map_hosts[@]+"${map_hosts[@]}"}
+  --socket "$dir/events.sock" --speed "$speed" -q --json)
 tail_status=0
-"$build/tools/locsched-tail" "${tail_flags[@]}" "$dir/hour.tsv" >"$dir/tail.out" 2>"$dir/tail.err" ||
+"$build/tools/locsched-tail" "${tail_flags[@]}" "$input" >"$dir/tail.out" 2>"$dir/tail.err" ||
   tail_status=$?
 agents_status=0
 wait "$agents" || agents_status=$?
 agents=
 echo "== locsched-tail"
 cat "$dir/tail.out" "$dir/tail.err"
-if [ -n "$json" ]; then cp "$dir/tail.out" "$json.tail"; fi
+if [ -n "$json" ]; then
+  cp "$dir/tail.out" "$json.tail"
+  ctl --json status >"$json.status"
+fi
 echo
 echo "== locschedctl status"
 ctl status
@@ -135,7 +186,12 @@ ctl queues --top 5
 live=$(status_field jobs.live)
 done_jobs=$(status_field jobs.done)
 echo
-echo "== $jobs jobs in the hour; the daemon has $done_jobs done and $live live"
+echo "== the tailer sent $jobs jobs; the daemon has $done_jobs done and $live live"
 [ "$tail_status" -eq 0 ] || { echo "replay.sh: locsched-tail failed ($tail_status)" >&2; exit 1; }
+rejected=$(json_field "$dir/tail.out" rejected)
+[ "$rejected" = 0 ] || {
+  echo "replay.sh: the daemon refused $rejected of the tailer's requests (see above; a replica on a machine the emulator does not play?)" >&2
+  exit 1
+}
 [ "$agents_status" -eq 0 ] || { echo "replay.sh: locsched-agents failed ($agents_status)" >&2; exit 1; }
-[ "$live" = 0 ] && [ "$done_jobs" = "$jobs" ] || { echo "replay.sh: not every job of the hour is done" >&2; exit 1; }
+[ "$live" = 0 ] && [ "$done_jobs" = "$jobs" ] || { echo "replay.sh: not every job the tailer sent is done" >&2; exit 1; }

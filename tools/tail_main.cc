@@ -26,7 +26,8 @@ void AddFlags(CLI::App& app, TailOptions& o, std::string& format) {
       ->required();
   app.add_flag("--check", o.check,
                "Parse without sending; print one JSON object with jobs, tasks, attempts, events "
-               "and malformed");
+               "and malformed, and what a replay sends: hosts (distinct replica hosts the log "
+               "names), submits (job_submit requests) and span (seconds, first to last)");
   app.add_flag("-f,--follow", o.follow,
                "Follow the files like tail -F (rotation, truncation, files not there yet) until "
                "SIGINT/SIGTERM; plain files only");
@@ -64,6 +65,10 @@ void AddFlags(CLI::App& app, TailOptions& o, std::string& format) {
   app.add_flag("--announce-machines", o.announce,
                "Send machine_up for each replica host not seen before (the daemon refuses "
                "replicas on unknown machines; real traces name real hosts)");
+  app.add_flag("--map-hosts", o.map_hosts,
+               "Replay: rename the replica hosts the trace names to --machine-prefix + index "
+               "(first seen, first numbered; an error past --machines) so that locsched-agents' "
+               "machines hold them; not with --follow");
 }
 
 void AddSynthesisFlags(CLI::App& app, SynthesisOptions& s) {
@@ -112,6 +117,16 @@ int main(int argc, char** argv) {
   if (!o.check && o.socket.empty()) return usage("--socket: is required unless --check");
   if (o.follow && o.speed > 0) return usage("--speed: applies to replays, not to --follow");
   if (!o.follow && !o.checkpoint.empty()) return usage("--checkpoint: applies to --follow only");
+  if (o.follow && o.map_hosts)
+    return usage(
+        "--map-hosts: applies to replays and --check (it numbers hosts in reading "
+        "order, which a restart from a checkpoint would not repeat), not to --follow");
+  if (o.map_hosts && (o.format == TraceFormat::kSwim || o.format == TraceFormat::kGoogleJobEvents))
+    return usage(
+        "--map-hosts: swim and google replicas are placed on --machine-prefix + index "
+        "already; it applies to logs that name hosts (jobhistory, rumen)");
+  if (o.map_hosts && o.announce)
+    return usage("--map-hosts and --announce-machines exclude each other");
   if (o.check) return RunCheck(o);
   std::signal(SIGINT, OnStop);
   std::signal(SIGTERM, OnStop);

@@ -29,6 +29,7 @@ struct TailOptions {
   bool json = false;        ///< --json: the summary as one JSON object on stdout
   bool quiet = false;       ///< -q: no progress bar
   bool announce = false;    ///< --announce-machines: machine_up for unseen replica hosts
+  bool map_hosts = false;   ///< --map-hosts: trace hosts become machine_prefix + index
   SynthesisOptions synth;   ///< --machines, --replication, --seed, --machine-prefix
 };
 

@@ -11,6 +11,7 @@
 #include "io/trace_reader.h"
 #include "tools/progress_bar.h"
 #include "tools/tail_follow.h"
+#include "tools/tail_hosts.h"
 #include "tools/tail_options.h"
 #include "tools/tail_requests.h"
 #include "tools/tail_sender.h"
@@ -153,7 +154,8 @@ class Replayer {
         sender_(o.socket, o.window, Millis(o.timeout), Millis(o.retry_for),
                 RejectionLogger(&logged_)),
         bar_(MakeBar(o)),
-        pacer_(o.speed) {}
+        pacer_(o.speed),
+        mapper_(o.synth.machine_prefix, o.synth.machines) {}
 
   int Run() {
     Status failure = sender_.Connect();
@@ -162,8 +164,8 @@ class Replayer {
       std::unique_ptr<TraceParser> parser = MakeTraceParser(o_.format, o_.synth);
       const Status s = ParseTraceFile(path, parser.get(), &t_.counts, [&](ParseSink* sink) {
         ReportMalformed(o_, path, sink->malformed, &reported_);
-        for (const TraceEvent& e : sink->events)
-          if (failure.ok() && !g_tail_stop) failure = Send(path, e);
+        for (TraceEvent& e : sink->events)
+          if (failure.ok() && !g_tail_stop) failure = Send(path, &e);
         sink->events.clear();
         sink->malformed.clear();
       });
@@ -175,12 +177,15 @@ class Replayer {
   }
 
  private:
-  // Sends the requests of one event read from `path` (the path as given: two logs never share ids).
-  Status Send(const std::string& path, const TraceEvent& e) {
+  // Sends the requests of one event read from `path` (the path as given: two logs never share
+  // ids), its replica hosts renamed first with --map-hosts.
+  Status Send(const std::string& path, TraceEvent* e) {
+    if (o_.map_hosts)
+      if (Status s = mapper_.Map(e); !s.ok()) return s;
     std::vector<std::string> lines;
-    AppendRequests(o_, e, EventId(path, 0, e), &announcer_, &lines);
+    AppendRequests(o_, *e, EventId(path, 0, *e), &announcer_, &lines);
     // Only sent events are paced: unsent attempt events may be out of time order.
-    Status s = lines.empty() ? Status::Ok() : pacer_.Wait(e.time, &sender_);
+    Status s = lines.empty() ? Status::Ok() : pacer_.Wait(e->time, &sender_);
     for (std::string& line : lines) {
       if (s.ok()) s = sender_.Submit(std::move(line), seq_++);
       ++t_.requests;
@@ -195,6 +200,7 @@ class Replayer {
   ProgressBar bar_;
   Pacer pacer_;
   MachineAnnouncer announcer_;
+  HostMapper mapper_;
   Tally t_;
 };
 

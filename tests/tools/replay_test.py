@@ -1,9 +1,10 @@
 #!/usr/bin/python3
-"""End to end: locsched-tail replays part of a real SWIM FB-2009 hour into locschedd
-while locsched-agents --no-jobs plays the cluster and runs what the daemon assigns.
-Checks that the machine names line up (no job refused), that every job and task of
-the excerpt is done, and that the emulator's job completion times are the daemon's
-own submit-to-done times, scaled by the speed.
+"""End to end: locsched-tail replays part of a real SWIM FB-2009 hour, and the Hadoop
+JobHistory sample with its SPLITS hosts renamed onto the emulated machines
+(--map-hosts), into locschedd while locsched-agents --no-jobs plays the cluster and
+runs what the daemon assigns. Checks that the machine names line up (no job refused),
+that every job and task the tailer sent is done, and that the emulator's job
+completion times are the daemon's own submit-to-done times, scaled by the speed.
 
 Usage: replay_test.py LOCSCHEDD LOCSCHED-AGENTS LOCSCHED-TAIL TRACES_DIR [unittest options]
 """
@@ -110,10 +111,17 @@ class ReplayTest(unittest.TestCase):
                 *args]
         return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
-    def tail(self, *args):
-        argv = [TAIL, "--format", "swim", "--socket", self.daemon.event, "--json", "-q", *args,
-                self.trace]
+    def tail(self, *args, fmt="swim", trace=None):
+        argv = [TAIL, "--format", fmt, "--socket", self.daemon.event, "--json", "-q", *args,
+                trace or self.trace]
         return subprocess.run(argv, capture_output=True, text=True, timeout=60)
+
+    def check(self, fmt, trace, *args):
+        """locsched-tail --check's counts."""
+        done = subprocess.run([TAIL, "--format", fmt, "--check", *args, trace],
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        return json.loads(done.stdout)
 
     def test_a_replayed_excerpt_runs_to_the_end_timed_by_the_daemon(self):
         names = swim_excerpt(self.trace, 1500)
@@ -163,6 +171,58 @@ class ReplayTest(unittest.TestCase):
         # (A one-map job whose three replicas all fall on m0..m19 still gets in.)
         self.assertGreater(json.loads(sent.stdout)["rejected"], 0, sent.stdout)
         self.assertIn("unknown machine", sent.stderr)
+
+    def test_a_jobhistory_log_runs_to_the_end_on_its_mapped_hosts(self):
+        log = os.path.join(TRACES, "hadoop-rumen/sample-job-tracker-logs.gz")
+        counts = self.check("jobhistory", log)
+        hosts = counts["hosts"]
+        # Every task is sent as a one-task job; a cluster as large as the trace's host list.
+        self.assertEqual(counts["submits"], counts["tasks"], counts)
+        self.assertGreaterEqual(hosts, 3, counts)
+        # Speed: the log spans counts["span"] s; the emulator's clock starts first.
+        speed = max(SPEED, counts["span"] / 10)
+        agents = subprocess.Popen(
+            [AGENTS, "--socket", self.daemon.event, "--no-jobs", "--machines", str(hosts),
+             "--data-machines", "1", "--alpha", "0.8", "--gamma", "0.2", "--heartbeat", "1",
+             "--speed", "%g" % speed, "--duration", "%g" % (counts["span"] + 6 * speed),
+             "--drain", "-q", "--json"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.daemon.wait_machines(hosts)
+        sent = self.tail("--map-hosts", "--machines", str(hosts), "--speed", "%g" % speed,
+                         fmt="jobhistory", trace=log)
+        self.assertEqual(sent.returncode, 0, sent.stderr)
+        out, err = agents.communicate(timeout=60)
+        self.assertEqual(agents.returncode, 0, err + self.daemon.log_text())
+        t, a = json.loads(sent.stdout), json.loads(out)
+        self.assertEqual((t["requests"], t["accepted"], t["rejected"]),
+                         (counts["submits"], counts["submits"], 0), t)
+        self.assertEqual(a["anomalies"], 0, a)
+        self.assertEqual(a["foreign_done"], counts["tasks"], a)
+        self.assertEqual(a["foreign_jobs_done"], counts["submits"], a)
+        status = self.daemon.call({"op": "status"})
+        self.assertEqual((status["jobs"]["done"], status["jobs"]["live"]),
+                         (counts["submits"], 0), status)
+        self.assertEqual(status["tasks"]["done"], counts["tasks"], status)
+        self.assertGreater(a["all_locality"], 0, a)
+
+    def test_jobhistory_hosts_are_refused_unless_mapped_onto_enough_machines(self):
+        log = os.path.join(TRACES, "hadoop-rumen/sample-job-tracker-logs.gz")
+        hosts = self.check("jobhistory", log)["hosts"]
+        agents = self.start_agents("--duration", "1")
+        agents.communicate(timeout=30)
+        # Unmapped, the trace's own host names are unknown to the daemon: refused, said so.
+        sent = self.tail("--machines", str(MACHINES), fmt="jobhistory", trace=log)
+        self.assertGreater(json.loads(sent.stdout)["rejected"], 0, sent.stdout)
+        self.assertIn("unknown machine", sent.stderr)
+        # Mapped onto fewer machines than it has hosts: an error naming the flag, nothing lost
+        # silently (--check says the same before anything is sent).
+        for argv in ([TAIL, "--format", "jobhistory", "--check"],
+                     [TAIL, "--format", "jobhistory", "--socket", self.daemon.event, "-q"]):
+            done = subprocess.run(argv + ["--map-hosts", "--machines", str(hosts - 1), log],
+                                  capture_output=True, text=True, timeout=60)
+            self.assertEqual(done.returncode, 1, done.stderr)
+            self.assertIn("--map-hosts: the trace names more than --machines = %d" % (hosts - 1),
+                          done.stderr)
 
     def test_without_jobs_an_idle_emulator_drains_at_once(self):
         agents = self.start_agents("--duration", "50", "--drain")

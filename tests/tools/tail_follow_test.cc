@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tools/tail_checkpoint.h"
+#include "tools/tail_hosts.h"
 #include "tools/tail_requests.h"
 
 namespace locsched {
@@ -186,4 +187,32 @@ TEST_CASE("tail requests: --announce-machines names each replica host once") {
 }
 
 }  // namespace
+
+TEST_CASE("tail hosts: --map-hosts numbers hosts as first seen and stops past --machines") {
+  const auto task = [](std::string name, std::vector<std::string> hosts) {
+    TraceTask t;
+    t.task = std::move(name);
+    t.replicas = std::move(hosts);
+    return t;
+  };
+  HostMapper mapper("m", 3);
+  TraceEvent e;
+  e.tasks = {task("a", {"h1", "h2"}), task("b", {"h2", "h3"})};
+  REQUIRE(mapper.Map(&e).ok());
+  CHECK(e.tasks[0].replicas == std::vector<std::string>{"m0", "m1"});
+  CHECK(e.tasks[1].replicas == std::vector<std::string>{"m1", "m2"});
+  TraceEvent again;
+  again.tasks = {task("c", {"h3", "h1"}), task("d", {})};
+  REQUIRE(mapper.Map(&again).ok());
+  CHECK(again.tasks[0].replicas == std::vector<std::string>{"m2", "m0"});
+  CHECK(again.tasks[1].replicas.empty());  // no hosts: left for the seeded placement
+  TraceEvent one_more;
+  one_more.tasks = {task("e", {"h4"})};
+  const Status s = mapper.Map(&one_more);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.message().find("--map-hosts") == 0);
+  CHECK(s.message().find("'h4'") != std::string::npos);
+  CHECK(mapper.hosts() == 3);
+}
+
 }  // namespace locsched

@@ -54,20 +54,32 @@ class CheckTest(unittest.TestCase):
         got = check("jobhistory", path)
         self.assertEqual((got["jobs"], got["tasks"], got["attempts"], got["malformed"]),
                          (len(jobs), len(tasks), len(attempts), 0))
+        # What a replay sends: each task as its own job, SPLITS' last path layer as hosts.
+        starts = re.findall(r'^Task TASKID="[^"]+" TASK_TYPE="(?:MAP|REDUCE)" START_TIME="(\d+)"'
+                            r'(?: SPLITS="([^"]*)")?', text, re.M)
+        splits = [re.sub(r"\\(.)", r"\1", s) for _, s in starts]  # JobHistory escapes '.'
+        hosts = {h.rsplit("/", 1)[-1] for s in splits for h in s.split(",")} - {""}
+        times = [int(t) / 1000 for t, _ in starts]
+        self.assertEqual((got["submits"], got["hosts"]), (len(tasks), len(hosts)))
+        self.assertAlmostEqual(got["span"], max(times) - min(times), places=3)
 
     def test_rumen(self):
         path = os.path.join(TRACES, "hadoop-rumen/input-trace.json")
         text, dec, i = read_text(path), json.JSONDecoder(), 0
-        jobs = tasks = attempts = 0
+        jobs = tasks = attempts = with_tasks = 0
+        hosts = set()
         while text[i:].strip():
             job, i = dec.raw_decode(text, len(text) - len(text[i:].lstrip()))
             jobs += 1
+            with_tasks += bool(job["mapTasks"] + job["reduceTasks"])  # the rest are not sent
             for t in job["mapTasks"] + job["reduceTasks"]:
                 tasks += 1
                 attempts += len(t["attempts"])
+                hosts.update(loc["layers"][-1] for loc in t.get("preferredLocations") or [])
         got = check("rumen", path)
         self.assertEqual((got["jobs"], got["tasks"], got["attempts"], got["malformed"]),
                          (jobs, tasks, attempts, 0))
+        self.assertEqual((got["submits"], got["hosts"]), (with_tasks, len(hosts)))
 
     def test_swim(self):
         path = os.path.join(TRACES, "swim-fb/FB-2009_samples_24_times_1hr_1.tsv")
@@ -112,6 +124,8 @@ class ErrorTest(unittest.TestCase):
                            (["--format", "swim", "--socket", "s", "-f", "--speed", "2", "x"],
                             "--speed"),
                            (["--format", "swim", "--check", "--bogus", "x"], "--bogus"),
+                           (["--format", "rumen", "--socket", "s", "-f", "--map-hosts", "x"],
+                            "--map-hosts"),
                            (["--check", "x"], "--format")):
             out = run_tail(*args)
             self.assertEqual(out.returncode, 2, (args, out.stderr))
