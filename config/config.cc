@@ -501,6 +501,14 @@ const ConfigKey kTable[] = {
              "the next by at least d / max_share",
      .apply = ApplyDouble<kRebal, &RebalanceConfig::max_share>,
      .format = FormatDoubleField<kRebal, &RebalanceConfig::max_share>},
+    {.key = "rebalance.uncovered_to_remote",
+     .type = ConfigType::kBool,
+     .default_text = "false",
+     .reloadable = true,
+     .help = "move the tasks max-cover leaves uncovered to the remote queue, as Algorithm 2 "
+             "assigns them; false leaves them in the local queue JSQ chose",
+     .apply = ApplyBool<kRebal, &RebalanceConfig::uncovered_to_remote>,
+     .format = FormatBool<kRebal, &RebalanceConfig::uncovered_to_remote>},
 };
 
 std::string_view ValueTypeName(const ConfigValue& v) {

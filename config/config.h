@@ -90,6 +90,7 @@ struct RebalanceConfig {
   uint64_t base_interval_ms = 1000;  ///< the adaptive timer's first interval (and poll period)
   uint64_t max_interval_ms = 60000;  ///< the adaptive timer's cap
   double max_share = 0.1;            ///< largest share of wall time the solver may take
+  bool uncovered_to_remote = false;  ///< move tasks the cover leaves out to R (Algorithm 2)
   bool operator==(const RebalanceConfig&) const = default;  ///< field-wise equality
 };
 

@@ -148,6 +148,7 @@ std::unique_ptr<RebalanceRun> Rebalancer::Begin(double now, const std::string& t
     run->running[m] = static_cast<int>(c.machine(m).running);
   run->costs = HtaCosts{1 / alpha, {1 / gamma}};
   run->started = now;
+  run->uncovered_to_remote = cfg_.uncovered_to_remote;
   run->stats.trigger = trigger;
   run->stats.locality_before = Locality();
   run->stats.loop_seconds = Seconds(t0);
@@ -223,7 +224,8 @@ void Rebalancer::AbsorbAdd(const BacklogOp& op, const RebalanceRun& run) {
   task_of_[static_cast<size_t>(id)] = CoverTask{op.id, op.generation};
 }
 
-// Every live task's target: its server's local queue if local there, else R.
+// Every live task's target: its server's local queue if local there; else R, or
+// (by default) no move, so a task the cover leaves out keeps the queue JSQ chose.
 void Rebalancer::EmitMoves(const std::vector<int>& assignment, RebalanceRun& run) const {
   run.moves.clear();
   run.moves.reserve(static_cast<size_t>(cover_.live_tasks()));
@@ -233,6 +235,7 @@ void Rebalancer::EmitMoves(const std::vector<int>& assignment, RebalanceRun& run
     const std::vector<int>& reps = cover_.replicas(id);
     const bool local = s != MaxCover::kNone && std::find(reps.begin(), reps.end(), s) != reps.end();
     const CoverTask& ct = task_of_[static_cast<size_t>(id)];
+    if (!local && !run.uncovered_to_remote) continue;
     run.moves.push_back(RebalanceMove{ct.task, ct.generation,
                                       local ? static_cast<uint32_t>(s) : LocalityQueues::kRemote});
     run.stats.local += local;

@@ -66,6 +66,7 @@ struct RebalanceRun {
   std::vector<RebalanceMove> moves;  ///< every live backlog task's target queue
   size_t next = 0;                   ///< first move Apply has not looked at
   double started = 0;                ///< Begin's clock reading
+  bool uncovered_to_remote = false;  ///< rebalance.uncovered_to_remote when the run began
   RebalanceStats stats;              ///< filled as the run goes
 };
 

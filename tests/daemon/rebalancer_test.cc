@@ -221,6 +221,31 @@ TEST_CASE("moves made stale while the solve was out are dropped", "[rebalance]")
   }
 }
 
+// 40 tasks whose only replica is m0: max-cover covers a few, and bal-assign
+// spreads the rest over the other machines, which can take them only remotely.
+// Returns how many more tasks wait in the remote queue after a forced run.
+int64_t RemoteGrowth(bool uncovered_to_remote) {
+  Config cfg;
+  cfg.rebalance.uncovered_to_remote = uncovered_to_remote;
+  Harness h(cfg);
+  std::string tasks;
+  for (int t = 0; t < 40; ++t)
+    tasks +=
+        std::string(t ? "," : "") + R"({"task":"t)" + std::to_string(t) + R"(","replicas":["m0"]})";
+  REQUIRE(h.Send(R"({"op":"job_submit","job":"hot","tasks":[)" + tasks + "]}")["ok"] == true);
+  const auto& queues = dynamic_cast<const JsqMaxWeight&>(h.engine.scheduler().policy()).queues();
+  const auto before = static_cast<int64_t>(queues.Length(LocalityQueues::kRemote));
+  REQUIRE(h.Send(R"({"op":"rebalance"})", kAdmin)["ok"] == true);
+  CheckQueues(h.engine);
+  CHECK(h.engine.scheduler().queued() == 40);
+  return static_cast<int64_t>(queues.Length(LocalityQueues::kRemote)) - before;
+}
+
+TEST_CASE("uncovered tasks keep JSQ's queue unless rebalance.uncovered_to_remote", "[rebalance]") {
+  CHECK(RemoteGrowth(false) <= 0);  // only covered tasks move, each into m0's queue
+  CHECK(RemoteGrowth(true) > 0);
+}
+
 TEST_CASE("a forced rebalance over the wire: admin only, control socket, jsq-maxweight",
           "[rebalance]") {
   Harness h;
