@@ -91,11 +91,6 @@ void Metric(std::string* out, std::string_view name, std::string_view type, std:
   out->append("\n");
 }
 
-double Expected(const Task& t, double alpha, double gamma, bool local) {
-  if (t.duration > 0) return local ? t.duration : t.duration * alpha / gamma;
-  return 1.0 / (local ? alpha : gamma);
-}
-
 }  // namespace
 
 LpPlanner::LpPlanner(Engine& engine, const LpConfig& cfg)
@@ -114,12 +109,6 @@ void LpPlanner::ApplyConfig(const LpConfig& cfg) {
   arrivals_.SetWindow(cfg.headroom_window_s);
   interval_ = cfg.base_interval_s;
   next_at_ = std::min(next_at_, engine_.Now() + interval_);
-}
-
-// Machines fold into classes by rack when there are racks, else by id.
-uint32_t LpPlanner::ClassOf(MachineId m, bool racks, uint32_t classes) const {
-  const Machine& machine = engine_.scheduler().cluster().machine(m);
-  return (racks ? machine.rack : m) % classes;
 }
 
 bool LpPlanner::Start() {
@@ -166,49 +155,14 @@ void LpPlanner::Tick() {
   if ((burst || now >= next_at_) && now >= share_ok_at) Start();
 }
 
-// The backlog as counts per job and class; running tasks occupy their class for
-// their expected remaining time (expected duration minus time run, at least 0).
+// The shared snapshot (algorithms/backlog_snapshot) over the engine's clock and rates.
 BacklogInstance LpPlanner::BuildBacklog(std::vector<uint64_t>* seqs) const {
-  const Cluster& c = engine_.scheduler().cluster();
-  const double alpha = engine_.rates().alpha(), gamma = engine_.rates().gamma(),
-               now = engine_.Now();
-  bool racks = false;
-  for (MachineId m = 0; m < c.num_machines(); ++m) racks |= c.machine(m).rack != 0;
-  const uint32_t classes = std::max(1u, std::min(cfg_.classes, c.num_machines()));
-  BacklogInstance in;
-  in.remote_penalty = std::max(1.0, alpha / gamma);
-  in.slots.assign(classes, 0);
-  in.running.assign(classes, {});
-  for (MachineId m = 0; m < c.num_machines(); ++m)
-    if (c.machine(m).up && !c.machine(m).draining)
-      in.slots[ClassOf(m, racks, classes)] += c.machine(m).slots;
-  seqs->assign(c.job_capacity(), 0);
-  for (JobId j = 0; j < c.job_capacity(); ++j) {
-    const Job& job = c.job(j);
-    if (!job.alive) continue;
-    (*seqs)[j] = job.seq;
-    BacklogJob b{.key = j, .weight = job.weight, .tasks = 0, .duration = 0, .local = {}};
-    b.local.assign(classes, 0);
-    std::vector<bool> seen(classes);
-    for (TaskId t : job.tasks) {
-      const Task& task = c.task(t);
-      if (task.state == TaskState::kRunning) {
-        const double rem =
-            Expected(task, alpha, gamma, task.ran_local) - (now - engine_.TaskStartedAt(t));
-        in.running[ClassOf(task.machine, racks, classes)].push_back(std::max(0.0, rem));
-      } else if (task.state == TaskState::kQueued || task.state == TaskState::kBlocked) {
-        ++b.tasks;
-        b.duration += Expected(task, alpha, gamma, true);
-        std::fill(seen.begin(), seen.end(), false);
-        for (MachineId r : task.replicas) seen[ClassOf(r, racks, classes)] = true;
-        for (uint32_t k = 0; k < classes; ++k) b.local[k] += seen[k];
-      }
-    }
-    if (b.tasks == 0) continue;
-    b.duration /= b.tasks;
-    in.jobs.push_back(std::move(b));
-  }
-  return in;
+  const BacklogClock clock{.alpha = engine_.rates().alpha(),
+                           .gamma = engine_.rates().gamma(),
+                           .now = engine_.Now(),
+                           .classes = cfg_.classes,
+                           .started_at = [this](TaskId t) { return engine_.TaskStartedAt(t); }};
+  return SnapshotBacklog(engine_.scheduler().cluster(), clock, seqs);
 }
 
 CapacityInstance LpPlanner::BuildCapacity() {
@@ -245,15 +199,9 @@ void LpPlanner::Finish(const Snapshot& s) {
 // Ranks the ordered jobs that are still the jobs the snapshot saw (same id and
 // arrival seq); a job that arrived since ranks last until the next solve.
 void LpPlanner::ApplyOrder(const Snapshot& s) {
-  const Cluster& c = engine_.scheduler().cluster();
-  std::vector<uint32_t> ranks(c.job_capacity(), UINT32_MAX);
-  std::vector<uint64_t> seqs(c.job_capacity(), 0);
-  for (uint32_t rank = 0; rank < s.result.order.size(); ++rank) {
-    const JobId j = s.result.order[rank];
-    if (j >= c.job_capacity() || !c.job(j).alive || c.job(j).seq != s.seqs[j]) continue;
-    ranks[j] = rank;
-    seqs[j] = c.job(j).seq;
-  }
+  std::vector<uint32_t> ranks;
+  std::vector<uint64_t> seqs;
+  OrderToRanks(engine_.scheduler().cluster(), s.result.order, s.seqs, &ranks, &seqs);
   applied_ = engine_.SetPriorityOrder(std::move(ranks), std::move(seqs));
   order_at_ = engine_.Now();
 }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "algorithms/backlog_lp.h"
+#include "algorithms/backlog_snapshot.h"
 #include "algorithms/capacity_lp.h"
 #include "algorithms/scheduler.h"
 #include "config/config.h"
@@ -83,7 +84,6 @@ class LpPlanner {
   struct Snapshot;  // what one solve reads and writes, shared with the worker
   BacklogInstance BuildBacklog(std::vector<uint64_t>* seqs) const;
   CapacityInstance BuildCapacity();
-  uint32_t ClassOf(MachineId m, bool racks, uint32_t classes) const;
   void Finish(const Snapshot& s);
   void ApplyOrder(const Snapshot& s);
   void Adapt(const Snapshot& s);

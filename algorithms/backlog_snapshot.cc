@@ -1,0 +1,80 @@
+#include "algorithms/backlog_snapshot.h"
+
+#include <algorithm>
+
+namespace locsched {
+namespace {
+
+double Expected(const Task& t, double alpha, double gamma, bool local) {
+  if (t.duration > 0) return local ? t.duration : t.duration * alpha / gamma;
+  return 1.0 / (local ? alpha : gamma);
+}
+
+// Machines fold into classes by rack when there are racks, else by id.
+uint32_t ClassOf(const Cluster& c, MachineId m, bool racks, uint32_t classes) {
+  return (racks ? c.machine(m).rack : m) % classes;
+}
+
+}  // namespace
+
+// The backlog as counts per job and class; running tasks occupy their class for
+// their expected remaining time (expected duration minus time run, at least 0).
+BacklogInstance SnapshotBacklog(const Cluster& c, const BacklogClock& clock,
+                                std::vector<uint64_t>* seqs) {
+  bool racks = false;
+  for (MachineId m = 0; m < c.num_machines(); ++m) racks |= c.machine(m).rack != 0;
+  const uint32_t classes = std::max(1u, std::min(clock.classes, c.num_machines()));
+  BacklogInstance in;
+  in.remote_penalty = std::max(1.0, clock.alpha / clock.gamma);
+  in.slots.assign(classes, 0);
+  in.running.assign(classes, {});
+  for (MachineId m = 0; m < c.num_machines(); ++m)
+    if (c.machine(m).up && !c.machine(m).draining)
+      in.slots[ClassOf(c, m, racks, classes)] += c.machine(m).slots;
+  seqs->assign(c.job_capacity(), 0);
+  // One pass per live job: running tasks add their remaining time to their class,
+  // waiting ones are counted (with the classes holding one of their replicas).
+  std::vector<bool> seen(classes);
+  for (JobId j = 0; j < c.job_capacity(); ++j) {
+    const Job& job = c.job(j);
+    if (!job.alive) continue;
+    (*seqs)[j] = job.seq;
+    BacklogJob b{.key = j, .weight = job.weight, .tasks = 0, .duration = 0, .local = {}};
+    b.local.assign(classes, 0);
+    for (TaskId t : job.tasks) {
+      const Task& task = c.task(t);
+      if (task.state == TaskState::kRunning) {
+        const double rem = Expected(task, clock.alpha, clock.gamma, task.ran_local) -
+                           (clock.now - clock.started_at(t));
+        in.running[ClassOf(c, task.machine, racks, classes)].push_back(std::max(0.0, rem));
+      } else if (task.state == TaskState::kQueued || task.state == TaskState::kBlocked) {
+        ++b.tasks;
+        b.duration += Expected(task, clock.alpha, clock.gamma, true);
+        std::fill(seen.begin(), seen.end(), false);
+        for (MachineId r : task.replicas) seen[ClassOf(c, r, racks, classes)] = true;
+        for (uint32_t k = 0; k < classes; ++k) b.local[k] += seen[k];
+      }
+    }
+    if (b.tasks == 0) continue;
+    b.duration /= b.tasks;
+    in.jobs.push_back(std::move(b));
+  }
+  return in;
+}
+
+void OrderToRanks(const Cluster& c, std::span<const uint32_t> order,
+                  std::span<const uint64_t> snapshot_seqs, std::vector<uint32_t>* ranks,
+                  std::vector<uint64_t>* seqs) {
+  ranks->assign(c.job_capacity(), UINT32_MAX);
+  seqs->assign(c.job_capacity(), 0);
+  for (uint32_t rank = 0; rank < order.size(); ++rank) {
+    const JobId j = order[rank];
+    if (j >= c.job_capacity() || j >= snapshot_seqs.size() || !c.job(j).alive ||
+        c.job(j).seq != snapshot_seqs[j])
+      continue;
+    (*ranks)[j] = rank;
+    (*seqs)[j] = c.job(j).seq;
+  }
+}
+
+}  // namespace locsched
