@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 what=all
 build=build/release
 speed=2
-duration=90
+duration=120
 while [ $# -gt 0 ]; do
   case "$1" in
     sim|daemon|all) what=$1; shift ;;
@@ -74,9 +74,9 @@ PY
   tail -n 1 "$out" | /usr/bin/python3 -c '
 import json, sys
 d = json.loads(sys.stdin.read()); a = d["agents"]
-print("   %s at %d%%: weighted JCT %.2f, JCT %.2f, %.2f tasks/s, %d jobs, LP solves %s" % (
+print("   %s at %d%%: weighted JCT %.2f, JCT %.2f, %.2f tasks/s while jobs arrive, %d jobs, LP solves %s" % (
       d["intra"], d["load_pct"], a["weighted_mean_job_delay"], a["mean_job_delay"],
-      a["tasks_per_second"], a["jobs_done"], (d["lp"] or {}).get("solves")))' >&2
+      a["arrival_tasks_per_second"], a["jobs_done"], (d["lp"] or {}).get("solves")))' >&2
 }
 
 run_daemon() {

@@ -109,6 +109,7 @@ Emulator::Emulator(const AgentsParams& params, Transport* transport)
       transport_(transport),
       rng_(params.seed),
       weight_rng_(params.seed * 0x9e3779b97f4a7c15ULL + 0x5eed),
+      work_rng_(params.seed * 0x9e3779b97f4a7c15ULL + 0x3011),
       data_machines_(DataMachines(params)),
       free_(params.machines, params.slots),
       marked_(params.machines, 0) {}
@@ -230,6 +231,7 @@ void Emulator::FinishTask(const Completion& c) {
   if (c.task < job.maps) --job.maps_left;
   const bool finished = --job.tasks_left == 0;
   ++stats_.tasks_done;
+  stats_.tasks_done_in_arrivals += c.time <= p_.duration;
   stats_.local_done += c.local;
   ++free_[c.machine];
   MarkForHeartbeat(c.machine);
@@ -286,7 +288,10 @@ void Emulator::SubmitJob() {
   job.maps = job.maps_left = GeometricSize();
   job.tasks_left = job.maps + p_.reduces;
   job.tasks.resize(job.tasks_left);
-  for (Task& t : job.tasks) t.replicas = PickReplicas();
+  for (Task& t : job.tasks) {
+    t.replicas = PickReplicas();
+    t.work = -std::log(work_rng_.Unit());
+  }
   requests_.push_back(JobSubmitLine(job));
   pending_.push_back({Pending::kSubmit, index, job.tasks_left, false});
   ++stats_.jobs_submitted;
@@ -436,9 +441,10 @@ bool Emulator::StartOne(uint32_t machine, std::string_view job_name, std::string
   --free_[machine];
   ++stats_.tasks_assigned;
   stats_.local_assigned += local;
-  // The duration follows where the input really is.
+  // The duration follows where the input really is; one draw per task, read at both
+  // rates, so the same task is faster local (as in locsched-sim).
   const double rate = really_local ? p_.alpha : p_.gamma;
-  completions_.push({now_ + Exponential(rate), machine, it->second, t, really_local});
+  completions_.push({now_ + job.tasks[t].work / rate, machine, it->second, t, really_local});
   return true;
 }
 

@@ -235,6 +235,7 @@ json SummaryJson(const Options& o, const Emulator& emu, const Summary& sum) {
           {"tasks_assigned", s.tasks_assigned},
           {"tasks_done", s.tasks_done},
           {"tasks_per_second", emu.now() > 0 ? s.tasks_done / emu.now() : 0.0},
+          {"arrival_tasks_per_second", double(s.tasks_done_in_arrivals) / p.duration},
           {"locality", s.Locality()},
           {"mean_job_delay", s.MeanJobDelay()},
           {"weight_max", p.weight_max},

@@ -64,7 +64,10 @@ def panel(ax, series, title, unit):
     ax.set_xlabel("load (% of capacity)")
     ax.set_ylabel(f"weighted mean JCT ({unit})")
     ax.grid(alpha=0.3)
-    ax.legend()
+    if series:
+        ax.legend()
+    else:
+        ax.text(0.5, 0.5, "no runs", ha="center", va="center", transform=ax.transAxes)
 
 
 def main():
