@@ -39,7 +39,7 @@ struct SimParams {
   uint64_t max_backlog = 0;      ///< stop early above this many tasks in system; 0 means 200 x M
   bool pipeline = true;          ///< generate arrivals on a second thread (same results)
   uint32_t weight_max = 1;       ///< job weights: uniform integers 1..weight_max (1: all weight 1)
-  uint32_t replan_interval = 5;  ///< slots between calls of the replan hook (priority's LP)
+  uint32_t replan_interval = 1;  ///< slots between calls of the replan hook (priority's LP)
 };
 
 /// The figures of one run; means are over the measurement window (after warm-up).

@@ -79,17 +79,18 @@ print("   %s at %d%%: weighted JCT %.2f, JCT %.2f, %.2f tasks/s while jobs arriv
       a["arrival_tasks_per_second"], a["jobs_done"], (d["lp"] or {}).get("solves")))' >&2
 }
 
+daemon_tmp=""  # global: the EXIT trap runs after run_daemon has returned
 run_daemon() {
-  local out=docs/figures/priority-daemon.jsonl tmp
-  tmp=$(mktemp -d /tmp/locsched-priority-XXXXXX)
+  local out=docs/figures/priority-daemon.jsonl
+  daemon_tmp=$(mktemp -d /tmp/locsched-priority-XXXXXX)
   # shellcheck source=bench/daemon_lib.sh
   source bench/daemon_lib.sh
-  trap 'daemon_stop; rm -rf "$tmp"' EXIT
+  trap 'daemon_stop; rm -rf "$daemon_tmp"' EXIT
   : >"$out"
   for pct in "${pcts[@]}"; do
     for intra in "${intras[@]}"; do
       echo "== daemon, $intra at $pct%" >&2
-      run_daemon_point "$intra" "$pct" "$tmp" "$out"
+      run_daemon_point "$intra" "$pct" "$daemon_tmp" "$out"
     done
   done
 }
