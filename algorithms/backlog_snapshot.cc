@@ -15,10 +15,36 @@ uint32_t ClassOf(const Cluster& c, MachineId m, bool racks, uint32_t classes) {
   return (racks ? c.machine(m).rack : m) % classes;
 }
 
+// Adds live job `job` to `in`: its running tasks occupy their class for their expected
+// remaining time (expected duration minus time run, at least 0); its waiting ones count,
+// with the classes holding one of their replicas. A job with nothing waiting is left out.
+void AddJob(const Cluster& c, const BacklogClock& clock, bool racks, JobId j, BacklogInstance* in) {
+  const auto classes = static_cast<uint32_t>(in->slots.size());
+  const Job& job = c.job(j);
+  BacklogJob b{.key = j, .weight = job.weight, .tasks = 0, .duration = 0, .local = {}};
+  b.local.assign(classes, 0);
+  std::vector<bool> seen(classes);
+  for (TaskId t : job.tasks) {
+    const Task& task = c.task(t);
+    if (task.state == TaskState::kRunning) {
+      const double rem = Expected(task, clock.alpha, clock.gamma, task.ran_local) -
+                         (clock.now - clock.started_at(t));
+      in->running[ClassOf(c, task.machine, racks, classes)].push_back(std::max(0.0, rem));
+    } else if (task.state == TaskState::kQueued || task.state == TaskState::kBlocked) {
+      ++b.tasks;
+      b.duration += Expected(task, clock.alpha, clock.gamma, true);
+      std::fill(seen.begin(), seen.end(), false);
+      for (MachineId r : task.replicas) seen[ClassOf(c, r, racks, classes)] = true;
+      for (uint32_t k = 0; k < classes; ++k) b.local[k] += seen[k];
+    }
+  }
+  if (b.tasks == 0) return;
+  b.duration /= b.tasks;
+  in->jobs.push_back(std::move(b));
+}
+
 }  // namespace
 
-// The backlog as counts per job and class; running tasks occupy their class for
-// their expected remaining time (expected duration minus time run, at least 0).
 BacklogInstance SnapshotBacklog(const Cluster& c, const BacklogClock& clock,
                                 std::vector<uint64_t>* seqs) {
   bool racks = false;
@@ -32,32 +58,10 @@ BacklogInstance SnapshotBacklog(const Cluster& c, const BacklogClock& clock,
     if (c.machine(m).up && !c.machine(m).draining)
       in.slots[ClassOf(c, m, racks, classes)] += c.machine(m).slots;
   seqs->assign(c.job_capacity(), 0);
-  // One pass per live job: running tasks add their remaining time to their class,
-  // waiting ones are counted (with the classes holding one of their replicas).
-  std::vector<bool> seen(classes);
   for (JobId j = 0; j < c.job_capacity(); ++j) {
-    const Job& job = c.job(j);
-    if (!job.alive) continue;
-    (*seqs)[j] = job.seq;
-    BacklogJob b{.key = j, .weight = job.weight, .tasks = 0, .duration = 0, .local = {}};
-    b.local.assign(classes, 0);
-    for (TaskId t : job.tasks) {
-      const Task& task = c.task(t);
-      if (task.state == TaskState::kRunning) {
-        const double rem = Expected(task, clock.alpha, clock.gamma, task.ran_local) -
-                           (clock.now - clock.started_at(t));
-        in.running[ClassOf(c, task.machine, racks, classes)].push_back(std::max(0.0, rem));
-      } else if (task.state == TaskState::kQueued || task.state == TaskState::kBlocked) {
-        ++b.tasks;
-        b.duration += Expected(task, clock.alpha, clock.gamma, true);
-        std::fill(seen.begin(), seen.end(), false);
-        for (MachineId r : task.replicas) seen[ClassOf(c, r, racks, classes)] = true;
-        for (uint32_t k = 0; k < classes; ++k) b.local[k] += seen[k];
-      }
-    }
-    if (b.tasks == 0) continue;
-    b.duration /= b.tasks;
-    in.jobs.push_back(std::move(b));
+    if (!c.job(j).alive) continue;
+    (*seqs)[j] = c.job(j).seq;
+    AddJob(c, clock, racks, j, &in);
   }
   return in;
 }

@@ -1,8 +1,7 @@
-// BacklogSnapshot: turns the live scheduling state into the backlog LP's instance
-// (jobs as task counts per machine class, running work per class) and the LP's job
-// order back into the `priority` policy's ranks. The daemon's LpPlanner and the
-// simulator's SimLpPlanner both call it, so they plan the same LP. Pure; called on
-// the thread that owns the Scheduler.
+// BacklogSnapshot: the live scheduling state as the backlog LP's instance (task counts
+// per job and machine class, running work per class), and the LP's order back as the
+// `priority` policy's ranks. Called by the daemon's LpPlanner and the simulator's
+// SimLpPlanner, so both plan the same LP. Pure; on the thread that owns the Scheduler.
 #pragma once
 
 #include <cstdint>
