@@ -3,6 +3,8 @@
 #include <cassert>
 #include <utility>
 
+#include "algorithms/jsq_maxweight.h"
+
 namespace locsched {
 
 Scheduler::Scheduler(const PolicyParams& params)
@@ -180,6 +182,13 @@ void Scheduler::SetDraining(MachineId m, bool draining) {
   if (draining && !was) policy_->OnMachineUnavailable(m);
   if (!draining && was && machine.up) policy_->OnMachineAvailable(m);
   if (observer_ && draining != was) observer_->OnMachineUsable(m, machine.up && !draining);
+}
+
+bool Scheduler::SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs) {
+  auto* jsq = dynamic_cast<JsqMaxWeight*>(policy_.get());
+  if (!jsq) return false;
+  jsq->mutable_queues().SetPriorityRanks(std::move(ranks), std::move(seqs));
+  return true;
 }
 
 }  // namespace locsched

@@ -39,7 +39,7 @@ struct TrendFit {
 
 class Simulation {
  public:
-  explicit Simulation(const SimParams& p);
+  Simulation(const SimParams& p, const SimReplan& replan);
   SimResult Run(const SimProgress& progress);
 
  private:
@@ -58,11 +58,13 @@ class Simulation {
   };
 
   SimParams p_;
+  SimReplan replan_;
   Scheduler sched_;
   ArrivalPipeline arrivals_;
   const ArrivalBatch* batch_ = nullptr;
   size_t next_job_ = 0, next_task_ = 0;  // cursors into *batch_
   std::vector<Service> service_;         // by task id
+  std::vector<uint64_t> started_;        // by task id: the slot it last started
   std::vector<std::vector<Finish>> wheel_;
   std::priority_queue<Finish, std::vector<Finish>, std::greater<>> overflow_;
   std::vector<MachineId> idle_;        // one entry per free slot
@@ -72,15 +74,18 @@ class Simulation {
   uint64_t cap_;
   // Window accumulators.
   double sum_tasks_ = 0, sum_jobs_ = 0, sum_job_delay_ = 0, sum_task_delay_ = 0;
+  double sum_weighted_delay_ = 0, sum_weights_ = 0;
   uint64_t window_slots_ = 0, starts_ = 0, local_starts_ = 0, window_tasks_done_ = 0;
+  uint64_t window_finished_ = 0;  // every task finished in the window
   uint64_t tasks_arrived_ = 0;
   TrendFit trend_;
   std::vector<double> block_sum_;
   SimResult r_;
 };
 
-Simulation::Simulation(const SimParams& p)
+Simulation::Simulation(const SimParams& p, const SimReplan& replan)
     : p_(p),
+      replan_(replan),
       sched_(p.policy),
       arrivals_(p, p.pipeline),
       wheel_(kWheel),
@@ -101,16 +106,18 @@ void Simulation::Arrive(uint64_t t) {
     next_job_ = next_task_ = 0;
   }
   for (uint32_t n = batch_->jobs_per_slot[t - batch_->first_slot]; n > 0; --n) {
+    const uint32_t weight = batch_->job_weights[next_job_];
     const uint32_t size = batch_->job_sizes[next_job_++];
     if (specs_.size() < size) specs_.resize(size);
     const MachineId* replicas = batch_->replicas.data() + next_task_ * p_.replicas;
     for (uint32_t i = 0; i < size; ++i, replicas += p_.replicas)
       specs_[i].replicas = std::span<const MachineId>(replicas, p_.replicas);
-    const JobId j = sched_.SubmitJob(1.0, std::span<const TaskSpec>(specs_.data(), size));
+    const JobId j = sched_.SubmitJob(weight, std::span<const TaskSpec>(specs_.data(), size));
     if (job_arrival_.size() <= j) job_arrival_.resize(j + 1);
     job_arrival_[j] = t;
     for (TaskId task : sched_.cluster().job(j).tasks) {
       if (service_.size() <= task) service_.resize(task + 1);
+      if (started_.size() <= task) started_.resize(task + 1);
       service_[task] = {batch_->service_local[next_task_], batch_->service_remote[next_task_]};
       ++next_task_;
     }
@@ -122,15 +129,20 @@ void Simulation::Arrive(uint64_t t) {
 void Simulation::CompleteDue(uint64_t t) {
   // Tasks due at t finished at the end of slot t-1: their machines are idle now.
   auto finish = [&](const Finish& f) {
-    const uint64_t arrival = job_arrival_[sched_.cluster().task(f.task).job];
+    const JobId j = sched_.cluster().task(f.task).job;
+    const uint64_t arrival = job_arrival_[j];
+    const double weight = sched_.cluster().job(j).weight;  // read before Finish frees the job
     const Completion c = sched_.Finish(f.task);
     idle_.push_back(f.machine);
     ++r_.tasks_done;
+    window_finished_ += t >= warmup_;
     if (arrival < warmup_) return;
     sum_task_delay_ += static_cast<double>(t - arrival);
     ++window_tasks_done_;
     if (c.job_done) {
       sum_job_delay_ += static_cast<double>(t - arrival);
+      sum_weighted_delay_ += weight * static_cast<double>(t - arrival);
+      sum_weights_ += weight;
       ++r_.jobs_done;
     }
   };
@@ -153,6 +165,7 @@ void Simulation::ServeIdle(uint64_t t) {
       continue;
     }
     const Service& service = service_[a->task];
+    started_[a->task] = t;
     const uint64_t due = t + (a->local ? service.local : service.remote);
     const Finish f{due, a->task, a->machine};
     if (due - t < kWheel)
@@ -195,6 +208,7 @@ SimResult Simulation::Run(const SimProgress& progress) {
   for (; t < p_.slots; ++t) {
     CompleteDue(t);
     Arrive(t);
+    if (replan_ && t % p_.replan_interval == 0) replan_(sched_, t, started_);
     ServeIdle(t);
     Record(t);
     if (progress && t % tick == 0) progress(Snapshot(t));
@@ -225,6 +239,8 @@ void Simulation::Summarize() {
   r_.stable = !r_.stopped_early && r_.measured &&
               r_.growth <= 0.3 * r_.mean_tasks_in_system + 0.005 * arrived_in_window;
   r_.mean_job_delay = r_.jobs_done ? sum_job_delay_ / static_cast<double>(r_.jobs_done) : 0;
+  r_.weighted_mean_job_delay = sum_weights_ > 0 ? sum_weighted_delay_ / sum_weights_ : 0;
+  r_.throughput = static_cast<double>(window_finished_) / w;
   r_.mean_task_delay =
       window_tasks_done_ ? sum_task_delay_ / static_cast<double>(window_tasks_done_) : 0;
   r_.locality = Locality();
@@ -294,11 +310,15 @@ std::string ValidateSimParams(const SimParams& p) {
     err << "pareto-shape: must be greater than 1";
   else if (!(p.warmup_fraction >= 0 && p.warmup_fraction < 1))
     err << "warmup: must be in [0, 1)";
+  else if (p.weight_max < 1 || p.weight_max > 1000000)
+    err << "weight-max: must be between 1 and 1,000,000";
+  else if (p.replan_interval < 1)
+    err << "lp-interval: must be at least 1";
   return err.str();
 }
 
-SimResult Simulate(const SimParams& params, const SimProgress& progress) {
-  Simulation sim(params);
+SimResult Simulate(const SimParams& params, const SimProgress& progress, const SimReplan& replan) {
+  Simulation sim(params, replan);
   return sim.Run(progress);
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,8 @@ struct SimParams {
   double warmup_fraction = 0.2;  ///< leading share of slots excluded from the figures
   uint64_t max_backlog = 0;      ///< stop early above this many tasks in system; 0 means 200 x M
   bool pipeline = true;          ///< generate arrivals on a second thread (same results)
+  uint32_t weight_max = 1;       ///< job weights: uniform integers 1..weight_max (1: all weight 1)
+  uint32_t replan_interval = 1;  ///< slots between calls of the replan hook (priority's LP)
 };
 
 /// The figures of one run; means are over the measurement window (after warm-up).
@@ -50,15 +53,17 @@ struct SimResult {
   double growth = 0;           ///< fitted rise of tasks in system over the window
   double mean_job_delay = 0;   ///< slots from arrival to last task done (jobs arrived in window)
   double mean_task_delay = 0;  ///< slots from arrival to done (tasks of those jobs)
-  double locality = 0;         ///< share of tasks started in the window that ran local
-  double offered_load = 0;     ///< measured task arrivals per slot
-  double mean_job_size = 0;    ///< the size distribution's exact mean
-  uint64_t slots = 0;          ///< slots actually simulated
-  double capacity = 0;         ///< K*alpha + (M-K)*gamma, times slots per machine
-  uint64_t jobs_arrived = 0;   ///< over the whole run
-  uint64_t jobs_done = 0;      ///< jobs that arrived in the window and finished
-  uint64_t tasks_done = 0;     ///< over the whole run
-  std::vector<double> trace;   ///< tasks in system, averaged over 100 equal blocks of the run
+  double weighted_mean_job_delay = 0;  ///< sum w_j C_j / sum w_j over the same jobs
+  double throughput = 0;               ///< tasks finished per slot in the window (any arrival)
+  double locality = 0;                 ///< share of tasks started in the window that ran local
+  double offered_load = 0;             ///< measured task arrivals per slot
+  double mean_job_size = 0;            ///< the size distribution's exact mean
+  uint64_t slots = 0;                  ///< slots actually simulated
+  double capacity = 0;                 ///< K*alpha + (M-K)*gamma, times slots per machine
+  uint64_t jobs_arrived = 0;           ///< over the whole run
+  uint64_t jobs_done = 0;              ///< jobs that arrived in the window and finished
+  uint64_t tasks_done = 0;             ///< over the whole run
+  std::vector<double> trace;  ///< tasks in system, averaged over 100 equal blocks of the run
 };
 
 /// A live view of a run, handed to the progress callback.
@@ -73,12 +78,20 @@ struct SimSnapshot {
 /// Called about 200 times per run, and once at the end.
 using SimProgress = std::function<void(const SimSnapshot&)>;
 
+class Scheduler;
+/// Called every replan_interval slots, after that slot's arrivals and before its free
+/// slots are filled, with the core, the slot and each task's start slot (by task id;
+/// meaningful for running tasks). The `priority` policy's LP re-solve plugs in here.
+using SimReplan =
+    std::function<void(Scheduler& sched, uint64_t slot, std::span<const uint64_t> started)>;
+
 /// Checks params; returns an empty string or a message naming the bad field.
 std::string ValidateSimParams(const SimParams& params);
 /// The capacity bound of the paper's model: the most tasks per slot any policy can serve.
 double Capacity(const SimParams& params);
-/// Runs one simulation (params must be valid).
-SimResult Simulate(const SimParams& params, const SimProgress& progress = {});
+/// Runs one simulation (params must be valid); `replan`, if set, is called as SimReplan says.
+SimResult Simulate(const SimParams& params, const SimProgress& progress = {},
+                   const SimReplan& replan = {});
 /// The largest Pareto job size: job_size_max, or 100 x the mean when that is 0.
 uint32_t ParetoCap(const SimParams& params);
 /// The exact mean job size the arrival process uses for params.

@@ -22,6 +22,7 @@ uint32_t Geometric(double log_u, double inv_log) {
 Workload::Workload(const SimParams& p)
     : p_(p),
       rng_(p.seed * 0x9e3779b97f4a7c15ULL + 7),
+      weight_rng_(p.seed * 0x9e3779b97f4a7c15ULL + 0x5eed),
       job_arrivals_(p.load / MeanJobSize(p)),
       inv_log_local_(InvLog(p.policy.alpha)),
       inv_log_remote_(InvLog(p.policy.gamma)),
@@ -56,6 +57,7 @@ void Workload::Fill(uint64_t first, uint64_t count, ArrivalBatch& b) {
   b.first_slot = first;
   b.jobs_per_slot.clear();
   b.job_sizes.clear();
+  b.job_weights.clear();
   b.replicas.clear();
   b.service_local.clear();
   b.service_remote.clear();
@@ -65,6 +67,7 @@ void Workload::Fill(uint64_t first, uint64_t count, ArrivalBatch& b) {
     for (uint32_t j = 0; j < jobs; ++j) {
       const uint32_t size = DrawJobSize();
       b.job_sizes.push_back(size);
+      b.job_weights.push_back(p_.weight_max > 1 ? 1 + weight_rng_.Below(p_.weight_max) : 1);
       for (uint32_t k = 0; k < size; ++k) {
         DrawReplicas(b.replicas);
         // One uniform per task, read at both rates: the local and remote

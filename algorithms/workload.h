@@ -19,6 +19,7 @@ struct ArrivalBatch {
   uint64_t first_slot = 0;
   std::vector<uint32_t> jobs_per_slot;   ///< jobs arriving in each slot of the batch
   std::vector<uint32_t> job_sizes;       ///< tasks of each job, in arrival order
+  std::vector<uint32_t> job_weights;     ///< weight of each job, in arrival order
   std::vector<MachineId> replicas;       ///< `replicas` machines per task, tasks in order
   std::vector<uint32_t> service_local;   ///< per task: slots it takes if run local
   std::vector<uint32_t> service_remote;  ///< per task: slots it takes if run remote
@@ -37,6 +38,7 @@ class Workload {
 
   SimParams p_;
   Rng rng_;
+  Rng weight_rng_;  // a stream of its own, so weights leave every other draw unchanged
   std::poisson_distribution<uint64_t> job_arrivals_;
   double inv_log_local_, inv_log_remote_, inv_log_size_;
   double pareto_xm_;

@@ -22,25 +22,16 @@ daemon=$build/daemon/locschedd
 loadgen=$build/bench/locsched-loadgen
 
 tmp=$(mktemp -d /tmp/locsched-rebal-XXXXXX)
-server_pid=""
+source bench/daemon_lib.sh
 cleanup() {
-  if [[ -n $server_pid ]]; then kill "$server_pid" 2>/dev/null || true; fi
+  daemon_stop
   rm -rf "$tmp"
 }
 trap cleanup EXIT
 
 start_daemon() {  # start_daemon ENABLED
-  "$daemon" --set "sockets.event_path=$tmp/ev.sock" --set "sockets.control_path=$tmp/ctl.sock" \
-    --set log.level=warn --set log.target=stderr --set "rebalance.enabled=$1" \
-    --set rebalance.base_interval_ms=100 --set "rebalance.max_share=$share" \
-    2>"$tmp/server.log" &
-  server_pid=$!
-  for _ in $(seq 200); do
-    [[ -S $tmp/ctl.sock ]] && return 0
-    sleep 0.05
-  done
-  echo "no socket" >&2
-  exit 1
+  daemon_start "$daemon" "$tmp" --set "rebalance.enabled=$1" \
+    --set rebalance.base_interval_ms=100 --set "rebalance.max_share=$share" || exit 1
 }
 
 # Polls status on the control socket until the file $tmp/stop appears; writes the runs seen.
@@ -96,9 +87,7 @@ for round in $(seq "$rounds"); do
     touch "$tmp/stop"
     wait "$poller"
     quiet "$tmp/quiet-$mode-$round.json"
-    kill "$server_pid"
-    wait "$server_pid" || true
-    server_pid=""
+    daemon_stop
   done
 done
 

@@ -62,10 +62,7 @@ void Engine::ApplyConfig(const Config& cfg) {
 }
 
 bool Engine::SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs) {
-  auto* jsq = dynamic_cast<JsqMaxWeight*>(&sched_.policy());
-  if (!jsq) return false;
-  jsq->mutable_queues().SetPriorityRanks(std::move(ranks), std::move(seqs));
-  return true;
+  return sched_.SetPriorityOrder(std::move(ranks), std::move(seqs));
 }
 
 // ---- lookups ---------------------------------------------------------------

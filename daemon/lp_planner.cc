@@ -52,11 +52,6 @@ void Metric(std::string* out, std::string_view name, std::string_view type, std:
   out->append("\n");
 }
 
-double Expected(const Task& t, double alpha, double gamma, bool local) {
-  if (t.duration > 0) return local ? t.duration : t.duration * alpha / gamma;
-  return 1.0 / (local ? alpha : gamma);
-}
-
 }  // namespace
 
 LpPlanner::LpPlanner(Engine& engine, const LpConfig& cfg)
@@ -75,17 +70,6 @@ void LpPlanner::ApplyConfig(const LpConfig& cfg) {
   arrivals_.SetWindow(cfg.headroom_window_s);
   interval_ = cfg.base_interval_s;
   next_at_ = std::min(next_at_, engine_.Now() + interval_);
-}
-
-// Machines fold into classes by rack when there are racks, else by id.
-std::vector<uint32_t> LpPlanner::MachineClasses(uint32_t classes) const {
-  const Cluster& c = engine_.scheduler().cluster();
-  bool racks = false;
-  for (MachineId m = 0; m < c.num_machines(); ++m) racks |= c.machine(m).rack != 0;
-  std::vector<uint32_t> class_of(c.num_machines());
-  for (MachineId m = 0; m < c.num_machines(); ++m)
-    class_of[m] = (racks ? c.machine(m).rack : m) % classes;
-  return class_of;
 }
 
 bool LpPlanner::Start() {
@@ -133,59 +117,14 @@ void LpPlanner::Tick() {
   if ((burst || now >= next_at_) && now >= share_ok_at) Start();
 }
 
-// The backlog as counts per job and class; running tasks occupy their class for
-// their expected remaining time. This runs on the event loop, so it makes one pass
-// over the live tasks with the machine classes looked up in a flat table.
+// The shared snapshot (algorithms/backlog_snapshot) over the engine's clock and rates.
 BacklogInstance LpPlanner::BuildBacklog(std::vector<uint64_t>* seqs) const {
-  const Cluster& c = engine_.scheduler().cluster();
-  const double alpha = engine_.rates().alpha(), gamma = engine_.rates().gamma();
-  const uint32_t classes = std::max(1u, std::min(cfg_.classes, c.num_machines()));
-  const std::vector<uint32_t> class_of = MachineClasses(classes);
-  BacklogInstance in;
-  in.remote_penalty = std::max(1.0, alpha / gamma);
-  in.slots.assign(classes, 0);
-  in.running.assign(classes, {});
-  for (MachineId m = 0; m < c.num_machines(); ++m)
-    if (c.machine(m).up && !c.machine(m).draining) in.slots[class_of[m]] += c.machine(m).slots;
-  seqs->assign(c.job_capacity(), 0);
-  for (JobId j = 0; j < c.job_capacity(); ++j) {
-    if (!c.job(j).alive) continue;
-    (*seqs)[j] = c.job(j).seq;
-    BacklogJob b = JobBacklog(j, class_of, classes, &in.running);
-    if (b.tasks > 0) in.jobs.push_back(std::move(b));
-  }
-  return in;
-}
-
-// Job j's queued and blocked tasks as counts per class (a task counts once per class
-// holding one of its replicas); its running tasks' remaining times go to *running.
-BacklogJob LpPlanner::JobBacklog(JobId j, const std::vector<uint32_t>& class_of, uint32_t classes,
-                                 std::vector<std::vector<double>>* running) const {
-  const Cluster& c = engine_.scheduler().cluster();
-  const double alpha = engine_.rates().alpha(), gamma = engine_.rates().gamma(),
-               now = engine_.Now();
-  const Job& job = c.job(j);
-  BacklogJob b{.key = j, .weight = job.weight, .tasks = 0, .duration = 0, .local = {}};
-  b.local.assign(classes, 0);
-  for (TaskId t : job.tasks) {
-    const Task& task = c.task(t);
-    if (task.state == TaskState::kRunning) {
-      const double rem =
-          Expected(task, alpha, gamma, task.ran_local) - (now - engine_.TaskStartedAt(t));
-      (*running)[class_of[task.machine]].push_back(std::max(0.0, rem));
-    } else if (task.state == TaskState::kQueued || task.state == TaskState::kBlocked) {
-      ++b.tasks;
-      b.duration += Expected(task, alpha, gamma, true);
-      const auto& r = task.replicas;
-      for (size_t i = 0; i < r.size(); ++i) {  // count each class once: skip repeats
-        size_t k = 0;
-        while (k < i && class_of[r[k]] != class_of[r[i]]) ++k;
-        if (k == i) ++b.local[class_of[r[i]]];
-      }
-    }
-  }
-  if (b.tasks > 0) b.duration /= b.tasks;
-  return b;
+  const BacklogClock clock{.alpha = engine_.rates().alpha(),
+                           .gamma = engine_.rates().gamma(),
+                           .now = engine_.Now(),
+                           .classes = cfg_.classes,
+                           .started_at = [this](TaskId t) { return engine_.TaskStartedAt(t); }};
+  return SnapshotBacklog(engine_.scheduler().cluster(), clock, seqs);
 }
 
 CapacityInstance LpPlanner::BuildCapacity() {
@@ -225,15 +164,9 @@ void LpPlanner::Finish(const Snapshot& s) {
 // Ranks the ordered jobs that are still the jobs the snapshot saw (same id and
 // arrival seq); a job that arrived since ranks last until the next solve.
 void LpPlanner::ApplyOrder(const Snapshot& s) {
-  const Cluster& c = engine_.scheduler().cluster();
-  std::vector<uint32_t> ranks(c.job_capacity(), UINT32_MAX);
-  std::vector<uint64_t> seqs(c.job_capacity(), 0);
-  for (uint32_t rank = 0; rank < s.result.order.size(); ++rank) {
-    const JobId j = s.result.order[rank];
-    if (j >= c.job_capacity() || !c.job(j).alive || c.job(j).seq != s.seqs[j]) continue;
-    ranks[j] = rank;
-    seqs[j] = c.job(j).seq;
-  }
+  std::vector<uint32_t> ranks;
+  std::vector<uint64_t> seqs;
+  OrderToRanks(engine_.scheduler().cluster(), s.result.order, s.seqs, &ranks, &seqs);
   applied_ = engine_.SetPriorityOrder(std::move(ranks), std::move(seqs));
   order_at_ = engine_.Now();
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "algorithms/backlog_lp.h"
+#include "algorithms/backlog_snapshot.h"
 #include "algorithms/capacity_lp.h"
 #include "algorithms/scheduler.h"
 #include "config/config.h"
@@ -56,9 +57,6 @@ class LpPlanner {
   struct Snapshot;  // what one solve reads and writes, shared with the worker
   BacklogInstance BuildBacklog(std::vector<uint64_t>* seqs) const;
   CapacityInstance BuildCapacity();
-  BacklogJob JobBacklog(JobId j, const std::vector<uint32_t>& class_of, uint32_t classes,
-                        std::vector<std::vector<double>>* running) const;
-  std::vector<uint32_t> MachineClasses(uint32_t classes) const;
   void Finish(const Snapshot& s);
   void ApplyOrder(const Snapshot& s);
   void Adapt(const Snapshot& s);

@@ -94,6 +94,8 @@ std::string ValidateAgentsParams(const AgentsParams& p) {
   if (!(p.duration > 0 && std::isfinite(p.duration))) return "duration: must be a positive number";
   if (!(p.heartbeat > 0 && std::isfinite(p.heartbeat))) return "heartbeat: must be positive";
   if (!(p.drain_limit >= 0)) return "drain-limit: must not be negative";
+  if (p.weight_max < 1 || p.weight_max > 1000000)
+    return "weight-max: must be between 1 and 1000000";
   return "";
 }
 
@@ -106,6 +108,8 @@ Emulator::Emulator(const AgentsParams& params, Transport* transport)
     : p_(params),
       transport_(transport),
       rng_(params.seed),
+      weight_rng_(params.seed * 0x9e3779b97f4a7c15ULL + 0x5eed),
+      work_rng_(params.seed * 0x9e3779b97f4a7c15ULL + 0x3011),
       data_machines_(DataMachines(params)),
       free_(params.machines, params.slots),
       marked_(params.machines, 0) {}
@@ -227,6 +231,7 @@ void Emulator::FinishTask(const Completion& c) {
   if (c.task < job.maps) --job.maps_left;
   const bool finished = --job.tasks_left == 0;
   ++stats_.tasks_done;
+  stats_.tasks_done_in_arrivals += c.time <= p_.duration;
   stats_.local_done += c.local;
   ++free_[c.machine];
   MarkForHeartbeat(c.machine);
@@ -237,6 +242,8 @@ void Emulator::FinishTask(const Completion& c) {
   if (!finished) return;
   ++stats_.jobs_done;
   stats_.job_delay_sum += c.time - job.arrival;
+  stats_.weighted_delay_sum += job.weight * (c.time - job.arrival);
+  stats_.weight_sum += job.weight;
   stats_.job_delays.push_back(c.time - job.arrival);
   job_index_.erase(job.name);
   job.tasks = {};  // its replicas are no longer needed
@@ -277,10 +284,14 @@ void Emulator::SubmitJob() {
   Job job;
   job.name = p_.prefix + "j" + std::to_string(index + 1);
   job.arrival = next_arrival_;
+  job.weight = p_.weight_max > 1 ? 1 + weight_rng_.Below(p_.weight_max) : 1;
   job.maps = job.maps_left = GeometricSize();
   job.tasks_left = job.maps + p_.reduces;
   job.tasks.resize(job.tasks_left);
-  for (Task& t : job.tasks) t.replicas = PickReplicas();
+  for (Task& t : job.tasks) {
+    t.replicas = PickReplicas();
+    t.work = -std::log(work_rng_.Unit());
+  }
   requests_.push_back(JobSubmitLine(job));
   pending_.push_back({Pending::kSubmit, index, job.tasks_left, false});
   ++stats_.jobs_submitted;
@@ -290,7 +301,8 @@ void Emulator::SubmitJob() {
 }
 
 std::string Emulator::JobSubmitLine(const Job& job) const {
-  std::string line = R"({"op":"job_submit","job":")" + job.name + R"(","weight":1,"tasks":[)";
+  std::string line = R"({"op":"job_submit","job":")" + job.name + R"(","weight":)" +
+                     std::to_string(job.weight) + R"(,"tasks":[)";
   for (uint32_t i = 0; i < job.tasks.size(); ++i) {
     line.append(i ? R"(,{"task":")" : R"({"task":")").append(TaskName(i, job.maps));
     line.append(R"(","replicas":[)");
@@ -429,9 +441,10 @@ bool Emulator::StartOne(uint32_t machine, std::string_view job_name, std::string
   --free_[machine];
   ++stats_.tasks_assigned;
   stats_.local_assigned += local;
-  // The duration follows where the input really is.
+  // The duration follows where the input really is; one draw per task, read at both
+  // rates, so the same task is faster local (as in locsched-sim).
   const double rate = really_local ? p_.alpha : p_.gamma;
-  completions_.push({now_ + Exponential(rate), machine, it->second, t, really_local});
+  completions_.push({now_ + job.tasks[t].work / rate, machine, it->second, t, really_local});
   return true;
 }
 

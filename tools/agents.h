@@ -1,7 +1,7 @@
-// Emulator: the cluster behind locsched-agents. It plays the machines and (unless
-// submit_jobs is off) a job submitter against a scheduler reached through a Transport,
-// in emulated time: Poisson job arrivals, heartbeats, exponential task durations,
-// completions. Called by tools/agents_main.cc and tests; no clocks, no sockets; one thread.
+// Emulator: the cluster behind locsched-agents: machines and (unless submit_jobs is off) a
+// job submitter against a scheduler behind a Transport, in emulated time: Poisson arrivals,
+// heartbeats, exponential durations fixed per task at submission, completions. Called by
+// tools/agents_main.cc and tests; no clocks, no sockets; one thread.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +27,7 @@ struct AgentsParams {
   double load = 50;            ///< task arrivals per emulated second
   double job_size_mean = 30;   ///< mean map tasks per job (geometric, >= 1)
   uint32_t reduces = 0;        ///< reduce tasks per job (they wait for the maps)
+  uint32_t weight_max = 1;     ///< job weights: uniform integers 1..weight_max (as locsched-sim)
   double alpha = 0.8;          ///< local service rate: a local task lasts Exp(alpha)
   double gamma = 0.2;          ///< remote service rate: a remote task lasts Exp(gamma)
   double duration = 60;        ///< jobs arrive until this time
@@ -57,14 +58,17 @@ class Transport {
 
 /// What the emulator has seen so far.
 struct AgentsStats {
-  uint64_t jobs_submitted = 0;      ///< job_submit requests acknowledged
-  uint64_t tasks_submitted = 0;     ///< tasks in those jobs
-  uint64_t tasks_assigned = 0;      ///< assignments received and started
-  uint64_t local_assigned = 0;      ///< ... of which the scheduler called local
-  uint64_t tasks_done = 0;          ///< task_done requests sent
-  uint64_t local_done = 0;          ///< ... of which ran local
-  uint64_t jobs_done = 0;           ///< jobs whose every task is done
-  double job_delay_sum = 0;         ///< sum over done jobs of (last completion - arrival)
+  uint64_t jobs_submitted = 0;          ///< job_submit requests acknowledged
+  uint64_t tasks_submitted = 0;         ///< tasks in those jobs
+  uint64_t tasks_assigned = 0;          ///< assignments received and started
+  uint64_t local_assigned = 0;          ///< ... of which the scheduler called local
+  uint64_t tasks_done = 0;              ///< task_done requests sent
+  uint64_t tasks_done_in_arrivals = 0;  ///< ... for completions by `duration` (jobs still arrive)
+  uint64_t local_done = 0;              ///< ... of which ran local
+  uint64_t jobs_done = 0;               ///< jobs whose every task is done
+  double job_delay_sum = 0;             ///< sum over done jobs of (last completion - arrival)
+  double weighted_delay_sum = 0;    ///< sum over done jobs of weight x (last completion - arrival)
+  double weight_sum = 0;            ///< sum of the done jobs' weights
   uint64_t requests = 0;            ///< request lines sent, status calls included
   uint64_t batches = 0;             ///< transport round trips
   double max_lag = 0;               ///< worst delay between a completion's time and its report
@@ -79,6 +83,10 @@ struct AgentsStats {
 
   /// Mean delay of done jobs (0 if none).
   double MeanJobDelay() const { return jobs_done ? job_delay_sum / jobs_done : 0; }
+  /// Weighted mean delay of done jobs, sum w_j C_j / sum w_j (0 if none).
+  double WeightedMeanJobDelay() const {
+    return weight_sum > 0 ? weighted_delay_sum / weight_sum : 0;
+  }
   /// Share of done tasks that ran local (0 if none).
   double Locality() const { return tasks_done ? double(local_done) / tasks_done : 0; }
   /// Tasks reported done, own and foreign.
@@ -139,11 +147,13 @@ class Emulator {
   enum class TaskState : uint8_t { kQueued, kRunning, kDone };
   struct Task {
     TaskState state = TaskState::kQueued;
+    double work = 1;  // Exp(1) draw: the task lasts work / alpha local, work / gamma remote
     std::vector<uint32_t> replicas;
   };
   struct Job {
     std::string name;
     double arrival = 0;
+    uint32_t weight = 1;
     uint32_t maps = 0;
     uint32_t maps_left = 0;
     uint32_t tasks_left = 0;
@@ -192,6 +202,10 @@ class Emulator {
   AgentsParams p_;
   Transport* transport_;
   Rng rng_;
+  Rng weight_rng_;  // a stream of its own: weights leave every other draw unchanged
+  // Task durations come from their own stream, drawn at submission: the jobs that arrive,
+  // and how long each task takes, do not depend on the scheduler's choices.
+  Rng work_rng_;
   double now_ = 0;
   double next_arrival_ = 0;
   uint32_t data_machines_ = 0;

@@ -82,6 +82,10 @@ void AddWorkloadFlags(CLI::App& app, Options& o) {
       ->capture_default_str();
   app.add_option("--reduces", p.reduces, "Reduce tasks per job; they wait for the job's maps")
       ->capture_default_str();
+  app.add_option("--weight-max", p.weight_max,
+                 "Job weights: each job draws an integer uniformly from 1..N, as locsched-sim "
+                 "--weight-max (1: all weight 1)")
+      ->capture_default_str();
   app.add_option("--seed", p.seed, "Random seed of arrivals, sizes, replicas and durations")
       ->check(kNotNegative)
       ->capture_default_str();
@@ -231,8 +235,11 @@ json SummaryJson(const Options& o, const Emulator& emu, const Summary& sum) {
           {"tasks_assigned", s.tasks_assigned},
           {"tasks_done", s.tasks_done},
           {"tasks_per_second", emu.now() > 0 ? s.tasks_done / emu.now() : 0.0},
+          {"arrival_tasks_per_second", double(s.tasks_done_in_arrivals) / p.duration},
           {"locality", s.Locality()},
           {"mean_job_delay", s.MeanJobDelay()},
+          {"weight_max", p.weight_max},
+          {"weighted_mean_job_delay", s.WeightedMeanJobDelay()},
           {"p95_job_delay", Quantile(s.job_delays, 0.95)},
           {"submit_jobs", p.submit_jobs},
           {"all_tasks_done", s.AllDone()},
@@ -288,8 +295,11 @@ void PrintSummary(const Options& o, const Emulator& emu, const Summary& sum) {
       o.params.machines, o.params.slots, load, AgentsCapacity(o.params), emu.now(),
       sum.wall_seconds, sum.interrupted ? " (interrupted)" : "");
   if (!o.params.submit_jobs) return PrintForeignSummary(emu, sum);
-  std::printf("  jobs:      %llu submitted, %llu done, mean job delay %.2f, p95 %.2f emulated s\n",
-              u(s.jobs_submitted), u(s.jobs_done), s.MeanJobDelay(), Quantile(s.job_delays, 0.95));
+  std::printf(
+      "  jobs:      %llu submitted, %llu done, mean job delay %.2f (weighted %.2f), p95 %.2f "
+      "emulated s\n",
+      u(s.jobs_submitted), u(s.jobs_done), s.MeanJobDelay(), s.WeightedMeanJobDelay(),
+      Quantile(s.job_delays, 0.95));
   std::printf("  tasks:     %llu submitted, %llu done (%.1f/s), locality %.1f%%\n",
               u(s.tasks_submitted), u(s.tasks_done), emu.now() > 0 ? s.tasks_done / emu.now() : 0,
               100 * s.Locality());

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "algorithms/sim_lp_planner.h"
 #include "algorithms/simulator.h"
 #include "tools/progress_bar.h"
 
@@ -30,6 +31,8 @@ namespace {
 
 struct Options {
   SimParams params;
+  BacklogLpOptions lp;  // --intra priority: the backlog LP's knobs (the daemon's defaults)
+  uint32_t lp_classes = 4;
   std::string policies = "jsq-maxweight";
   std::string intra = "fair";
   std::string size_dist = "geometric";
@@ -46,6 +49,8 @@ struct Point {
   double load;
   SimResult result;
   double wall_seconds = 0;
+  uint64_t lp_solves = 0, lp_failures = 0;  // --intra priority only
+  double lp_seconds = 0;                    // wall time inside the LP re-solves
 };
 
 // CLI11 reads a negative number into a 64-bit unsigned option by wrapping it round.
@@ -60,7 +65,9 @@ void AddModelFlags(CLI::App& app, Options& o) {
   app.add_option("--policy", o.policies,
                  "Policy: jsq-maxweight, fair, fifo or delay (a comma list with --sweep)")
       ->capture_default_str();
-  app.add_option("--intra", o.intra, "JSQ+MaxWeight job choice inside a queue: fair or fifo")
+  app.add_option("--intra", o.intra,
+                 "JSQ+MaxWeight job choice inside a queue: fair, fifo or priority (the backlog "
+                 "LP's order, re-solved every --lp-interval slots)")
       ->capture_default_str();
   app.add_option("--machines", p.machines, "Machines M")->capture_default_str();
   app.add_option("--data-machines", p.data_machines, "Machines holding data, K <= M")
@@ -91,6 +98,9 @@ void AddWorkloadFlags(CLI::App& app, Options& o) {
       ->capture_default_str();
   app.add_option("--job-size-max", p.job_size_max, "Cap on a Pareto job's size (0: 100 x mean)")
       ->capture_default_str();
+  app.add_option("--weight-max", p.weight_max,
+                 "Job weights: each job draws an integer uniformly from 1..N (1: all weight 1)")
+      ->capture_default_str();
   app.add_option("--delay-skips", p.policy.delay_skips,
                  "Delay scheduling: skips before running remote")
       ->capture_default_str();
@@ -99,6 +109,21 @@ void AddWorkloadFlags(CLI::App& app, Options& o) {
   app.add_option("--max-backlog", p.max_backlog,
                  "Stop early (unstable) above this many tasks in system (0: 200 x machines)")
       ->check(kNotNegative)
+      ->capture_default_str();
+}
+
+void AddLpFlags(CLI::App& app, Options& o) {
+  app.add_option("--lp-interval", o.params.replan_interval,
+                 "With --intra priority: slots between backlog LP re-solves")
+      ->capture_default_str();
+  app.add_option("--lp-classes", o.lp_classes,
+                 "With --intra priority: machine classes of the LP (lp.classes)")
+      ->capture_default_str();
+  app.add_option("--lp-max-jobs", o.lp.max_jobs,
+                 "With --intra priority: jobs inside the LP (lp.max_jobs)")
+      ->capture_default_str();
+  app.add_option("--lp-epsilon", o.lp.epsilon,
+                 "With --intra priority: growth of the LP's time grid (lp.epsilon)")
       ->capture_default_str();
 }
 
@@ -162,9 +187,15 @@ std::vector<PolicyKind> ParsePolicies(const std::string& text, bool many) {
 
 void ResolveChoices(Options& o) {
   const auto intra = ParseIntraQueue(o.intra);
-  if (!intra || *intra == IntraQueue::kPriority)
-    throw std::invalid_argument("--intra: choose fair or fifo, not '" + o.intra + "'");
+  if (!intra)
+    throw std::invalid_argument("--intra: choose fair, fifo or priority, not '" + o.intra + "'");
   o.params.policy.intra = *intra;
+  if (*intra == IntraQueue::kPriority && o.policies != "jsq-maxweight")
+    throw std::invalid_argument("--intra priority: needs --policy jsq-maxweight alone");
+  if (o.lp_classes < 1) throw std::invalid_argument("--lp-classes: must be at least 1");
+  if (o.lp.max_jobs < 1) throw std::invalid_argument("--lp-max-jobs: must be at least 1");
+  if (!(o.lp.epsilon > 0) || o.lp.epsilon > 100)
+    throw std::invalid_argument("--lp-epsilon: must be in (0, 100]");
   static const std::map<std::string, JobSizeDist> kDists{{"geometric", JobSizeDist::kGeometric},
                                                          {"fixed", JobSizeDist::kFixed},
                                                          {"pareto", JobSizeDist::kPareto}};
@@ -199,7 +230,11 @@ nlohmann::json ToJson(const Point& pt, const SimParams& p) {
           {"stable", r.stable},
           {"stopped_early", r.stopped_early},
           {"growth", r.growth},
+          {"intra", IntraQueueName(p.policy.intra)},
+          {"weight_max", p.weight_max},
           {"mean_job_delay", Measured(r, r.mean_job_delay)},
+          {"weighted_mean_job_delay", Measured(r, r.weighted_mean_job_delay)},
+          {"throughput", Measured(r, r.throughput)},
           {"mean_task_delay", Measured(r, r.mean_task_delay)},
           {"locality", Measured(r, r.locality)},
           {"offered_load", r.offered_load},
@@ -208,15 +243,37 @@ nlohmann::json ToJson(const Point& pt, const SimParams& p) {
           {"jobs_done", r.jobs_done},
           {"tasks_done", r.tasks_done},
           {"slots", r.slots},
-          {"wall_seconds", pt.wall_seconds}};
+          {"wall_seconds", pt.wall_seconds},
+          {"lp_solves", pt.lp_solves},
+          {"lp_failures", pt.lp_failures},
+          {"lp_seconds", pt.lp_seconds}};
 }
 
-Point RunPoint(SimParams p, PolicyKind policy, double load, const SimProgress& progress) {
+double Since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// With --intra priority the run gets its own planner (and solver basis), timed per solve.
+Point RunPoint(const Options& o, PolicyKind policy, double load, const SimProgress& progress) {
+  SimParams p = o.params;
   p.policy.kind = policy;
   p.load = load;
   const auto start = std::chrono::steady_clock::now();
-  Point pt{policy, load, Simulate(p, progress)};
-  pt.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  Point pt{policy, load, {}};
+  if (p.policy.intra != IntraQueue::kPriority) {
+    pt.result = Simulate(p, progress);
+  } else {
+    SimLpPlanner planner(p, o.lp, o.lp_classes);
+    pt.result = Simulate(p, progress, [&](Scheduler& s, uint64_t slot, auto started) {
+      const auto t0 = std::chrono::steady_clock::now();
+      planner.Replan(s, slot, started);
+      pt.lp_seconds += Since(t0);
+    });
+    pt.lp_solves = planner.solves();
+    pt.lp_failures = planner.failures();
+    ReleaseLpThreadState();  // GLPK's per-thread state; sweep threads end after their points
+  }
+  pt.wall_seconds = Since(start);
   return pt;
 }
 
@@ -237,12 +294,18 @@ void PrintText(const Point& pt) {
       r.stable ? "STABLE" : "UNSTABLE", r.stopped_early ? " (backlog cap reached)" : "",
       r.mean_tasks_in_system, static_cast<unsigned long long>(r.tasks_in_system_end),
       r.mean_jobs_in_system, r.locality, r.mean_job_delay, r.mean_task_delay);
+  std::printf("  weighted mean job delay %.2f slots  throughput %.2f tasks/slot\n",
+              r.weighted_mean_job_delay, r.throughput);
+  if (pt.lp_solves + pt.lp_failures > 0)
+    std::printf("  LP re-solves %llu (failed %llu), %.2fs in the solver\n",
+                static_cast<unsigned long long>(pt.lp_solves),
+                static_cast<unsigned long long>(pt.lp_failures), pt.lp_seconds);
 }
 
 int RunSingle(const Options& o) {
   const PolicyKind policy = ParsePolicies(o.policies, false).front();
   ProgressBar bar("simulating", o.params.slots, !o.quiet);
-  const Point pt = RunPoint(o.params, policy, o.params.load, [&](const SimSnapshot& s) {
+  const Point pt = RunPoint(o, policy, o.params.load, [&](const SimSnapshot& s) {
     char note[160];
     std::snprintf(note, sizeof note, "tasks %llu  jobs %llu  locality %.3f",
                   static_cast<unsigned long long>(s.tasks_in_system),
@@ -267,7 +330,7 @@ std::vector<Point> RunSweepPoints(const Options& o, const std::vector<PolicyKind
   ProgressBar bar("sweep", points.size(), !o.quiet);
   auto worker = [&] {
     for (size_t i = next++; i < points.size(); i = next++) {
-      points[i] = RunPoint(o.params, points[i].policy, points[i].load, {});
+      points[i] = RunPoint(o, points[i].policy, points[i].load, {});
       bar.Update(++done,
                  std::to_string(done.load()) + "/" + std::to_string(points.size()) + " points");
     }
@@ -354,6 +417,7 @@ int main(int argc, char** argv) {
   Options o;
   AddModelFlags(app, o);
   AddWorkloadFlags(app, o);
+  AddLpFlags(app, o);
   AddOutputFlags(app, o);
   CLI11_PARSE(app, argc, argv);
   try {

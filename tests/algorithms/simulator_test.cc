@@ -255,5 +255,20 @@ TEST_CASE("At 85% of capacity JSQ+MaxWeight is stable and naive fair sharing is 
   CHECK_FALSE(fair.stable);
 }
 
+TEST_CASE("weights: unit weights give the plain mean, others change only the weighting",
+          "[simulator]") {
+  SimParams p = SmallCluster(27, 3000, PolicyKind::kJsqMaxWeight, 4);
+  const SimResult unit = Simulate(p);
+  CHECK(unit.weighted_mean_job_delay == Approx(unit.mean_job_delay).epsilon(1e-12));
+  p.weight_max = 10;
+  const SimResult weighted = Simulate(p);
+  CHECK(weighted.jobs_arrived == unit.jobs_arrived);  // weights take no draw from the workload
+  CHECK(weighted.tasks_done == unit.tasks_done);      // nor change fair's decisions
+  CHECK(weighted.mean_job_delay == unit.mean_job_delay);
+  CHECK(weighted.weighted_mean_job_delay != unit.weighted_mean_job_delay);
+  // Throughput counts every task finished in the window: the offered load when stable.
+  CHECK(unit.throughput == Approx(unit.offered_load).epsilon(0.05));
+}
+
 }  // namespace
 }  // namespace locsched

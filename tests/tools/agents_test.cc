@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "io/request.h"
@@ -47,6 +48,7 @@ class FakeScheduler : public Transport {
   std::map<std::string, int> op_counts;
   std::map<std::string, uint64_t> slots;   // by machine
   std::map<std::string, double> finished;  // done jobs: submit-to-done time on the fake's clock
+  std::map<std::string, double> weights;   // submitted jobs' weights
 
   Status Exchange(const std::vector<std::string>& requests,
                   std::vector<std::string>* replies) override {
@@ -93,6 +95,7 @@ class FakeScheduler : public Transport {
 
   std::string Submit(const Request& r) {
     REQUIRE(jobs_.count(r.job) == 0);
+    weights[r.job] = r.weight;
     FakeJob& job = jobs_[r.job];
     for (const TaskRequest& t : r.tasks) {
       job.tasks.push_back({t.replicas, t.kind == TaskKind::kReduce});
@@ -413,6 +416,42 @@ TEST_CASE("The same seed gives the same run", "[agents]") {
   };
   CHECK(run(7) == run(7));
   CHECK(run(7) != run(8));
+}
+
+TEST_CASE("Weights are uniform on 1..weight_max and weigh the mean job delay", "[agents]") {
+  FakeScheduler fake;
+  AgentsParams p = Small();
+  p.weight_max = 4;
+  Emulator emu(p, &fake);
+  RunToEnd(emu, fake);
+  std::map<double, int> counts;
+  for (const auto& [job, w] : fake.weights) ++counts[w];
+  CHECK(counts.size() == 4);  // every weight 1..4 occurs in a few hundred jobs, no other
+  CHECK(counts.begin()->first == 1);
+  CHECK(counts.rbegin()->first == 4);
+  const AgentsStats& s = emu.stats();
+  CHECK(s.weight_sum > s.jobs_done);  // not all weights are 1
+  CHECK(s.WeightedMeanJobDelay() > 0);
+  CHECK(s.WeightedMeanJobDelay() != s.MeanJobDelay());
+}
+
+TEST_CASE("The workload does not depend on the scheduler's timing", "[agents]") {
+  // A slower heartbeat changes when tasks start, hence completions (and, before each
+  // task's duration was drawn at submission, the arrivals); the jobs that arrive and
+  // their weights must stay the same.
+  auto run = [](double heartbeat) {
+    FakeScheduler fake;
+    AgentsParams p = Small();
+    p.weight_max = 10;
+    p.heartbeat = heartbeat;
+    Emulator emu(p, &fake);
+    RunToEnd(emu, fake);
+    return std::tuple(emu.stats().tasks_submitted, fake.weights, emu.stats().job_delay_sum);
+  };
+  const auto fast = run(0.25), slow = run(2);
+  CHECK(std::get<0>(fast) == std::get<0>(slow));
+  CHECK(std::get<1>(fast) == std::get<1>(slow));
+  CHECK(std::get<2>(fast) != std::get<2>(slow));  // the timing did change the run
 }
 
 TEST_CASE("A refused request stops the run, naming the request and the reply", "[agents]") {

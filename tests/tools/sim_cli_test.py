@@ -58,6 +58,38 @@ class SinglePoint(unittest.TestCase):
         self.assertEqual(figures[0], figures[1])
         self.assertNotEqual(figures[0], figures[2], "the seed changes nothing")
 
+    def test_weights_and_throughput(self):
+        unit = json.loads(run("--json", seed="3").stdout)
+        self.assertEqual(unit["weight_max"], 1)
+        # with every weight 1 the weighted mean is the plain mean
+        self.assertAlmostEqual(unit["weighted_mean_job_delay"], unit["mean_job_delay"], places=9)
+        heavy = json.loads(run("--json", seed="3", weight_max="10").stdout)
+        self.assertNotAlmostEqual(heavy["weighted_mean_job_delay"], heavy["mean_job_delay"],
+                                  places=6)
+        # weights change no other draw: the same jobs arrive and the same tasks finish
+        self.assertEqual(heavy["jobs_arrived"], unit["jobs_arrived"])
+        self.assertEqual(heavy["tasks_done"], unit["tasks_done"])
+        self.assertTrue(0.9 * 20 < unit["throughput"] < 1.1 * 20, unit["throughput"])
+
+    def test_priority_re_solves_the_lp_deterministically(self):
+        flags = {"intra": "priority", "weight_max": "10", "slots": "600", "lp_interval": "3"}
+        a, b = (run("--json", **flags) for _ in range(2))
+        fair = run("--json", intra="fair", weight_max="10", slots="600")
+        figures = []
+        for out in (a, b, fair):
+            self.assertEqual(out.returncode, 0, out.stderr)
+            result = json.loads(out.stdout)
+            for key in ("wall_seconds", "lp_seconds"):
+                del result[key]
+            figures.append(result)
+        self.assertEqual(figures[0], figures[1])
+        self.assertEqual(figures[0]["intra"], "priority")
+        self.assertTrue(100 < figures[0]["lp_solves"] <= 200)  # slots 0, 3, ..., 597 with a backlog
+        self.assertEqual(figures[0]["lp_failures"], 0)
+        self.assertEqual(figures[2]["lp_solves"], 0)
+        self.assertNotEqual(figures[0]["weighted_mean_job_delay"],
+                            figures[2]["weighted_mean_job_delay"], "the LP order changed nothing")
+
     def test_text_output(self):
         out = run()
         self.assertEqual(out.returncode, 0, out.stderr)
@@ -68,6 +100,8 @@ class SinglePoint(unittest.TestCase):
         self.assertEqual(out.returncode, 0)
         self.assertIn("--policy", out.stdout)
         self.assertIn("--sweep", out.stdout)
+        for flag in ("--weight-max", "--lp-interval", "priority"):
+            self.assertIn(flag, out.stdout)
 
 
 class BadValues(unittest.TestCase):
@@ -89,7 +123,14 @@ class BadValues(unittest.TestCase):
         ("--sweep", {"sweep": "5:1:1"}),
         ("--sweep", {"sweep": "a,b"}),
         ("--csv", {"csv": os.devnull}),
-        ("--intra", {"intra": "priority"}),
+        ("--intra", {"intra": "bogus"}),
+        ("--intra", {"intra": "priority", "policy": "fair"}),  # only JSQ+MaxWeight has ranks
+        ("--intra", {"intra": "priority", "policy": "jsq-maxweight,fair", "sweep": "20"}),
+        ("--weight-max", {"weight_max": "0"}),
+        ("--lp-interval", {"intra": "priority", "lp_interval": "0"}),
+        ("--lp-classes", {"intra": "priority", "lp_classes": "0"}),
+        ("--lp-max-jobs", {"intra": "priority", "lp_max_jobs": "0"}),
+        ("--lp-epsilon", {"intra": "priority", "lp_epsilon": "0"}),
         ("--policy", {"policy": "jsq-maxweight,fair"}),  # a list needs --sweep
     ]
 
