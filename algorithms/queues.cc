@@ -1,5 +1,7 @@
 #include "algorithms/queues.h"
 
+#include <algorithm>
+#include <bit>
 #include <cassert>
 #include <utility>
 
@@ -17,14 +19,31 @@ void LocalityQueues::AddLength(uint32_t queue, int32_t delta) {
   (queue == kRemote ? remote_length_ : lengths_[queue]) += delta;
 }
 
+// Out of line: the hot SetRunning stays a compare and a store.
+[[gnu::noinline]] void LocalityQueues::GrowRunning(JobId j) {
+  running_.resize(std::max<size_t>(j + 1, running_.size() * 2), 0);
+}
+
 size_t LocalityQueues::FindEntry(const Queue& q, uint32_t queue, JobId job) const {
   if (q.hashed) {
     const uint32_t i = index_.Find(MapKey(queue, job));
     return i == FlatMap64::kMissing ? kMissing : i;
   }
+  // Backwards: a job that just pushed sits near the end, so the last 8 ids are
+  // checked one by one; the rest in blocks of 8 with no exit inside a block,
+  // which the compiler turns into vector compares. A job has at most one
+  // entry, so any hit is the answer.
   const JobId* ids = q.ids.data();
-  for (size_t i = q.ids.size(); i-- > 0;)
-    if (ids[i] == job) return i;
+  size_t n = q.ids.size();
+  for (const size_t stop = n > 8 ? n - 8 : 0; n > stop;)
+    if (ids[--n] == job) return n;
+  for (; n >= 8; n -= 8) {
+    uint32_t hits = 0;
+    for (uint32_t k = 0; k < 8; ++k) hits |= static_cast<uint32_t>(ids[n - 8 + k] == job) << k;
+    if (hits != 0) return n - 8 + static_cast<size_t>(std::countr_zero(hits));
+  }
+  while (n-- > 0)
+    if (ids[n] == job) return n;
   return kMissing;
 }
 
@@ -101,16 +120,17 @@ size_t LocalityQueues::BestIndex(const Queue& q) const {
     const uint32_t r = running[jobs[i].job];
     const uint64_t seq = jobs[i].seq;
     const bool better = (r < best_running) | ((r == best_running) & (seq < best_seq));
-    best = better ? i : best;
-    best_running = better ? r : best_running;
-    best_seq = better ? seq : best_seq;
+    const uint64_t mask = uint64_t{0} - better;  // all ones if better: a select without a branch
+    best ^= (best ^ i) & mask;
+    best_running ^= (best_running ^ r) & static_cast<uint32_t>(mask);
+    best_seq ^= (best_seq ^ seq) & mask;
   }
   return best;
 }
 
 void LocalityQueues::AddEntry(uint32_t queue, Entry e) {
   Queue& q = At(queue);
-  if (e.job >= running_.size()) running_.resize(e.job + 1, 0);  // a job never reported yet
+  if (e.job >= running_.size()) GrowRunning(e.job);  // a job never reported yet
   q.jobs.push_back(e);
   q.ids.push_back(e.job);
   const size_t i = q.jobs.size() - 1;

@@ -45,7 +45,8 @@ class LocalityQueues {
   void SetPriorityRanks(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs);
   /// Records job j's running-task count, the `fair` key (the policy calls this on every change).
   void SetRunning(JobId j, uint32_t running) {
-    if (j >= running_.size()) running_.resize(j + 1, 0);
+    if (j >= running_.size()) [[unlikely]]
+      GrowRunning(j);
     running_[j] = running;
   }
   /// Switches the intra-queue policy and re-orders every queue.
@@ -106,6 +107,7 @@ class LocalityQueues {
   void SetHashed(Queue& q, uint32_t queue, bool hashed);
   void Reorder(Queue& q, uint32_t queue);
   void AddLength(uint32_t queue, int32_t delta);
+  void GrowRunning(JobId j);
 
   Cluster& cluster_;
   IntraQueue intra_;
