@@ -1,5 +1,7 @@
 #include "algorithms/queues.h"
 
+#include <algorithm>
+#include <bit>
 #include <cassert>
 #include <utility>
 
@@ -14,9 +16,12 @@ void LocalityQueues::AddMachine() {
 }
 
 void LocalityQueues::AddLength(uint32_t queue, int32_t delta) {
-  Queue& q = At(queue);
-  q.length += delta;
-  if (queue != kRemote) lengths_[queue] = q.length;
+  (queue == kRemote ? remote_length_ : lengths_[queue]) += delta;
+}
+
+// Out of line: the hot SetRunning stays a compare and a store.
+[[gnu::noinline]] void LocalityQueues::GrowRunning(JobId j) {
+  running_.resize(std::max<size_t>(j + 1, running_.size() * 2), 0);
 }
 
 size_t LocalityQueues::FindEntry(const Queue& q, uint32_t queue, JobId job) const {
@@ -24,9 +29,21 @@ size_t LocalityQueues::FindEntry(const Queue& q, uint32_t queue, JobId job) cons
     const uint32_t i = index_.Find(MapKey(queue, job));
     return i == FlatMap64::kMissing ? kMissing : i;
   }
+  // Backwards: a job that just pushed sits near the end, so the last 8 ids are
+  // checked one by one; the rest in blocks of 8 with no exit inside a block,
+  // which the compiler turns into vector compares. A job has at most one
+  // entry, so any hit is the answer.
   const JobId* ids = q.ids.data();
-  for (size_t i = q.ids.size(); i-- > 0;)
-    if (ids[i] == job) return i;
+  size_t n = q.ids.size();
+  for (const size_t stop = n > 8 ? n - 8 : 0; n > stop;)
+    if (ids[--n] == job) return n;
+  for (; n >= 8; n -= 8) {
+    uint32_t hits = 0;
+    for (uint32_t k = 0; k < 8; ++k) hits |= static_cast<uint32_t>(ids[n - 8 + k] == job) << k;
+    if (hits != 0) return n - 8 + static_cast<size_t>(std::countr_zero(hits));
+  }
+  while (n-- > 0)
+    if (ids[n] == job) return n;
   return kMissing;
 }
 
@@ -60,14 +77,15 @@ void LocalityQueues::Remove(TaskId t) {
 void LocalityQueues::RemoveAt(uint32_t queue, size_t i, TaskId t) {
   Task& task = cluster_.task(t);
   Entry& e = At(queue).jobs[i];
-  if (task.prev != kNoId)
+  if (e.head == t) {
+    e.head = task.next;  // the new head's stale prev is never read
+  } else {
     cluster_.task(task.prev).next = task.next;
-  else
-    e.head = task.next;
-  if (task.next != kNoId)
-    cluster_.task(task.next).prev = task.prev;
-  else
-    e.tail = task.prev;
+    if (task.next != kNoId)
+      cluster_.task(task.next).prev = task.prev;
+    else
+      e.tail = task.prev;
+  }
   task.queue = task.prev = task.next = kNoId;
   AddLength(queue, -1);
   if (--e.count == 0) EraseEntry(queue, i);
@@ -75,7 +93,7 @@ void LocalityQueues::RemoveAt(uint32_t queue, size_t i, TaskId t) {
 
 TaskId LocalityQueues::PopBest(uint32_t queue) {
   const Queue& q = At(queue);
-  if (q.length == 0) return kNoId;
+  if (Length(queue) == 0) return kNoId;
   const size_t i = BestIndex(q);
   const TaskId t = q.jobs[i].head;
   RemoveAt(queue, i, t);
@@ -84,27 +102,35 @@ TaskId LocalityQueues::PopBest(uint32_t queue) {
 
 JobId LocalityQueues::BestJob(uint32_t queue) const {
   const Queue& q = At(queue);
-  return q.length == 0 ? kNoId : q.jobs[BestIndex(q)].job;
+  return Length(queue) == 0 ? kNoId : q.jobs[BestIndex(q)].job;
 }
 
 size_t LocalityQueues::BestIndex(const Queue& q) const {
   if (Heaped()) return 0;
   // Fair: the running counts change on every start and finish of any task of
-  // a job, so they are read live; the scan is over jobs present in this queue.
+  // a job, so they are read live from the dense running_ mirror; the scan is
+  // over jobs present in this queue, written to compile to conditional moves
+  // (which job wins is data-dependent, so branches would mispredict).
+  const Entry* jobs = q.jobs.data();
+  const uint32_t* running = running_.data();
   size_t best = 0;
-  uint32_t best_running = cluster_.job(q.jobs[0].job).running;
+  uint32_t best_running = running[jobs[0].job];
+  uint64_t best_seq = jobs[0].seq;
   for (size_t i = 1; i < q.jobs.size(); ++i) {
-    const uint32_t running = cluster_.job(q.jobs[i].job).running;
-    if (running < best_running || (running == best_running && q.jobs[i].seq < q.jobs[best].seq)) {
-      best = i;
-      best_running = running;
-    }
+    const uint32_t r = running[jobs[i].job];
+    const uint64_t seq = jobs[i].seq;
+    const bool better = (r < best_running) | ((r == best_running) & (seq < best_seq));
+    const uint64_t mask = uint64_t{0} - better;  // all ones if better: a select without a branch
+    best ^= (best ^ i) & mask;
+    best_running ^= (best_running ^ r) & static_cast<uint32_t>(mask);
+    best_seq ^= (best_seq ^ seq) & mask;
   }
   return best;
 }
 
 void LocalityQueues::AddEntry(uint32_t queue, Entry e) {
   Queue& q = At(queue);
+  if (e.job >= running_.size()) GrowRunning(e.job);  // a job never reported yet
   q.jobs.push_back(e);
   q.ids.push_back(e.job);
   const size_t i = q.jobs.size() - 1;
@@ -189,8 +215,8 @@ void LocalityQueues::SetIntraQueue(IntraQueue intra) {
 
 std::vector<TaskId> LocalityQueues::DrainQueue(uint32_t queue) {
   std::vector<TaskId> out;
-  out.reserve(At(queue).length);
-  while (At(queue).length > 0) {
+  out.reserve(Length(queue));
+  while (Length(queue) > 0) {
     const size_t i = At(queue).jobs.size() - 1;
     const TaskId t = At(queue).jobs[i].head;
     out.push_back(t);

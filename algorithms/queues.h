@@ -32,7 +32,7 @@ class LocalityQueues {
   TaskId PopBest(uint32_t queue);
   /// Tasks in `queue`, O(1).
   uint32_t Length(uint32_t queue) const {
-    return queue == kRemote ? remote_.length : lengths_[queue];
+    return queue == kRemote ? remote_length_ : lengths_[queue];
   }
   /// Jobs with at least one task in `queue`, O(1).
   uint32_t JobCount(uint32_t queue) const { return static_cast<uint32_t>(At(queue).jobs.size()); }
@@ -43,6 +43,12 @@ class LocalityQueues {
   /// As above, but a rank holds only for the job whose arrival seq matches seqs[id], so a
   /// job that later reuses a finished job's id ranks last until the next re-solve.
   void SetPriorityRanks(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs);
+  /// Records job j's running-task count, the `fair` key (the policy calls this on every change).
+  void SetRunning(JobId j, uint32_t running) {
+    if (j >= running_.size()) [[unlikely]]
+      GrowRunning(j);
+    running_[j] = running;
+  }
   /// Switches the intra-queue policy and re-orders every queue.
   void SetIntraQueue(IntraQueue intra);
   /// Removes and returns every task of `queue`, oldest first per job.
@@ -54,7 +60,10 @@ class LocalityQueues {
   // One nonempty per-job subqueue, stored inline in its queue's job list: the
   // job, its ordering key and the ends of its FIFO of tasks (linked through
   // Task::prev/next). Keeping these together means a push or a pop touches one
-  // contiguous array instead of a heap, a record pool and a hash table.
+  // contiguous array instead of a heap, a record pool and a hash table. The
+  // head's `prev` is left stale (a pop then writes no second task record): a
+  // task is the head exactly when head == its id, and every other task's
+  // `prev` is exact.
   struct Entry {
     uint64_t seq;  // the job's arrival order: the fifo key and every policy's tie-break
     JobId job;
@@ -62,7 +71,6 @@ class LocalityQueues {
     uint32_t count;
   };
   struct Queue {
-    uint32_t length = 0;      // mirrored in lengths_ for local queues (JSQ reads those)
     bool hashed = false;      // job -> position kept in index_ (else found by scanning)
     std::vector<Entry> jobs;  // a min-heap by key unless intra is fair (then unordered)
     std::vector<JobId> ids;   // ids[i] == jobs[i].job: a compact array for the job search
@@ -99,12 +107,15 @@ class LocalityQueues {
   void SetHashed(Queue& q, uint32_t queue, bool hashed);
   void Reorder(Queue& q, uint32_t queue);
   void AddLength(uint32_t queue, int32_t delta);
+  void GrowRunning(JobId j);
 
   Cluster& cluster_;
   IntraQueue intra_;
   std::vector<Queue> local_;
   std::vector<uint32_t> lengths_;  // local queue lengths, dense for JSQ's comparisons
   Queue remote_;
+  uint32_t remote_length_ = 0;
+  std::vector<uint32_t> running_;    // by job id: running tasks, dense for the `fair` scan
   FlatMap64 index_;                  // (queue, job) -> position in jobs, for hashed queues only
   std::vector<uint32_t> ranks_;      // priority rank by job id
   std::vector<uint64_t> rank_seqs_;  // by job id: the arrival seq a rank belongs to; empty = any

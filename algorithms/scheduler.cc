@@ -30,10 +30,12 @@ JobId Scheduler::SubmitJob(double weight, std::span<const TaskSpec> tasks) {
   Job& job = cluster_.job(j);
   for (size_t i = 0; i < tasks.size(); ++i) {
     const TaskId t = job.tasks[i];
-    if (cluster_.task(t).kind == TaskKind::kMap)
+    if (cluster_.task(t).kind == TaskKind::kMap) {
       MakeRunnable(t, tasks[i].queue);
-    else
+    } else {
       ++blocked_;
+      ++job.blocked;
+    }
   }
   if (job.maps_left == 0) ReleaseReduces(job);
   return j;
@@ -54,6 +56,9 @@ void Scheduler::MakeRunnable(TaskId t, uint32_t queue) {
 }
 
 void Scheduler::ReleaseReduces(Job& job) {
+  // Without reduces (the common case) this skips a pass over every task record.
+  if (job.blocked == 0) return;
+  job.blocked = 0;
   for (TaskId t : job.tasks) {
     if (cluster_.task(t).state != TaskState::kBlocked) continue;
     --blocked_;
@@ -142,7 +147,7 @@ void Scheduler::CancelJob(JobId j) {
     }
     task.state = TaskState::kDone;
   }
-  job.queued = 0;
+  job.queued = job.blocked = 0;
   cluster_.FreeJob(j);
   policy_->OnJobChanged(j);
 }

@@ -115,9 +115,11 @@ void Simulation::Arrive(uint64_t t) {
     const JobId j = sched_.SubmitJob(weight, std::span<const TaskSpec>(specs_.data(), size));
     if (job_arrival_.size() <= j) job_arrival_.resize(j + 1);
     job_arrival_[j] = t;
+    if (service_.size() < sched_.cluster().task_capacity())
+      service_.resize(sched_.cluster().task_capacity());
+    if (started_.size() < sched_.cluster().task_capacity())
+      started_.resize(sched_.cluster().task_capacity());
     for (TaskId task : sched_.cluster().job(j).tasks) {
-      if (service_.size() <= task) service_.resize(task + 1);
-      if (started_.size() <= task) started_.resize(task + 1);
       service_[task] = {batch_->service_local[next_task_], batch_->service_remote[next_task_]};
       ++next_task_;
     }

@@ -253,6 +253,7 @@ TEST_CASE("MaxWeight picks the job inside a queue by the intra-queue policy", "[
   env.policy.mutable_queues().Push(a, 0);
   env.policy.mutable_queues().Push(b, 0);
   env.cluster.job(busy).running = 2;
+  env.policy.OnJobChanged(busy);  // as the Scheduler does after every change
   CHECK(env.policy.PickFor(0)->task == b);
   CHECK(env.policy.PickFor(0)->task == a);
 }

@@ -34,6 +34,11 @@ struct Env {
     queues.Push(t, queue);
     return t;
   }
+  // Sets job j's running count, telling the queues as the policy does on every change.
+  void SetRunning(JobId j, uint32_t running) {
+    cluster.job(j).running = running;
+    queues.SetRunning(j, running);
+  }
   Cluster cluster;
   LocalityQueues queues;
 };
@@ -149,28 +154,28 @@ TEST_CASE("LocalityQueues fair: fewest running tasks first, ties by oldest job",
     env.Push(j, 0);
     env.Push(j, 0);
   }
-  env.cluster.job(0).running = 2;
-  env.cluster.job(1).running = 1;
-  env.cluster.job(2).running = 1;
+  env.SetRunning(0, 2);
+  env.SetRunning(1, 1);
+  env.SetRunning(2, 1);
   CHECK(env.queues.BestJob(0) == 1);  // 1 and 2 tie on running; 1 is older
 
   // Running counts are read live: no notification is needed.
-  env.cluster.job(1).running = 3;
+  env.SetRunning(1, 3);
   CHECK(env.queues.BestJob(0) == 2);
-  env.cluster.job(0).running = 0;
+  env.SetRunning(0, 0);
   CHECK(env.queues.BestJob(0) == 0);
   const TaskId t = env.queues.PopBest(0);
   CHECK(env.cluster.task(t).job == 0);
-  env.cluster.job(0).running = 1;  // as the scheduler would after starting it
-  env.cluster.job(2).running = 1;
+  env.SetRunning(0, 1);  // as the scheduler would after starting it
+  env.SetRunning(2, 1);
   CHECK(env.queues.BestJob(0) == 0);  // 0 and 2 tie at 1 running; 0 is older
 }
 
 TEST_CASE("LocalityQueues fifo: the oldest job first, whatever it runs", "[queues]") {
   Env env(IntraQueue::kFifo, 1, 4);
   for (JobId j : {3u, 1u, 2u}) env.Push(j, 0);
-  env.cluster.job(1).running = 100;
-  env.cluster.job(3).running = 0;
+  env.SetRunning(1, 100);
+  env.SetRunning(3, 0);
   CHECK(env.queues.BestJob(0) == 1);
   CHECK(PopAllJobs(env, 0) == std::vector<JobId>{1, 2, 3});
 }
@@ -207,10 +212,10 @@ TEST_CASE("LocalityQueues SetIntraQueue re-orders queued subqueues", "[queues]")
   Env env(IntraQueue::kFair, 2, 4);
   for (uint32_t q : {0u, kR})
     for (JobId j : {2u, 3u, 0u, 1u}) env.Push(j, q);
-  env.cluster.job(0).running = 3;
-  env.cluster.job(1).running = 2;
-  env.cluster.job(2).running = 0;
-  env.cluster.job(3).running = 0;
+  env.SetRunning(0, 3);
+  env.SetRunning(1, 2);
+  env.SetRunning(2, 0);
+  env.SetRunning(3, 0);
   env.queues.SetPriorityRanks({1, 0, 3, 2});  // stored; not used until priority is on
 
   for (uint32_t q : {0u, kR}) CHECK(env.queues.BestJob(q) == 2);  // fair: 2 and 3 tie, 2 older
@@ -346,7 +351,7 @@ TEST_CASE("LocalityQueues matches a naive model under random operations", "[queu
         queued.erase(std::find(queued.begin(), queued.end(), t));
       }
     } else if (roll < 960) {
-      env.cluster.job(static_cast<JobId>(rng() % kJobs)).running = static_cast<uint32_t>(rng() % 4);
+      env.SetRunning(static_cast<JobId>(rng() % kJobs), static_cast<uint32_t>(rng() % 4));
     } else if (roll < 975) {
       intra = static_cast<IntraQueue>(rng() % 3);
       env.queues.SetIntraQueue(intra);
