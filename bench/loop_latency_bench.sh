@@ -9,6 +9,7 @@
 #   rebalance   as idle, plus rebalances as often as rebalance.max_share allows
 #   prio-idle   intra priority, no LP (the order stays arrival order)
 #   lp          intra priority, plus backlog-LP solves as often as lp.max_share allows
+#   lp-nosolve  as lp, but no solve starts (the planner counts arrivals, nothing more)
 # A poller reads `status` every 200 ms to count the runs and solves and the event-loop
 # time they took. Prints one Markdown row per run and the median p99 of each mode
 # against its idle twin, and writes the raw rows to BENCH_OUT as JSON lines.
@@ -48,6 +49,8 @@ settings() {  # settings MODE: the --set flags of one mode
     prio-idle) echo "scheduler.intra_queue=priority rebalance.enabled=false lp.enabled=false" ;;
     lp) echo "scheduler.intra_queue=priority rebalance.enabled=false lp.enabled=true" \
       "lp.base_interval_s=1 lp.growth=1 lp.max_interval_s=1 lp.time_limit_ms=5000" ;;
+    lp-nosolve) echo "scheduler.intra_queue=priority rebalance.enabled=false lp.enabled=true" \
+      "lp.base_interval_s=3600 lp.max_interval_s=3600 lp.burst_tasks=1000000000" ;;
     *) echo "loop_latency_bench: unknown mode '$1'" >&2; exit 2 ;;
   esac
 }

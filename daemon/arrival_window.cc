@@ -12,13 +12,11 @@ uint64_t HashType(std::span<const uint32_t> sorted) {
   return h ^ (h >> 29);
 }
 
-// Subtracts `part` from `total`, dropping keys that reach zero.
-void Subtract(std::unordered_map<uint64_t, uint64_t>& total,
-              const std::unordered_map<uint64_t, uint64_t>& part) {
-  for (const auto& [key, n] : part) {
-    auto it = total.find(key);
-    if ((it->second -= n) == 0) total.erase(it);
-  }
+// Adds 1 at index m, growing the vector as machine ids appear.
+template <typename T>
+void Bump(std::vector<T>& counts, uint32_t m) {
+  if (m >= counts.size()) counts.resize(m + 1, 0);
+  ++counts[m];
 }
 
 }  // namespace
@@ -54,8 +52,8 @@ void ArrivalWindow::Count(std::span<const uint32_t> sorted) {
       exact_.emplace(h, Held{Type(sorted.begin(), sorted.end()), 1});
     ++b.exact[h];
   } else {
-    ++b.folded[sorted.front()];
-    ++folded_[sorted.front()];
+    Bump(b.folded, sorted.front());
+    Bump(folded_, sorted.front());
   }
 }
 
@@ -66,7 +64,7 @@ void ArrivalWindow::Evict(double now) {
       auto it = exact_.find(h);
       if ((it->second.count -= n) == 0) exact_.erase(it);
     }
-    Subtract(folded_, b.folded);
+    for (uint32_t m = 0; m < b.folded.size(); ++m) folded_[m] -= b.folded[m];
     remote_ -= b.remote;
     buckets_.pop_front();
   }
@@ -105,8 +103,8 @@ std::vector<ArrivalType> ArrivalWindow::Rates(double now, size_t exact_types) {
     else
       fold(type.front(), rate);
   }
-  for (const auto& [first, n] : folded_)
-    fold(static_cast<uint32_t>(first), static_cast<double>(n) / span);
+  for (uint32_t m = 0; m < folded_.size(); ++m)
+    if (folded_[m] > 0) fold(m, static_cast<double>(folded_[m]) / span);
   if (remote > 0) types.push_back({{}, remote});
   for (uint32_t m = 0; m < folded.size(); ++m)
     if (folded[m] > 0) types.push_back({{m}, folded[m]});

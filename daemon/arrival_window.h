@@ -39,12 +39,11 @@ class ArrivalWindow {
     Type type;
     uint64_t count;
   };
-  using Counts = std::unordered_map<uint64_t, uint64_t>;  // type hash or first replica
   struct Bucket {
     int64_t second;
-    Counts exact;     // by type hash
-    Counts folded;    // by first replica
-    uint64_t remote;  // tasks without replicas
+    std::unordered_map<uint64_t, uint64_t> exact;  // by type hash
+    std::vector<uint32_t> folded;                  // by first replica (dense: the hot path)
+    uint64_t remote;                               // tasks without replicas
   };
   void Count(std::span<const uint32_t> sorted);
   void Evict(double now);
@@ -54,7 +53,7 @@ class ArrivalWindow {
   std::optional<double> first_;  // the first arrival ever seen
   std::deque<Bucket> buckets_;
   std::unordered_map<uint64_t, Held> exact_;  // the window's totals of the buckets' counts
-  Counts folded_;
+  std::vector<uint64_t> folded_;
   uint64_t remote_ = 0;
 };
 
