@@ -25,7 +25,9 @@ class JsqMaxWeight final : public Policy {
   void SetRandomState(std::span<const uint64_t> state) override;
   void Withdraw(TaskId t) override { queues_.Remove(t); }
   std::optional<Pick> PickFor(MachineId m) override;
-  void OnJobChanged(JobId j) override { queues_.SetRunning(j, cluster_.job(j).running); }
+  void OnJobChanged(JobId j) override {
+    queues_.SetRunning(j, cluster_.job(j).running, cluster_.job(j).seq);
+  }
   void OnMachineUnavailable(MachineId m) override;
   void OnMachineAvailable(MachineId m) override { routable_[m] = 1; }
   void SetRates(double alpha, double gamma) override;

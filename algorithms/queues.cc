@@ -20,8 +20,8 @@ void LocalityQueues::AddLength(uint32_t queue, int32_t delta) {
 }
 
 // Out of line: the hot SetRunning stays a compare and a store.
-[[gnu::noinline]] void LocalityQueues::GrowRunning(JobId j) {
-  running_.resize(std::max<size_t>(j + 1, running_.size() * 2), 0);
+[[gnu::noinline]] void LocalityQueues::GrowKeys(JobId j) {
+  fair_keys_.resize(std::max<size_t>(j + 1, fair_keys_.size() * 2), 0);
 }
 
 size_t LocalityQueues::FindEntry(const Queue& q, uint32_t queue, JobId job) const {
@@ -53,10 +53,14 @@ void LocalityQueues::Push(TaskId t, uint32_t queue) {
   task.queue = queue;
   task.next = kNoId;
   AddLength(queue, 1);
-  const size_t i = FindEntry(q, queue, task.job);
+  // A job newer than everything this queue ever held (the usual case: a task
+  // of a job just submitted, pushed to this queue first) needs no search.
+  const uint64_t seq = cluster_.job(task.job).seq;
+  const size_t i = seq >= q.seq_bound ? kMissing : FindEntry(q, queue, task.job);
   if (i == kMissing) {
     task.prev = kNoId;
-    AddEntry(queue, Entry{cluster_.job(task.job).seq, task.job, t, t, 1});
+    q.seq_bound = std::max(q.seq_bound, seq + 1);
+    AddEntry(queue, Entry{seq, task.job, t, t, 1});
     return;
   }
   Entry& e = q.jobs[i];
@@ -107,30 +111,26 @@ JobId LocalityQueues::BestJob(uint32_t queue) const {
 
 size_t LocalityQueues::BestIndex(const Queue& q) const {
   if (Heaped()) return 0;
-  // Fair: the running counts change on every start and finish of any task of
-  // a job, so they are read live from the dense running_ mirror; the scan is
-  // over jobs present in this queue, written to compile to conditional moves
-  // (which job wins is data-dependent, so branches would mispredict).
-  const Entry* jobs = q.jobs.data();
-  const uint32_t* running = running_.data();
+  // Fair: running counts change on every start and finish of any task of a
+  // job, so the keys are read live from the dense fair_keys_ mirror, indexed
+  // through the queue's compact id array (4 bytes a job, not the 24-byte
+  // entries). Keys are unique (they embed the seq), so the first minimum wins.
+  const JobId* ids = q.ids.data();
+  const uint64_t* keys = fair_keys_.data();
   size_t best = 0;
-  uint32_t best_running = running[jobs[0].job];
-  uint64_t best_seq = jobs[0].seq;
-  for (size_t i = 1; i < q.jobs.size(); ++i) {
-    const uint32_t r = running[jobs[i].job];
-    const uint64_t seq = jobs[i].seq;
-    const bool better = (r < best_running) | ((r == best_running) & (seq < best_seq));
-    const uint64_t mask = uint64_t{0} - better;  // all ones if better: a select without a branch
-    best ^= (best ^ i) & mask;
-    best_running ^= (best_running ^ r) & static_cast<uint32_t>(mask);
-    best_seq ^= (best_seq ^ seq) & mask;
+  uint64_t best_key = keys[ids[0]];
+  for (size_t i = 1; i < q.ids.size(); ++i) {
+    const uint64_t k = keys[ids[i]];
+    best = k < best_key ? i : best;
+    best_key = k < best_key ? k : best_key;
   }
   return best;
 }
 
 void LocalityQueues::AddEntry(uint32_t queue, Entry e) {
   Queue& q = At(queue);
-  if (e.job >= running_.size()) GrowRunning(e.job);  // a job never reported yet
+  if (e.job >= fair_keys_.size()) GrowKeys(e.job);  // a job never reported yet
+  fair_keys_[e.job] = FairKey(cluster_.job(e.job).running, e.seq);
   q.jobs.push_back(e);
   q.ids.push_back(e.job);
   const size_t i = q.jobs.size() - 1;

@@ -43,11 +43,12 @@ class LocalityQueues {
   /// As above, but a rank holds only for the job whose arrival seq matches seqs[id], so a
   /// job that later reuses a finished job's id ranks last until the next re-solve.
   void SetPriorityRanks(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs);
-  /// Records job j's running-task count, the `fair` key (the policy calls this on every change).
-  void SetRunning(JobId j, uint32_t running) {
-    if (j >= running_.size()) [[unlikely]]
-      GrowRunning(j);
-    running_[j] = running;
+  /// Records job j's running-task count and arrival seq, the `fair` key (the policy calls
+  /// this on every change).
+  void SetRunning(JobId j, uint32_t running, uint64_t seq) {
+    if (j >= fair_keys_.size()) [[unlikely]]
+      GrowKeys(j);
+    fair_keys_[j] = FairKey(running, seq);
   }
   /// Switches the intra-queue policy and re-orders every queue.
   void SetIntraQueue(IntraQueue intra);
@@ -72,6 +73,7 @@ class LocalityQueues {
   };
   struct Queue {
     bool hashed = false;      // job -> position kept in index_ (else found by scanning)
+    uint64_t seq_bound = 0;   // above every seq ever entered: a newer job has no entry here
     std::vector<Entry> jobs;  // a min-heap by key unless intra is fair (then unordered)
     std::vector<JobId> ids;   // ids[i] == jobs[i].job: a compact array for the job search
   };
@@ -85,6 +87,14 @@ class LocalityQueues {
   Queue& At(uint32_t q) { return q == kRemote ? remote_ : local_[q]; }
   const Queue& At(uint32_t q) const { return q == kRemote ? remote_ : local_[q]; }
   static uint64_t MapKey(uint32_t queue, JobId job) { return uint64_t{queue} << 32 | job; }
+  // The `fair` order as one integer: fewer running tasks first, then earlier
+  // arrival. The seq keeps its low 40 bits (a tie-break between jobs 2^40
+  // arrivals apart may be wrong); running counts saturate at 2^24 - 1.
+  static uint64_t FairKey(uint32_t running, uint64_t seq) {
+    constexpr uint64_t kSeqBits = 40, kMaxRunning = (uint64_t{1} << 24) - 1;
+    const uint64_t r = running < kMaxRunning ? running : kMaxRunning;
+    return r << kSeqBits | (seq & ((uint64_t{1} << kSeqBits) - 1));
+  }
   uint32_t Rank(const Entry& e) const {
     if (e.job >= ranks_.size()) return UINT32_MAX;
     if (!rank_seqs_.empty() && rank_seqs_[e.job] != e.seq) return UINT32_MAX;
@@ -107,7 +117,7 @@ class LocalityQueues {
   void SetHashed(Queue& q, uint32_t queue, bool hashed);
   void Reorder(Queue& q, uint32_t queue);
   void AddLength(uint32_t queue, int32_t delta);
-  void GrowRunning(JobId j);
+  void GrowKeys(JobId j);
 
   Cluster& cluster_;
   IntraQueue intra_;
@@ -115,7 +125,7 @@ class LocalityQueues {
   std::vector<uint32_t> lengths_;  // local queue lengths, dense for JSQ's comparisons
   Queue remote_;
   uint32_t remote_length_ = 0;
-  std::vector<uint32_t> running_;    // by job id: running tasks, dense for the `fair` scan
+  std::vector<uint64_t> fair_keys_;  // by job id: FairKey(running, seq), dense for the `fair` scan
   FlatMap64 index_;                  // (queue, job) -> position in jobs, for hashed queues only
   std::vector<uint32_t> ranks_;      // priority rank by job id
   std::vector<uint64_t> rank_seqs_;  // by job id: the arrival seq a rank belongs to; empty = any

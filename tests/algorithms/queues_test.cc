@@ -37,7 +37,7 @@ struct Env {
   // Sets job j's running count, telling the queues as the policy does on every change.
   void SetRunning(JobId j, uint32_t running) {
     cluster.job(j).running = running;
-    queues.SetRunning(j, running);
+    queues.SetRunning(j, running, cluster.job(j).seq);
   }
   Cluster cluster;
   LocalityQueues queues;
@@ -169,6 +169,52 @@ TEST_CASE("LocalityQueues fair: fewest running tasks first, ties by oldest job",
   env.SetRunning(0, 1);  // as the scheduler would after starting it
   env.SetRunning(2, 1);
   CHECK(env.queues.BestJob(0) == 0);  // 0 and 2 tie at 1 running; 0 is older
+}
+
+TEST_CASE("LocalityQueues fair: a running count past 2^24 still ranks after smaller ones",
+          "[queues]") {
+  Env env(IntraQueue::kFair, 1, 2);
+  env.Push(0, 0);
+  env.Push(1, 0);
+  env.SetRunning(0, 1u << 25);  // saturates inside the fair key
+  env.SetRunning(1, (1u << 24) - 2);
+  CHECK(env.queues.BestJob(0) == 1);
+  env.SetRunning(1, 1u << 30);  // both saturate: the older job wins the tie
+  CHECK(env.queues.BestJob(0) == 0);
+}
+
+TEST_CASE("LocalityQueues fair regression: a recycled job id starts from its new job's count",
+          "[queues]") {
+  // The fair keys are a dense mirror by job id; a job that reuses a freed id
+  // must not inherit the old job's running count before the policy reports it.
+  Env env(IntraQueue::kFair, 1, 2);
+  const TaskId old_task = env.Push(0, 0);
+  env.Push(1, 0);
+  env.SetRunning(0, 5);
+  env.SetRunning(1, 1);
+  env.queues.Remove(old_task);
+  env.cluster.FreeJob(0);
+  REQUIRE(env.cluster.NewJob(1) == 0);  // the id comes back, running 0, newest seq
+  env.Push(0, 0);
+  CHECK(env.queues.BestJob(0) == 0);
+}
+
+TEST_CASE("LocalityQueues: an older job's task finds its subqueue after newer jobs entered",
+          "[queues]") {
+  // Push skips the job search for a job newer than all the queue ever held;
+  // an older job must still join its existing subqueue, not open a second one.
+  const IntraQueue intra = GENERATE(IntraQueue::kFair, IntraQueue::kFifo);
+  Env env(intra, 1, 3);
+  const TaskId a1 = env.Push(0, 0);
+  env.Push(2, 0);
+  env.Push(1, 0);
+  const TaskId a2 = env.Push(0, 0);
+  CHECK(env.queues.JobCount(0) == 3);
+  CHECK(env.queues.Length(0) == 4);
+  CHECK(env.queues.BestJob(0) == 0);  // oldest, all at 0 running
+  CHECK(env.queues.PopBest(0) == a1);
+  CHECK(env.queues.PopBest(0) == a2);
+  CHECK(env.queues.JobCount(0) == 2);
 }
 
 TEST_CASE("LocalityQueues fifo: the oldest job first, whatever it runs", "[queues]") {
