@@ -8,15 +8,11 @@ the emulator for a few emulated seconds, and checks the emulator's summary
 against the daemon's own status (read here over the control socket).
 """
 import json
-import os
-import shutil
-import signal
-import socket
 import subprocess
 import sys
-import tempfile
-import time
 import unittest
+
+import daemon_harness
 
 DAEMON = None  # set from the command line in __main__
 AGENTS = None
@@ -24,59 +20,15 @@ SMALL = ["--machines", "20", "--slots", "2", "--load", "15", "--job-size-mean", 
          "--speed", "40", "--heartbeat", "0.2", "-q"]
 
 
-class Daemon:
-    """A locschedd on temporary sockets; extra `settings` are key=value overrides."""
+def Daemon(*settings):
+    """A locschedd on temporary sockets; `settings` are KEY=VALUE overrides."""
+    return daemon_harness.Daemon(DAEMON, *settings)
 
-    def __init__(self, *settings):
-        self.dir = tempfile.mkdtemp(prefix="locsched-agents-test-")
-        self.event = os.path.join(self.dir, "ev.sock")
-        self.control = os.path.join(self.dir, "ctl.sock")
-        argv = [DAEMON, "--set", "sockets.event_path=" + self.event,
-                "--set", "sockets.control_path=" + self.control, "--set", "log.target=stderr"]
-        for s in settings:
-            argv += ["--set", s]
-        self.log = open(os.path.join(self.dir, "daemon.log"), "w+")
-        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=self.log)
-        deadline = time.time() + 20
-        while not (os.path.exists(self.event) and os.path.exists(self.control)):
-            if self.proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError("locschedd did not start:\n" + self.log_text())
-            time.sleep(0.02)
 
-    def log_text(self):
-        self.log.seek(0)
-        return self.log.read()
-
-    def status(self):
-        """The daemon's status reply, asked over the control socket."""
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(10)
-            s.connect(self.control)
-            s.sendall(b'{"op":"status"}\n')
-            data = b""
-            while not data.endswith(b"\n"):
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-        reply = json.loads(data)
-        assert reply["ok"], reply
-        return reply
-
-    def in_system(self):
-        t = self.status()["tasks"]
-        return t["queued"] + t["running"] + t["blocked"]
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            code = self.proc.wait(timeout=20)
-        finally:
-            if self.proc.poll() is None:
-                self.proc.kill()
-            self.log.close()
-            shutil.rmtree(self.dir, ignore_errors=True)
-        return code
+def in_system(daemon):
+    """Tasks queued, running or blocked, by the daemon's own count."""
+    t = daemon.status()["tasks"]
+    return t["queued"] + t["running"] + t["blocked"]
 
 
 def agents(daemon, *args, timeout=120):
@@ -96,7 +48,7 @@ class AgainstTheDaemon(unittest.TestCase):
         assert code == 0, "locschedd exited with %s on SIGTERM" % code
 
     def run_json(self, *args):
-        before = self.daemon.in_system()
+        before = in_system(self.daemon)
         out = agents(self.daemon, "--json", *args)
         self.assertEqual(out.returncode, 0, out.stdout + out.stderr + self.daemon.log_text())
         result = json.loads(out.stdout)
@@ -112,7 +64,7 @@ class AgainstTheDaemon(unittest.TestCase):
         # The daemon holds exactly what was submitted and not reported done (tasks
         # left by the other tests' runs that this run finished count against it).
         left = r["tasks_submitted"] - r["tasks_done"] - r["foreign_done"]
-        self.assertEqual(self.daemon.in_system() - before, left, r)
+        self.assertEqual(in_system(self.daemon) - before, left, r)
         self.assertEqual(r["daemon"]["running"], self.daemon.status()["tasks"]["running"], r)
 
     def test_drain_leaves_nothing_behind(self):
@@ -120,7 +72,7 @@ class AgainstTheDaemon(unittest.TestCase):
         self.assertGreater(r["tasks_done"], 50, r)
         self.assertEqual(r["tasks_done"], r["tasks_submitted"], r)
         self.assertEqual(r["jobs_done"], r["jobs_submitted"], r)
-        self.assertEqual(self.daemon.in_system(), before - r["foreign_done"], r)
+        self.assertEqual(in_system(self.daemon), before - r["foreign_done"], r)
 
     def test_task_count_stops_the_run(self):
         _, r = self.run_json("--duration", "1000", "--tasks", "60", "--prefix", "c-")

@@ -10,14 +10,12 @@ Usage: replay_test.py LOCSCHEDD LOCSCHED-AGENTS LOCSCHED-TAIL TRACES_DIR [unitte
 """
 import json
 import os
-import shutil
-import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
+
+import daemon_harness
 
 DAEMON = AGENTS = TAIL = TRACES = None  # set from the command line in __main__
 MACHINES = 20
@@ -27,42 +25,12 @@ CLUSTER = ["--machines", str(MACHINES), "--data-machines", "1", "--alpha", "0.8"
            "0.2", "--heartbeat", "1", "--speed", str(SPEED)]
 
 
-class Daemon:
+class Daemon(daemon_harness.Daemon):
     """A locschedd on temporary sockets, its rate prior scaled to the emulator's speed."""
 
     def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="locsched-replay-test-")
-        self.event = os.path.join(self.dir, "ev.sock")
-        self.control = os.path.join(self.dir, "ctl.sock")
-        argv = [DAEMON, "--set", "sockets.event_path=" + self.event,
-                "--set", "sockets.control_path=" + self.control, "--set", "log.target=stderr",
-                "--set", "scheduler.alpha=%g" % (0.8 * SPEED),
-                "--set", "scheduler.gamma=%g" % (0.2 * SPEED)]
-        self.log = open(os.path.join(self.dir, "daemon.log"), "w+")
-        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=self.log)
-        deadline = time.time() + 20
-        while not (os.path.exists(self.event) and os.path.exists(self.control)):
-            if self.proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError("locschedd did not start:\n" + self.log_text())
-            time.sleep(0.02)
-
-    def log_text(self):
-        self.log.seek(0)
-        return self.log.read()
-
-    def call(self, request):
-        """One request on the control socket; its reply."""
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(10)
-            s.connect(self.control)
-            s.sendall((json.dumps(request) + "\n").encode())
-            data = b""
-            while not data.endswith(b"\n"):
-                chunk = s.recv(1 << 20)
-                if not chunk:
-                    break
-                data += chunk
-        return json.loads(data)
+        super().__init__(DAEMON, "scheduler.alpha=%g" % (0.8 * SPEED),
+                         "scheduler.gamma=%g" % (0.2 * SPEED))
 
     def wait_machines(self, n):
         deadline = time.time() + 20
@@ -70,17 +38,6 @@ class Daemon:
             if time.time() > deadline:
                 raise RuntimeError("the emulator did not register %d machines" % n)
             time.sleep(0.02)
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            code = self.proc.wait(timeout=20)
-        finally:
-            if self.proc.poll() is None:
-                self.proc.kill()
-            self.log.close()
-            shutil.rmtree(self.dir, ignore_errors=True)
-        return code
 
 
 def swim_excerpt(path, seconds):

@@ -13,12 +13,13 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 import unittest
+
+import daemon_harness
 
 TAIL = DAEMON = TRACES = None  # set from the command line in __main__
 MACHINES = 20
@@ -171,41 +172,11 @@ class ErrorTest(unittest.TestCase):
             self.assertIn("none.sock", out.stderr)
 
 
-class Daemon:
-    """A locschedd on temporary sockets with a journal, restartable in place."""
+class Daemon(daemon_harness.Daemon):
+    """A locschedd on sockets in `d` with a journal there, restartable in place."""
 
     def __init__(self, d):
-        self.dir = d
-        self.event = os.path.join(d, "ev.sock")
-        self.control = os.path.join(d, "ctl.sock")
-        self.proc = None
-        self.log = open(os.path.join(d, "daemon.log"), "a+")
-        self.start()
-
-    def start(self):
-        argv = [DAEMON, "--set", "sockets.event_path=" + self.event,
-                "--set", "sockets.control_path=" + self.control, "--set", "log.target=stderr",
-                "--set", "journal.path=" + os.path.join(self.dir, "journal")]
-        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=self.log)
-        deadline = time.time() + 20
-        while not (os.path.exists(self.event) and os.path.exists(self.control)):
-            if self.proc.poll() is not None or time.time() > deadline:
-                self.log.seek(0)
-                raise RuntimeError("locschedd did not start:\n" + self.log.read())
-            time.sleep(0.02)
-
-    def call(self, req, control=True):
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(10)
-            s.connect(self.control if control else self.event)
-            s.sendall(json.dumps(req).encode() + b"\n")
-            data = b""
-            while not data.endswith(b"\n"):
-                chunk = s.recv(1 << 20)
-                if not chunk:
-                    break
-                data += chunk
-        return json.loads(data)
+        super().__init__(DAEMON, "journal.path=" + os.path.join(d, "journal"), directory=d)
 
     def submitted(self):
         return self.call({"op": "status"})["jobs"]["submitted"]
@@ -213,22 +184,6 @@ class Daemon:
     def machines_up(self, n):
         for i in range(n):
             assert self.call({"op": "machine_up", "machine": "m%d" % i}, control=False)["ok"]
-
-    def kill(self):
-        self.proc.kill()
-        self.proc.wait()
-        for p in (self.event, self.control):
-            if os.path.exists(p):
-                os.unlink(p)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-        self.log.close()
 
 
 def swim_rows(first, count, tag="job"):
