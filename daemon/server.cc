@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <boost/asio.hpp>
 #include <cerrno>
@@ -74,6 +75,7 @@ struct Server::Impl {
   awaitable<void> Answer(Connection& c, std::string_view data);
   awaitable<void> Flush(Connection& c);
   size_t Consume(Connection& c, std::string_view data);
+  size_t WriteThreshold() const;
   void HandleLine(Connection& c, std::string_view line);
   void Refuse(Stream::socket& s);
   void Finish(std::shared_ptr<Connection> c);
@@ -225,12 +227,23 @@ awaitable<void> Server::Impl::Serve(std::shared_ptr<Connection> c) {
 }
 
 // Answers every complete line of data, writing early whenever the replies
-// pass the buffer limit.
+// pass WriteThreshold.
 awaitable<void> Server::Impl::Answer(Connection& c, std::string_view data) {
   while (!data.empty() && !c.stopping) {
     data.remove_prefix(Consume(c, data));
-    if (c.out.size() >= limits.client_buffer_bytes) co_await Flush(c);
+    if (c.out.size() >= WriteThreshold()) co_await Flush(c);
   }
+}
+
+// Reply bytes gathered before they are written. While they wait for the
+// journal, a whole burst (group commit: one sync per write, up to
+// limits.client_buffer_bytes). Otherwise a small chunk, so a pipelining client
+// reads replies and sends more requests while the daemon answers the rest of
+// its burst, instead of both sides taking turns (docs/benchmarks.md §6).
+size_t Server::Impl::WriteThreshold() const {
+  constexpr size_t kChunkBytes = 4096;
+  if (dispatcher.unsynced() > 0) return limits.client_buffer_bytes;
+  return std::min(kChunkBytes, limits.client_buffer_bytes);
 }
 
 // Replies go out only after the events they acknowledge are in the journal.
@@ -243,19 +256,32 @@ awaitable<void> Server::Impl::Flush(Connection& c) {
     std::_Exit(75);  // EX_TEMPFAIL
   }
   if (c.out.empty()) co_return;
+  // Most writes fit the socket's buffer at once: try without a trip through the
+  // event loop (the socket is non-blocking), and wait only for the rest.
   boost::system::error_code ec;
-  co_await asio::async_write(c.socket, asio::buffer(c.out),
+  const size_t sent = c.socket.write_some(asio::buffer(c.out), ec);
+  if (!ec && sent == c.out.size()) {
+    c.out.clear();
+    co_return;
+  }
+  if (ec && ec != asio::error::would_block) {
+    c.out.clear();
+    c.stopping = true;
+    co_return;
+  }
+  ec = {};
+  co_await asio::async_write(c.socket, asio::buffer(c.out.data() + sent, c.out.size() - sent),
                              asio::redirect_error(use_awaitable, ec));
   c.out.clear();
   if (ec) c.stopping = true;
 }
 
 // Answers the complete lines at the front of data; returns how much it used.
-// It stops early once the replies pass limits.client_buffer_bytes, so one
-// client's pipelined burst is written out in bounded pieces.
+// It stops early once the replies pass WriteThreshold, so one client's
+// pipelined burst is written out in bounded pieces.
 size_t Server::Impl::Consume(Connection& c, std::string_view data) {
   size_t used = 0;
-  while (used < data.size() && c.out.size() < limits.client_buffer_bytes) {
+  while (used < data.size() && c.out.size() < WriteThreshold()) {
     const size_t nl = data.find('\n', used);
     const std::string_view piece =
         data.substr(used, nl == std::string_view::npos ? data.npos : nl - used);
