@@ -51,18 +51,27 @@ struct Setup {
   int next_job = 0;
 };
 
-void BM_DecodeHeartbeat(benchmark::State& state) {
-  const std::string line = R"({"op":"heartbeat","machine":"n123","free_slots":1})";
+// Decoding the two lines agents send most, with the fast path for flat lines
+// (DecodeRequest) and without it (DecodeRequestGeneral, the baseline).
+template <Status (*Decode)(std::string_view, Request*)>
+void BM_Decode(benchmark::State& state) {
+  const std::string lines[] = {R"({"op":"heartbeat","machine":"n123","free_slots":1})",
+                               R"({"op":"task_done","job":"j1234","task":"t56"})"};
+  const std::string& line = lines[state.range(0)];
   Request r;
-  for (auto _ : state) benchmark::DoNotOptimize(DecodeRequest(line, &r));
+  for (auto _ : state) benchmark::DoNotOptimize(Decode(line, &r));
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_DecodeHeartbeat);
+BENCHMARK(BM_Decode<DecodeRequest>)->ArgName("task_done")->Arg(0)->Arg(1);
+BENCHMARK(BM_Decode<DecodeRequestGeneral>)->ArgName("task_done")->Arg(0)->Arg(1);
 
 // One heartbeat (free_slots 1) and the task_done for what it assigned: two
-// events. A new job keeps the queue at its size after every kTasksPerJob events.
+// events. A new job keeps the queue at its size after every kTasksPerJob
+// events; with the second argument 1 its job_submit is timed too, as in the
+// socket benchmark's mix.
 void BM_HeartbeatAndDone(benchmark::State& state) {
   const int machines = static_cast<int>(state.range(0));
+  const bool time_submits = state.range(1) != 0;
   Setup s(machines);
   int m = 0, finished = 0;
   std::string reply, done;
@@ -81,15 +90,20 @@ void BM_HeartbeatAndDone(benchmark::State& state) {
            R"(","task":")" + reply.substr(task + 8, task_end - task - 8) + R"("})";
     reply.clear();
     s.dispatcher.HandleLine(done, Caller{}, &reply);
-    if (++finished % kTasksPerJob == 0) {
-      state.PauseTiming();
-      s.SubmitJob(machines);
-      state.ResumeTiming();
-    }
+    if (++finished % kTasksPerJob != 0) continue;
+    if (!time_submits) state.PauseTiming();
+    s.SubmitJob(machines);
+    if (!time_submits) state.ResumeTiming();
   }
   state.SetItemsProcessed(2 * state.iterations());  // events
 }
-BENCHMARK(BM_HeartbeatAndDone)->Arg(1000)->Arg(10000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_HeartbeatAndDone)
+    ->ArgNames({"machines", "submits"})
+    ->Args({1000, 0})
+    ->Args({10000, 0})
+    ->Args({1000, 1})
+    ->Args({10000, 1})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace locsched

@@ -1,5 +1,7 @@
 #include "io/request.h"
 
+#include "io/flat_request.h"
+
 #include <simdjson.h>
 
 #include <cmath>
@@ -196,6 +198,11 @@ Status DecodeOp(const object& obj, const CommandSpec** spec) {
 }  // namespace
 
 Status DecodeRequest(std::string_view line, Request* out) {
+  if (DecodeFlatRequest(line, out)) return Status::Ok();
+  return DecodeRequestGeneral(line, out);
+}
+
+Status DecodeRequestGeneral(std::string_view line, Request* out) {
   *out = Request{};
   // A NUL byte would otherwise surface as a bare parse error.
   if (line.find('\0') != std::string_view::npos) return Bad("request", "contains a NUL byte");

@@ -22,6 +22,8 @@ struct TaskRequest {
   TaskKind kind = TaskKind::kMap;
   double size = 0;
   double duration = 0;
+  /// Field by field (tests compare the decoder's two paths).
+  bool operator==(const TaskRequest&) const = default;
 };
 
 /// A decoded request; fields the op does not use keep their defaults.
@@ -37,9 +39,14 @@ struct Request {
   double weight = 1;
   bool drain = true;
   std::vector<TaskRequest> tasks;
+  /// Field by field (tests compare the decoder's two paths).
+  bool operator==(const Request&) const = default;
 };
 
 /// Decodes one protocol line (without its newline) into *out.
 Status DecodeRequest(std::string_view line, Request* out);
+/// DecodeRequest without its fast path for compact flat lines (io/flat_request.h):
+/// simdjson and the command table's checks for every line.
+Status DecodeRequestGeneral(std::string_view line, Request* out);
 
 }  // namespace locsched

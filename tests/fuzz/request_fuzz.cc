@@ -1,6 +1,7 @@
 // Fuzz target for the wire protocol's request decoder (io/request.h): any line
 // either decodes to a Request that keeps the CommandTable's promises or is
-// rejected with "field: problem". Run by libFuzzer (tools/fuzz.sh) and, over
+// rejected with "field: problem", and a line the fast path (io/flat_request.h)
+// takes decodes the same through the general decoder. Run by libFuzzer (tools/fuzz.sh) and, over
 // the seed corpus, by fuzz_replay in every ctest run (fuzz/request_corpus).
 #include <cmath>
 #include <cstddef>
@@ -10,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "io/flat_request.h"
 #include "io/request.h"
 
 namespace locsched {
@@ -102,6 +104,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     locsched::CheckRequest(r);
   } else {
     locsched::CheckError(s);
+  }
+  // The fast path for flat lines decodes exactly what the general decoder does.
+  locsched::Request general;
+  if (locsched::DecodeFlatRequest(line, &r)) {
+    const locsched::Status g = locsched::DecodeRequestGeneral(line, &general);
+    locsched::Expect(g.ok() && general == r, "the fast path agrees with the general decoder", line);
   }
   return 0;
 }
