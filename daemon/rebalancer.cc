@@ -47,7 +47,8 @@ Rebalancer::Rebalancer(Scheduler& sched, const RebalanceConfig& cfg) : sched_(sc
   assert(sched.params().kind == PolicyKind::kJsqMaxWeight);
   interval_ = static_cast<double>(cfg_.base_interval_ms) / 1000;
   sched_.SetObserver(this);
-  if (sched.queued() > 0 || sched.cluster().num_machines() > 0) MarkForRebuild();  // not seen
+  // Tasks and machines it has not seen, or no automatic runs to keep a log for.
+  if (!cfg_.enabled || sched.queued() > 0 || sched.cluster().num_machines() > 0) MarkForRebuild();
 }
 
 Rebalancer::~Rebalancer() {
@@ -56,6 +57,7 @@ Rebalancer::~Rebalancer() {
 
 void Rebalancer::ApplyConfig(const RebalanceConfig& cfg) {
   cfg_ = cfg;
+  if (!cfg_.enabled) MarkForRebuild();
   interval_ = std::clamp(interval_, static_cast<double>(cfg_.base_interval_ms) / 1000,
                          static_cast<double>(cfg_.max_interval_ms) / 1000);
 }
@@ -87,11 +89,14 @@ void Rebalancer::OnJobSubmitted(uint64_t tasks) {
   if (tasks >= cfg_.big_job_tasks) big_job_ = true;
 }
 
-// Drops the log; the next Begin lists the whole backlog after a reset.
+// Drops the log (and its memory); the next Begin lists the whole backlog after
+// a reset. While automatic runs are off the log stays dropped: it would cost
+// about 28 bytes per queued task for the rare forced run, which lists the
+// backlog instead.
 void Rebalancer::MarkForRebuild() {
   rebuild_ = true;
-  ops_.clear();
-  replicas_.clear();
+  ops_ = {};
+  replicas_ = {};
 }
 
 // The log of a fresh flow: a reset, every machine, every queued task.
@@ -268,6 +273,7 @@ bool Rebalancer::Apply(RebalanceRun& run, size_t max_moves) {
 
 void Rebalancer::End(RebalanceRun& run, double now) {
   out_ = false;
+  if (!cfg_.enabled) MarkForRebuild();  // a forced run: no log until the next one
   run.stats.locality_after = Locality();
   ++runs_;
   moved_total_ += run.stats.moved;

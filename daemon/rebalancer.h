@@ -1,5 +1,6 @@
 // Rebalancer: issue 5 in the daemon. As the Scheduler's BacklogObserver it logs
-// every change of the queued backlog (O(1) or O(replicas) per event) and keeps ONE
+// every change of the queued backlog (O(1) or O(replicas) per event; only while
+// automatic runs are on, else a forced run lists the backlog) and keeps ONE
 // MaxCover across runs; a run absorbs the log, solves max-cover + bal-assign
 // (hta_flow's Rebalance) counting running tasks per machine, and moves queued tasks
 // to the chosen queues where still valid. Owned by the Engine (jsq-maxweight only).
@@ -107,6 +108,8 @@ class Rebalancer final : public BacklogObserver {
   bool busy() const { return out_; }
   /// Runs ended so far.
   uint64_t runs() const { return runs_; }
+  /// Backlog changes logged since the last run (tests: none while automatic runs are off).
+  size_t logged() const { return ops_.size(); }
   /// Share of queued tasks in a local queue of a machine holding their data.
   double Locality() const;
   /// The `rebalance` object of `status`.

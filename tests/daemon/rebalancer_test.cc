@@ -163,9 +163,14 @@ void CheckQueues(const Engine& e) {
 }
 
 TEST_CASE("after random events the kept flow equals a from-scratch Preflow", "[rebalance]") {
+  // Automatic runs on: the flow is kept incrementally between runs from the
+  // log. Off: no log is kept and every forced run starts from a full listing.
+  const bool automatic = GENERATE(true, false);
+  Config c;
+  c.rebalance.enabled = automatic;
   for (uint64_t seed = 1; seed <= 8; ++seed) {
-    INFO("seed " << seed);
-    Harness h;
+    INFO("seed " << seed << ", automatic " << automatic);
+    Harness h(c);
     Rng rng(seed);
     uint64_t moved = 0;
     for (int step = 0; step < 600; ++step) {
@@ -185,6 +190,29 @@ TEST_CASE("after random events the kept flow equals a from-scratch Preflow", "[r
     }
     CHECK(moved > 0);  // the runs did move tasks
   }
+}
+
+TEST_CASE("with automatic runs off no backlog log is kept (it cost 28 bytes per queued task)",
+          "[rebalance]") {
+  Harness h;  // rebalance.enabled is false by default
+  Rebalancer& rb = *h.engine.rebalancer();
+  Rng rng(5);
+  for (int step = 0; step < 20; ++step) h.Send(RandomJob(rng, step));
+  CHECK(rb.logged() == 0);
+  const uint64_t queued = h.engine.scheduler().queued();
+  const json r = h.Send(R"({"op":"rebalance"})", kAdmin);
+  REQUIRE(r["ok"] == true);
+  CHECK(r["backlog"] == queued);  // the forced run listed the whole backlog
+  CheckFlow(h.engine);
+  h.Send(RandomJob(rng, 20));
+  CHECK(rb.logged() == 0);
+  // Turned on by a reload, the log starts with the next run's full listing.
+  Config on;
+  on.rebalance.enabled = true;
+  rb.ApplyConfig(on.rebalance);
+  REQUIRE(h.Send(R"({"op":"rebalance"})", kAdmin)["ok"] == true);
+  h.Send(RandomJob(rng, 21));
+  CHECK(rb.logged() > 0);
 }
 
 TEST_CASE("moves made stale while the solve was out are dropped", "[rebalance]") {
