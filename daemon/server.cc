@@ -240,8 +240,11 @@ awaitable<void> Server::Impl::Answer(Connection& c, std::string_view data) {
 // limits.client_buffer_bytes). Otherwise a small chunk, so a pipelining client
 // reads replies and sends more requests while the daemon answers the rest of
 // its burst, instead of both sides taking turns (docs/benchmarks.md §6).
+// Measured under locsched-loadgen (128 in flight): 2 KiB kept the daemon busy
+// 100% of the time; 512 B spent it on wakeups, 16 KiB and whole bursts left it
+// waiting 30% of the time.
 size_t Server::Impl::WriteThreshold() const {
-  constexpr size_t kChunkBytes = 4096;
+  constexpr size_t kChunkBytes = 2048;
   if (dispatcher.unsynced() > 0) return limits.client_buffer_bytes;
   return std::min(kChunkBytes, limits.client_buffer_bytes);
 }
