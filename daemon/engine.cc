@@ -125,6 +125,9 @@ Status Engine::MachineUp(const Request& r, JsonWriter& w) {
   if (r.slots > UINT32_MAX) return Status::InvalidArgument("slots", "must be at most 4294967295");
   const std::optional<uint32_t> known = machine_names_.Find(r.machine);
   if (!known) {
+    if (machine_names_.size() >= NameIndex::kMaxNames)
+      return Status::ResourceExhausted(
+          "machine", "at most " + std::to_string(NameIndex::kMaxNames) + " machines can join");
     Machine m{r.machine, RackId(r.rack), static_cast<uint32_t>(r.slots)};
     const MachineId id = sched_.AddMachine(std::move(m));
     machine_names_.Add(r.machine);

@@ -324,6 +324,8 @@ void Engine::LoadCounters(const SavedCounters& c) {
 }
 
 Status Engine::LoadMachine(const SavedMachine& m, LoadScratch* scratch) {
+  if (machine_names_.size() >= NameIndex::kMaxNames)
+    return Bad("more than " + std::to_string(NameIndex::kMaxNames) + " machines");
   if (m.name.empty() || m.slots == 0 || !machine_names_.Add(m.name))
     return Bad("machine '" + m.name + "' is empty, duplicate or has no slots");
   const MachineId id = sched_.AddMachine(Machine{m.name, m.rack, m.slots});
@@ -335,8 +337,8 @@ Status Engine::LoadMachine(const SavedMachine& m, LoadScratch* scratch) {
 // Submits the job with every task routed to the queue it held (or anywhere,
 // if it was not queued), then replays its finished and running tasks.
 Status Engine::LoadJob(const SavedJob& job, LoadScratch* scratch) {
-  if (job.tasks.empty() || job_ids_.count(job.name))
-    return Bad("job '" + job.name + "' empty or duplicate");
+  if (job.tasks.empty() || job_ids_.count(job.name) || job.tasks.size() > NameIndex::kMaxNames)
+    return Bad("job '" + job.name + "' empty, duplicate or too large");
   NameIndex names;
   names.Reserve(job.tasks.size());
   std::vector<TaskSpec> specs(job.tasks.size());

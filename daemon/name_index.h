@@ -1,7 +1,9 @@
-// NameIndex: the task names of one job, packed for the daemon's memory budget:
-// one string arena, end offsets, and an open-addressing table from a name to
-// its position. About 12 bytes plus the name's characters per task, against
-// ~80 for an unordered_map<std::string, id>. Owned by the Engine; one thread.
+// NameIndex: the task names of one job (and the machine names), packed for the
+// daemon's memory budget: one string arena, end offsets, and an open-addressing
+// table from a name to its position whose slots carry 8 bits of the name's hash,
+// so a probe past another name rarely touches the arena. About 12 bytes plus the
+// name's characters per task, against ~80 for an unordered_map<std::string, id>.
+// Owned by the Engine; one thread.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +19,10 @@ class NameIndex {
  public:
   /// Prepares room for n names (the table is sized once, for at most half load).
   void Reserve(size_t n);
-  /// Appends a name at position size(); false (and nothing added) if it is already present.
+  /// Most names one index holds (positions fit the slots' low 24 bits).
+  static constexpr uint32_t kMaxNames = (uint32_t{1} << 24) - 1;
+  /// Appends a name at position size(); false (and nothing added) if it is already
+  /// present. The caller keeps size() below kMaxNames.
   bool Add(std::string_view name);
   /// The position of name, if present.
   std::optional<uint32_t> Find(std::string_view name) const;
@@ -29,12 +34,13 @@ class NameIndex {
   size_t heap_bytes() const;
 
  private:
-  size_t Slot(std::string_view name) const;  // the slot holding name, or the empty one it hashes to
+  // The slot holding name, or the empty one it hashes to; *tag gets the tag bits.
+  size_t Slot(std::string_view name, uint32_t* tag) const;
   void Grow();
 
   std::string arena_;            // every name, back to back
   std::vector<uint32_t> ends_;   // ends_[i]: end of name i in arena_
-  std::vector<uint32_t> slots_;  // position + 1, or 0 for empty; size is a power of two
+  std::vector<uint32_t> slots_;  // 0 for empty, else hash tag << 24 | (position + 1); size 2^k
 };
 
 }  // namespace locsched

@@ -38,6 +38,17 @@ TEST_CASE("NameIndex answers like an unordered_map, with and without Reserve") {
   }
 }
 
+TEST_CASE("NameIndex: names whose hashes share a first slot are told apart by tag or text") {
+  // 4,000 names in a table of 8,192 slots (about half full): probes pass
+  // other names, with equal or different tags; every answer must still match.
+  NameIndex index;
+  index.Reserve(4000);
+  for (int i = 0; i < 4000; ++i) REQUIRE(index.Add("m" + std::to_string(i)));
+  for (int i = 0; i < 4000; ++i) CHECK(index.Find("m" + std::to_string(i)) == uint32_t(i));
+  for (int i = 4000; i < 8000; ++i) CHECK_FALSE(index.Find("m" + std::to_string(i)).has_value());
+  CHECK_FALSE(index.Add("m17"));
+}
+
 TEST_CASE("an empty NameIndex finds nothing") {
   NameIndex index;
   CHECK_FALSE(index.Find("a").has_value());
