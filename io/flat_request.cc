@@ -8,14 +8,15 @@ namespace locsched {
 namespace {
 
 // One member of a flat object. `text` holds a string's characters or an
-// integer's digits.
+// integer's digits (unset for a boolean), `count` an integer's value, `flag` a
+// boolean's. No initializers: an array of them is not zeroed for every line.
 struct Member {
   enum class Kind : uint8_t { kString, kCount, kBool };
   std::string_view key;
-  Kind kind = Kind::kString;
+  Kind kind;
   std::string_view text;
-  uint64_t count = 0;
-  bool flag = false;
+  uint64_t count;
+  bool flag;
 };
 
 // More members than any flat command has fields (plus op and id): such a line
@@ -49,16 +50,29 @@ class Scanner {
   size_t pos_ = 0;
 };
 
+// What a byte does inside a string: printable ASCII other than the quote and
+// the backslash is plain; the quote ends it; anything else leaves the fast path.
+enum : uint8_t { kPlain, kQuote, kOther };
+
+constexpr std::array<uint8_t, 256> MakeStringClasses() {
+  std::array<uint8_t, 256> classes{};
+  for (int c = 0; c < 256; ++c) classes[c] = c >= 0x20 && c <= 0x7e && c != '\\' ? kPlain : kOther;
+  classes['"'] = kQuote;
+  return classes;
+}
+
+constexpr std::array<uint8_t, 256> kStringClasses = MakeStringClasses();
+
+// One table look-up per byte: names are short, so this beats memchr plus a check.
 bool Scanner::ReadString(std::string_view* out) {
   if (!Eat('"')) return false;
   for (size_t i = pos_; i < s_.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s_[i]);
-    if (c == '"') {
-      *out = s_.substr(pos_, i - pos_);
-      pos_ = i + 1;
-      return true;
-    }
-    if (c < 0x20 || c > 0x7e || c == '\\') return false;
+    const uint8_t cls = kStringClasses[static_cast<unsigned char>(s_[i])];
+    if (cls == kPlain) continue;
+    if (cls == kOther) return false;
+    *out = s_.substr(pos_, i - pos_);
+    pos_ = i + 1;
+    return true;
   }
   return false;
 }
@@ -109,13 +123,7 @@ bool SplitMembers(std::string_view line, std::array<Member, kMaxMembers>* member
   return sc.Eat('}') && sc.AtEnd();
 }
 
-bool HasDuplicate(std::span<const Member> ms) {
-  for (size_t i = 0; i < ms.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (ms[i].key == ms[j].key) return true;
-  return false;
-}
-
+// The request's op: the string of the one "op" member.
 const CommandSpec* FindOp(std::span<const Member> ms) {
   for (const Member& m : ms)
     if (m.key == "op") return m.kind == Member::Kind::kString ? FindCommand(m.text) : nullptr;
@@ -175,14 +183,25 @@ void Set(const Member& m, Request* out) {
     out->drain = m.flag;
 }
 
-bool HasRequired(std::span<const FieldSpec> fields, std::span<const Member> ms) {
-  for (const FieldSpec& f : fields) {
-    if (!f.required) continue;
-    bool found = false;
-    for (const Member& m : ms) found = found || m.key == f.name;
-    if (!found) return false;
-  }
-  return true;
+// Bit i stands for spec.fields[i]; the two top bits for "op" and "id".
+constexpr uint32_t kOpBit = 1u << 31, kIdBit = 1u << 30;
+
+uint32_t RequiredBits(std::span<const FieldSpec> fields) {
+  uint32_t bits = kOpBit;
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (fields[i].required) bits |= 1u << i;
+  return bits;
+}
+
+// The bit of member m's key, 0 if the key is not the command's, or its value
+// is not one the fast path takes (the general decoder then words the error).
+uint32_t CheckMember(const CommandSpec& spec, const Member& m, Request* out) {
+  if (m.key == "op") return kOpBit;
+  if (m.key == "id") return SetId(m, out) ? kIdBit : 0;
+  const FieldSpec* f = FindField(spec.fields, m.key);
+  if (f == nullptr || !TypeFits(f->type, m)) return 0;
+  Set(m, out);
+  return 1u << (f - spec.fields.data());
 }
 
 }  // namespace
@@ -193,20 +212,17 @@ bool DecodeFlatRequest(std::string_view line, Request* out) {
   if (!SplitMembers(line, &members, &n)) return false;
   const std::span<const Member> ms(members.data(), n);
   const CommandSpec* spec = FindOp(ms);
-  if (spec == nullptr || HasDuplicate(ms) || !HasRequired(spec->fields, ms)) return false;
-  *out = Request{};
+  if (spec == nullptr || spec->fields.size() >= 30) return false;
+  out->Clear();
   out->op = spec->op;
+  uint32_t seen = 0;
   for (const Member& m : ms) {
-    if (m.key == "op") continue;
-    if (m.key == "id") {
-      if (!SetId(m, out)) return false;
-      continue;
-    }
-    const FieldSpec* f = FindField(spec->fields, m.key);
-    if (f == nullptr || !TypeFits(f->type, m)) return false;
-    Set(m, out);
+    const uint32_t bit = CheckMember(*spec, m, out);
+    if (bit == 0 || (seen & bit) != 0) return false;  // not taken, or a key given twice
+    seen |= bit;
   }
-  return true;
+  const uint32_t required = RequiredBits(spec->fields);
+  return (seen & required) == required;
 }
 
 }  // namespace locsched

@@ -197,13 +197,27 @@ Status DecodeOp(const object& obj, const CommandSpec** spec) {
 
 }  // namespace
 
+// Every field back to its initializer in request.h (a test checks Clear
+// against a default-constructed Request after every command's full request).
+void Request::Clear() {
+  op = Op::kStatus;
+  has_id = id_is_number = false;
+  for (std::string* s : {&id, &machine, &job, &task, &rack, &reason, &command}) s->clear();
+  slots = 1;
+  free_slots = 0;
+  top = 10;
+  weight = 1;
+  drain = true;
+  tasks.clear();
+}
+
 Status DecodeRequest(std::string_view line, Request* out) {
   if (DecodeFlatRequest(line, out)) return Status::Ok();
   return DecodeRequestGeneral(line, out);
 }
 
 Status DecodeRequestGeneral(std::string_view line, Request* out) {
-  *out = Request{};
+  out->Clear();
   // A NUL byte would otherwise surface as a bare parse error.
   if (line.find('\0') != std::string_view::npos) return Bad("request", "contains a NUL byte");
   // One parser per thread, reused: it keeps its buffers between lines.

@@ -41,6 +41,8 @@ struct Request {
   std::vector<TaskRequest> tasks;
   /// Field by field (tests compare the decoder's two paths).
   bool operator==(const Request&) const = default;
+  /// Back to a default-constructed request, keeping the strings' capacity.
+  void Clear();
 };
 
 /// Decodes one protocol line (without its newline) into *out.

@@ -100,6 +100,24 @@ TEST_CASE("Request: job_submit fills tasks, replicas and kinds", "[io][request]"
   CHECK(r.tasks[1].kind == TaskKind::kReduce);
 }
 
+TEST_CASE("Request: Clear restores every field a decode may set", "[io][request]") {
+  // A decoder reuses its Request: a field Clear forgot would leak into the next line.
+  for (const CommandSpec& spec : CommandTable()) {
+    INFO(spec.name);
+    json full = FullRequest(spec);
+    full["id"] = 7;
+    Request r;
+    REQUIRE(Decode(full, &r).ok());
+    r.Clear();
+    CHECK(r == Request{});
+  }
+  Request r;
+  r.has_id = r.id_is_number = true;
+  r.drain = false;
+  r.Clear();
+  CHECK(r == Request{});
+}
+
 TEST_CASE("Request: defaults apply when optional fields are absent", "[io][request]") {
   Request r;
   REQUIRE(Decode({{"op", "machine_up"}, {"machine", "a"}}, &r).ok());
