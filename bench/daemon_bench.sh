@@ -17,7 +17,8 @@
 # Environment: BUILD_DIR (default build/release), JOBS (build jobs, default nproc),
 # BENCH_SECONDS (measured window, default 10), BENCH_WINDOW (requests in flight,
 # default 128), BENCH_QUEUED (default 100000), BENCH_ROUNDS (default 3),
-# BENCH_OUT (JSON path).
+# BENCH_OUT (JSON path), BENCH_BASELINE (another locschedd binary, e.g. main's
+# before a change: its two rows run in the same rounds, after this build's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build/release}
@@ -25,6 +26,7 @@ seconds=${BENCH_SECONDS:-10}
 window=${BENCH_WINDOW:-128}
 queued=${BENCH_QUEUED:-100000}
 rounds=${BENCH_ROUNDS:-3}
+baseline=${BENCH_BASELINE:-}
 out=${BENCH_OUT:-docs/figures/daemon_bench.json}
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -65,8 +67,8 @@ load() {  # load NAME WINDOW [loadgen flags...]
   "$loadgen" --seconds "$seconds" --window "$w" --queued "$queued" "$@" >"$tmp/$name.json"
 }
 
-start_daemon() {
-  "$daemon" --set "sockets.event_path=$tmp/ev.sock" --set "sockets.control_path=$tmp/ctl.sock" \
+start_daemon() {  # start_daemon [BINARY]
+  "${1:-$daemon}" --set "sockets.event_path=$tmp/ev.sock" --set "sockets.control_path=$tmp/ctl.sock" \
     --set log.level=warn --set log.target=stderr 2>"$tmp/server.log" &
   server_pid=$!
   wait_for "$tmp/ev.sock"
@@ -84,6 +86,11 @@ for round in $(seq "$rounds"); do
     load "daemon-$machines.$round" "$window" --socket "$tmp/ev.sock" --machines "$machines" \
       --pid "$server_pid"
     stop_server
+    [[ -n $baseline ]] || continue
+    start_daemon "$baseline"
+    load "baseline-$machines.$round" "$window" --socket "$tmp/ev.sock" --machines "$machines" \
+      --pid "$server_pid"
+    stop_server
   done
 done
 start_daemon
@@ -95,8 +102,11 @@ import json, os, platform, statistics, subprocess, sys
 tmp, out, seconds, window, rounds = sys.argv[1:6]
 rounds = int(rounds)
 load = lambda name: json.load(open(os.path.join(tmp, name + ".json")))
-series = {name: [load("%s.%d" % (name, r)) for r in range(1, rounds + 1)]
-          for name in ("echo", "daemon-1000", "daemon-10000")}
+names = ["echo", "daemon-1000", "daemon-10000"]
+if os.path.exists(os.path.join(tmp, "baseline-1000.1.json")):
+    names[2:2] = ["baseline-1000"]
+    names += ["baseline-10000"]
+series = {name: [load("%s.%d" % (name, r)) for r in range(1, rounds + 1)] for name in names}
 series["daemon-1000-w8"] = [load("daemon-1000-w8")]
 echo = [r["replies_per_second"] for r in series["echo"]]
 model = [l.split(":", 1)[1].strip() for l in subprocess.run(
@@ -118,8 +128,9 @@ for name, runs in series.items():
     per_task = None if first["mode"] == "echo" else med(
         r["setup"].get("bytes_per_queued_task") for r in runs)
     cpu_d = [r["cpu_cores"].get("daemon") for r in runs]
+    server = "locsched-echo" if first["mode"] == "echo" else "locschedd"
     print("| %s | %d | %d | %.0f (%s) | %.0f | %.0f | %.0f | %.2f (%s) | %s | %s / %.2f |" % (
-        "locsched-echo" if first["mode"] == "echo" else "locschedd", first["machines"],
+        "baseline " + server if name.startswith("baseline") else server, first["machines"],
         first["window"], med(rates), ", ".join("%.0fk" % (x / 1000) for x in rates),
         lat("p50"), lat("p99"), lat("p999"), med(ratios),
         ", ".join("%.2f" % x for x in ratios), "-" if per_task is None else "%.0f" % per_task,
