@@ -12,6 +12,11 @@ uint64_t HashType(std::span<const uint32_t> sorted) {
   return h ^ (h >> 29);
 }
 
+// The held_hint_ counter of a type hash (its top bits: the map buckets by the low ones).
+size_t HintOf(uint64_t h) {
+  return static_cast<size_t>(h >> 51);  // 13 bits: 8,192 counters
+}
+
 // Adds 1 at index m, growing the vector as machine ids appear.
 template <typename T>
 void Bump(std::vector<T>& counts, uint32_t m) {
@@ -43,13 +48,17 @@ void ArrivalWindow::Count(std::span<const uint32_t> sorted) {
     return;
   }
   const uint64_t h = HashType(sorted);
-  auto it = exact_.find(h);
+  // Once the table is full, most arrivals are of types it does not hold: the
+  // hint answers those without probing the map.
+  auto it = held_hint_[HintOf(h)] != 0 ? exact_.find(h) : exact_.end();
   const bool held = it != exact_.end() && std::ranges::equal(it->second.type, sorted);
   if (held || (it == exact_.end() && exact_.size() < max_types_)) {
-    if (held)
+    if (held) {
       ++it->second.count;
-    else
+    } else {
       exact_.emplace(h, Held{Type(sorted.begin(), sorted.end()), 1});
+      ++held_hint_[HintOf(h)];
+    }
     ++b.exact[h];
   } else {
     Bump(b.folded, sorted.front());
@@ -62,7 +71,9 @@ void ArrivalWindow::Evict(double now) {
     const Bucket& b = buckets_.front();
     for (const auto& [h, n] : b.exact) {
       auto it = exact_.find(h);
-      if ((it->second.count -= n) == 0) exact_.erase(it);
+      if ((it->second.count -= n) != 0) continue;
+      exact_.erase(it);
+      --held_hint_[HintOf(h)];
     }
     for (uint32_t m = 0; m < b.folded.size(); ++m) folded_[m] -= b.folded[m];
     remote_ -= b.remote;

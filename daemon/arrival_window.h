@@ -53,6 +53,7 @@ class ArrivalWindow {
   std::optional<double> first_;  // the first arrival ever seen
   std::deque<Bucket> buckets_;
   std::unordered_map<uint64_t, Held> exact_;  // the window's totals of the buckets' counts
+  std::vector<uint32_t> held_hint_ = std::vector<uint32_t>(8192);  // exact_ keys per HintOf
   std::vector<uint64_t> folded_;
   uint64_t remote_ = 0;
 };
