@@ -43,7 +43,7 @@ struct PolicyParams {
   /// |R| + priority_slack long and at most |R| + remote_bias of its tasks would be served
   /// before this one (higher ranked jobs, earlier tasks of its job). 0: off.
   uint32_t priority_slack = 0;
-  uint64_t seed = 1;            ///< seeds JSQ's random tie-breaks
+  uint64_t seed = 1;  ///< seeds JSQ's random tie-breaks
 };
 
 /// One decision: which task a free slot runs, and whether it runs local to its data.

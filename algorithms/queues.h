@@ -151,8 +151,8 @@ class LocalityQueues {
   std::vector<uint32_t> ranks_;      // priority rank by job id
   std::vector<uint64_t> rank_seqs_;  // by job id: the arrival seq a rank belongs to; empty = any
   bool place_new_ = false;           // unranked jobs placed by Smith's rule (else last)
-  std::vector<uint32_t> ranked_ranks_;   // the live ranked jobs' ranks, ascending
-  std::vector<double> ranked_ratios_;    // their weights per waiting task, descending
+  std::vector<uint32_t> ranked_ranks_;  // the live ranked jobs' ranks, ascending
+  std::vector<double> ranked_ratios_;   // their weights per waiting task, descending
   // By job id: a placed job's key and the seq it belongs to (0 = none), computed when first
   // needed and kept until the next SetPriorityRanks so heap order stays valid.
   mutable std::vector<uint64_t> placed_keys_, placed_seqs_;
