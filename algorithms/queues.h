@@ -104,13 +104,14 @@ class LocalityQueues {
     const uint64_t r = running < kMaxRunning ? running : kMaxRunning;
     return r << kSeqBits | (seq & ((uint64_t{1} << kSeqBits) - 1));
   }
-  // The priority order of a job as one integer: 2 * rank + 2 for a ranked job, 2 * r + 3 for
-  // a job placed (place_new) right after the ranked job of rank r, 1 for one placed before
-  // all, UINT64_MAX for an unranked job otherwise.
+  // Whether the last order ranked this job (same id and, with seqs, same arrival).
   bool Ranked(JobId job, uint64_t seq) const {
     return job < ranks_.size() && ranks_[job] != UINT32_MAX &&
            (rank_seqs_.empty() || rank_seqs_[job] == seq);
   }
+  // The priority order of a job as one integer: 2 * rank + 2 for a ranked job, 2 * r + 3 for
+  // a job placed (place_new) right after the ranked job of rank r, 1 for one placed before
+  // all, UINT64_MAX for an unranked job otherwise.
   uint64_t PriorityKey(JobId job, uint64_t seq) const {
     if (Ranked(job, seq)) return uint64_t{ranks_[job]} * 2 + 2;
     return place_new_ ? PlacedKey(job, seq) : UINT64_MAX;
