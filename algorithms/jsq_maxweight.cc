@@ -21,6 +21,7 @@ void JsqMaxWeight::AddMachine(MachineId m) {
 }
 
 uint32_t JsqMaxWeight::Route(TaskId t) {
+  if (remote_bias_ == 0 && priority_slack_ == 0) return RouteUniform(t);  // the default
   const uint32_t q = remote_bias_ == 0 ? RouteUniform(t) : RouteBiased(t);
   if (q != LocalityQueues::kRemote || priority_slack_ == 0 ||
       queues_.intra() != IntraQueue::kPriority)

@@ -250,6 +250,11 @@ double LocalityQueues::SmithRatio(const Job& job) {
   return job.weight / static_cast<double>(std::max<size_t>(1, waiting));
 }
 
+bool LocalityQueues::PriorityBefore(const Entry& a, const Entry& b) const {
+  const uint64_t ka = PriorityKey(a), kb = PriorityKey(b);
+  return ka != kb ? ka < kb : a.seq < b.seq;
+}
+
 uint64_t LocalityQueues::PlacedKey(JobId job, uint64_t seq) const {
   if (job < placed_seqs_.size() && placed_seqs_[job] == seq + 1) return placed_keys_[job];
   // c = ranked jobs at least as Smith-worthy; the key sits right after the c-th of them.
