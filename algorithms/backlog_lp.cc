@@ -234,14 +234,20 @@ int RunSimplex(glp_prob* lp, double time_limit_ms, bool warm) {
   return glp_simplex(lp, &parm);
 }
 
-// The LP jobs ordered by LP completion, ties by weight (heavier first), then Smith order.
+// The LP jobs ordered by LP completion, ties by Smith's ratio (weight per remaining work,
+// higher first), then weight. On the doubling grid many jobs share an interval; ordering
+// those by weight alone put a heavy large job before a slightly lighter single task.
 std::vector<size_t> ByCompletion(const std::vector<size_t>& jobs, const std::vector<double>& c,
                                  const BacklogInstance& in) {
   std::vector<size_t> idx(jobs.size());
   std::iota(idx.begin(), idx.end(), 0);
   std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
     if (std::abs(c[a] - c[b]) > 1e-9 * (1 + c[a] + c[b])) return c[a] < c[b];
-    return in.jobs[jobs[a]].weight > in.jobs[jobs[b]].weight;
+    const BacklogJob& x = in.jobs[jobs[a]];
+    const BacklogJob& y = in.jobs[jobs[b]];
+    const double rx = x.weight * (y.tasks * y.duration), ry = y.weight * (x.tasks * x.duration);
+    if (rx != ry) return rx > ry;  // x.weight / x.work > y.weight / y.work, without dividing
+    return x.weight > y.weight;
   });
   return idx;
 }

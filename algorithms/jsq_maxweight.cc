@@ -9,7 +9,9 @@ JsqMaxWeight::JsqMaxWeight(const PolicyParams& params, Cluster& cluster)
       queues_(cluster, params.intra),
       rng_(params.seed),
       alpha_(params.alpha),
-      gamma_(params.gamma) {}
+      gamma_(params.gamma),
+      remote_bias_(params.remote_bias),
+      priority_slack_(params.priority_slack) {}
 
 void JsqMaxWeight::AddMachine(MachineId m) {
   while (queues_.num_local() <= m) {
@@ -19,6 +21,21 @@ void JsqMaxWeight::AddMachine(MachineId m) {
 }
 
 uint32_t JsqMaxWeight::Route(TaskId t) {
+  if (remote_bias_ == 0 && priority_slack_ == 0) return RouteUniform(t);  // the default
+  const uint32_t q = remote_bias_ == 0 ? RouteUniform(t) : RouteBiased(t);
+  if (q != LocalityQueues::kRemote || priority_slack_ == 0 ||
+      queues_.intra() != IntraQueue::kPriority)
+    return q;
+  return RouteAhead(t);
+}
+
+uint32_t JsqMaxWeight::FreeSlots(MachineId m) const {
+  const Machine& machine = cluster_.machine(m);
+  return machine.running < machine.slots ? machine.slots - machine.running : 0;
+}
+
+// The paper's rule.
+uint32_t JsqMaxWeight::RouteUniform(TaskId t) {
   // Candidates are the task's usable replicas plus R. Keep the shortest; among
   // k equally short candidates, the i-th replaces the choice with probability
   // 1/i (reservoir sampling), so ties split uniformly.
@@ -33,6 +50,48 @@ uint32_t JsqMaxWeight::Route(TaskId t) {
       best_len = len;
       ties = 1;
     } else if (len == best_len && rng_.Below(++ties) == 0) {
+      best = m;
+    }
+  }
+  return best;
+}
+
+// A remote run takes alpha/gamma times longer, so R is taken only when it is shorter by more
+// than remote_bias; an equally short local queue on a machine with a free slot starts the
+// task sooner than one whose machine is busy.
+uint32_t JsqMaxWeight::RouteBiased(TaskId t) {
+  uint32_t best = LocalityQueues::kRemote, best_len = UINT32_MAX, best_free = 0, ties = 0;
+  for (MachineId m : cluster_.task(t).replicas) {
+    if (!Routable(m)) continue;
+    const uint32_t len = queues_.Length(m), free = FreeSlots(m);
+    if (len < best_len || (len == best_len && free > best_free)) {
+      best = m, best_len = len, best_free = free, ties = 1;
+    } else if (len == best_len && free == best_free && rng_.Below(++ties) == 0) {
+      best = m;
+    }
+  }
+  if (best == LocalityQueues::kRemote) return best;
+  const uint64_t remote = queues_.Length(LocalityQueues::kRemote);
+  return remote + remote_bias_ < best_len ? LocalityQueues::kRemote : best;
+}
+
+// `priority`: a task of a highly ranked job is served ahead of most of a local queue, so
+// what it waits for there is TasksBefore, not the length. It joins the local queue with the
+// fewest tasks before it (then most free slots, then uniformly) if that is at most
+// |R| + remote_bias and the queue at most |R| + priority_slack long; else R. The bound keeps
+// routing within a constant of JSQ's, which preserves its throughput optimality.
+uint32_t JsqMaxWeight::RouteAhead(TaskId t) {
+  const uint32_t remote = queues_.Length(LocalityQueues::kRemote);
+  const JobId j = cluster_.task(t).job;
+  uint32_t best = LocalityQueues::kRemote, best_before = UINT32_MAX;
+  uint32_t best_free = 0, ties = 0;
+  for (MachineId m : cluster_.task(t).replicas) {
+    if (!Routable(m) || queues_.Length(m) > remote + priority_slack_) continue;
+    const uint32_t before = queues_.TasksBefore(m, j), free = FreeSlots(m);
+    if (before > remote + remote_bias_) continue;
+    if (before < best_before || (before == best_before && free > best_free)) {
+      best = m, best_before = before, best_free = free, ties = 1;
+    } else if (before == best_before && free == best_free && rng_.Below(++ties) == 0) {
       best = m;
     }
   }

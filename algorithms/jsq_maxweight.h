@@ -1,7 +1,8 @@
 // JsqMaxWeight: Wang et al.'s policy. An arriving task joins the shortest of
-// its replicas' local queues and the remote queue (ties uniformly at random);
-// a free slot on machine m serves Q_m if alpha*|Q_m| >= gamma*|R|, else R,
-// staying work-conserving. Owned by the Scheduler; single-threaded.
+// its replicas' local queues and the remote queue (ties uniformly at random, or
+// biased against R by PolicyParams::remote_bias and, under `priority`, by the
+// job's rank); a free slot on machine m serves Q_m if alpha*|Q_m| >= gamma*|R|,
+// else R, staying work-conserving. Owned by the Scheduler; single-threaded.
 #pragma once
 
 #include <optional>
@@ -34,7 +35,8 @@ class JsqMaxWeight final : public Policy {
   QueueStats Stats() const override;
   uint64_t LocalQueueLength(MachineId m) const override { return queues_.Length(m); }
 
-  /// The queue JSQ picks for task t now (a machine id or LocalityQueues::kRemote).
+  /// The queue task t joins now (a machine id or LocalityQueues::kRemote): JSQ, then under
+  /// `priority` a local queue where few tasks would run before it instead of R.
   uint32_t Route(TaskId t);
   /// The queue MaxWeight serves for a free slot of m: m, kRemote, or kNoId if both are empty.
   uint32_t ChooseQueue(MachineId m) const;
@@ -45,6 +47,10 @@ class JsqMaxWeight final : public Policy {
 
  private:
   bool Routable(MachineId m) const { return routable_[m]; }
+  uint32_t FreeSlots(MachineId m) const;
+  uint32_t RouteUniform(TaskId t);
+  uint32_t RouteBiased(TaskId t);
+  uint32_t RouteAhead(TaskId t);
 
   Cluster& cluster_;
   LocalityQueues queues_;
@@ -52,6 +58,8 @@ class JsqMaxWeight final : public Policy {
   Rng rng_;
   double alpha_;
   double gamma_;
+  uint32_t remote_bias_;
+  uint32_t priority_slack_;
 };
 
 }  // namespace locsched

@@ -35,7 +35,15 @@ struct PolicyParams {
   double alpha = 0.8;           ///< local service rate
   double gamma = 0.2;           ///< remote service rate, < alpha
   uint32_t delay_skips = 1000;  ///< D for delay scheduling: skips before a job may run remotely
-  uint64_t seed = 1;            ///< seeds JSQ's random tie-breaks
+  /// JSQ: a task joins R only if |R| + remote_bias is shorter than each usable local queue;
+  /// ties then go local, to the machine with the most free slots. 0: the paper's rule
+  /// (shortest of all, ties uniformly at random).
+  uint32_t remote_bias = 0;
+  /// `priority`: a task JSQ sends to R joins a local queue instead if that queue is at most
+  /// |R| + priority_slack long and at most |R| + remote_bias of its tasks would be served
+  /// before this one (higher ranked jobs, earlier tasks of its job). 0: off.
+  uint32_t priority_slack = 0;
+  uint64_t seed = 1;  ///< seeds JSQ's random tie-breaks
 };
 
 /// One decision: which task a free slot runs, and whether it runs local to its data.

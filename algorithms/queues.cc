@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
+#include <functional>
 #include <utility>
 
 namespace locsched {
@@ -109,6 +110,27 @@ JobId LocalityQueues::BestJob(uint32_t queue) const {
   return Length(queue) == 0 ? kNoId : q.jobs[BestIndex(q)].job;
 }
 
+uint32_t LocalityQueues::TasksBefore(uint32_t queue, JobId j) const {
+  // A scan, not an index: the routing that asks (JsqMaxWeight under `priority`) does so
+  // only when JSQ would send a task to R, for its few replicas' queues.
+  const Job& job = cluster_.job(j);
+  uint64_t key = 0;
+  if (intra_ == IntraQueue::kFair) key = FairKey(job.running, job.seq);
+  if (intra_ == IntraQueue::kPriority) key = PriorityKey(j, job.seq);
+  uint32_t n = 0;
+  for (const Entry& e : At(queue).jobs) {
+    bool before = e.job == j;
+    if (intra_ == IntraQueue::kFair)
+      before |= fair_keys_[e.job] < key;
+    else if (intra_ == IntraQueue::kPriority && PriorityKey(e) != key)
+      before |= PriorityKey(e) < key;
+    else
+      before |= e.seq < job.seq;
+    n += before ? e.count : 0;
+  }
+  return n;
+}
+
 size_t LocalityQueues::BestIndex(const Queue& q) const {
   if (Heaped()) return 0;
   // Fair: running counts change on every start and finish of any task of a
@@ -200,11 +222,54 @@ void LocalityQueues::SetPriorityRanks(std::vector<uint32_t> ranks) {
   SetPriorityRanks(std::move(ranks), {});
 }
 
-void LocalityQueues::SetPriorityRanks(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs) {
+void LocalityQueues::SetPriorityRanks(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs,
+                                      bool place_new) {
   assert(seqs.empty() || seqs.size() == ranks.size());
   ranks_ = std::move(ranks);
   rank_seqs_ = std::move(seqs);
+  place_new_ = place_new;
+  ranked_ranks_.clear();
+  ranked_ratios_.clear();
+  std::fill(placed_seqs_.begin(), placed_seqs_.end(), 0);
+  if (place_new_) {
+    for (JobId j = 0; j < ranks_.size() && j < cluster_.job_capacity(); ++j) {
+      const Job& job = cluster_.job(j);
+      if (!job.alive || !Ranked(j, job.seq)) continue;
+      ranked_ranks_.push_back(ranks_[j]);
+      ranked_ratios_.push_back(SmithRatio(job));
+    }
+    std::sort(ranked_ranks_.begin(), ranked_ranks_.end());
+    std::sort(ranked_ratios_.begin(), ranked_ratios_.end(), std::greater<>());
+  }
   if (intra_ == IntraQueue::kPriority) SetIntraQueue(intra_);
+}
+
+double LocalityQueues::SmithRatio(const Job& job) {
+  const size_t started = size_t{job.done} + job.running;
+  const size_t waiting = job.tasks.size() > started ? job.tasks.size() - started : 0;
+  return job.weight / static_cast<double>(std::max<size_t>(1, waiting));
+}
+
+bool LocalityQueues::PriorityBefore(const Entry& a, const Entry& b) const {
+  const uint64_t ka = PriorityKey(a), kb = PriorityKey(b);
+  return ka != kb ? ka < kb : a.seq < b.seq;
+}
+
+uint64_t LocalityQueues::PlacedKey(JobId job, uint64_t seq) const {
+  if (job < placed_seqs_.size() && placed_seqs_[job] == seq + 1) return placed_keys_[job];
+  // c = ranked jobs at least as Smith-worthy; the key sits right after the c-th of them.
+  const double ratio = SmithRatio(cluster_.job(job));
+  const auto c = static_cast<size_t>(
+      std::upper_bound(ranked_ratios_.begin(), ranked_ratios_.end(), ratio, std::greater<>()) -
+      ranked_ratios_.begin());
+  const uint64_t key = c == 0 ? 1 : uint64_t{ranked_ranks_[c - 1]} * 2 + 3;
+  if (job >= placed_seqs_.size()) {
+    placed_seqs_.resize(std::max<size_t>(job + 1, placed_seqs_.size() * 2), 0);
+    placed_keys_.resize(placed_seqs_.size(), 0);
+  }
+  placed_seqs_[job] = seq + 1;
+  placed_keys_[job] = key;
+  return key;
 }
 
 void LocalityQueues::SetIntraQueue(IntraQueue intra) {

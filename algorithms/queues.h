@@ -34,6 +34,11 @@ class LocalityQueues {
   uint32_t Length(uint32_t queue) const {
     return queue == kRemote ? remote_length_ : lengths_[queue];
   }
+  /// Tasks of `queue` a new task of job j would wait behind under the intra-queue order:
+  /// those of jobs ordered before j, plus j's own (FIFO inside a job). O(jobs in the queue).
+  uint32_t TasksBefore(uint32_t queue, JobId j) const;
+  /// The intra-queue policy in force.
+  IntraQueue intra() const { return intra_; }
   /// Jobs with at least one task in `queue`, O(1).
   uint32_t JobCount(uint32_t queue) const { return static_cast<uint32_t>(At(queue).jobs.size()); }
   /// The job the next PopBest(queue) would serve; kNoId if empty.
@@ -41,8 +46,12 @@ class LocalityQueues {
   /// Sets each job's priority rank (index = job id; missing jobs rank last) and re-orders.
   void SetPriorityRanks(std::vector<uint32_t> ranks);
   /// As above, but a rank holds only for the job whose arrival seq matches seqs[id], so a
-  /// job that later reuses a finished job's id ranks last until the next re-solve.
-  void SetPriorityRanks(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs);
+  /// job that later reuses a finished job's id is unranked until the next re-solve. With
+  /// place_new, an unranked job is placed by Smith's rule instead of last: right after the
+  /// c-th ranked job, c = ranked jobs with at least its weight per waiting task (their
+  /// counts as of this call, its own when first needed; fixed until the next call).
+  void SetPriorityRanks(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs,
+                        bool place_new = false);
   /// Records job j's running-task count and arrival seq, the `fair` key (the policy calls
   /// this on every change).
   void SetRunning(JobId j, uint32_t running, uint64_t seq) {
@@ -95,16 +104,28 @@ class LocalityQueues {
     const uint64_t r = running < kMaxRunning ? running : kMaxRunning;
     return r << kSeqBits | (seq & ((uint64_t{1} << kSeqBits) - 1));
   }
-  uint32_t Rank(const Entry& e) const {
-    if (e.job >= ranks_.size()) return UINT32_MAX;
-    if (!rank_seqs_.empty() && rank_seqs_[e.job] != e.seq) return UINT32_MAX;
-    return ranks_[e.job];
+  // Whether the last order ranked this job (same id and, with seqs, same arrival).
+  bool Ranked(JobId job, uint64_t seq) const {
+    return job < ranks_.size() && ranks_[job] != UINT32_MAX &&
+           (rank_seqs_.empty() || rank_seqs_[job] == seq);
   }
-  // Heap order: priority rank first (priority only), then arrival.
+  // The priority order of a job as one integer: 2 * rank + 2 for a ranked job, 2 * r + 3 for
+  // a job placed (place_new) right after the ranked job of rank r, 1 for one placed before
+  // all, UINT64_MAX for an unranked job otherwise.
+  uint64_t PriorityKey(JobId job, uint64_t seq) const {
+    if (Ranked(job, seq)) return uint64_t{ranks_[job]} * 2 + 2;
+    return place_new_ ? PlacedKey(job, seq) : UINT64_MAX;
+  }
+  uint64_t PriorityKey(const Entry& e) const { return PriorityKey(e.job, e.seq); }
+  uint64_t PlacedKey(JobId job, uint64_t seq) const;
+  static double SmithRatio(const Job& job);
+  // Heap order: priority key first (priority only), then arrival. The priority case is out
+  // of line so that fifo's sift loops stay small (inlined, it cost fifo 10-25% in core_bench).
   bool Before(const Entry& a, const Entry& b) const {
-    if (intra_ == IntraQueue::kPriority && Rank(a) != Rank(b)) return Rank(a) < Rank(b);
+    if (intra_ == IntraQueue::kPriority) return PriorityBefore(a, b);
     return a.seq < b.seq;
   }
+  bool PriorityBefore(const Entry& a, const Entry& b) const;
   bool Heaped() const { return intra_ != IntraQueue::kFair; }
   size_t BestIndex(const Queue& q) const;
   size_t FindEntry(const Queue& q, uint32_t queue, JobId job) const;
@@ -129,6 +150,12 @@ class LocalityQueues {
   FlatMap64 index_;                  // (queue, job) -> position in jobs, for hashed queues only
   std::vector<uint32_t> ranks_;      // priority rank by job id
   std::vector<uint64_t> rank_seqs_;  // by job id: the arrival seq a rank belongs to; empty = any
+  bool place_new_ = false;           // unranked jobs placed by Smith's rule (else last)
+  std::vector<uint32_t> ranked_ranks_;  // the live ranked jobs' ranks, ascending
+  std::vector<double> ranked_ratios_;   // their weights per waiting task, descending
+  // By job id: a placed job's key and the seq it belongs to (0 = none), computed when first
+  // needed and kept until the next SetPriorityRanks so heap order stays valid.
+  mutable std::vector<uint64_t> placed_keys_, placed_seqs_;
 };
 
 }  // namespace locsched

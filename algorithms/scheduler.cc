@@ -192,7 +192,7 @@ void Scheduler::SetDraining(MachineId m, bool draining) {
 bool Scheduler::SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs) {
   auto* jsq = dynamic_cast<JsqMaxWeight*>(policy_.get());
   if (!jsq) return false;
-  jsq->mutable_queues().SetPriorityRanks(std::move(ranks), std::move(seqs));
+  jsq->mutable_queues().SetPriorityRanks(std::move(ranks), std::move(seqs), /*place_new=*/true);
   return true;
 }
 

@@ -95,7 +95,8 @@ class Scheduler {
   /// Installs who hears of backlog changes (nullptr: nobody); it must outlive the core.
   void SetObserver(BacklogObserver* observer) { observer_ = observer; }
   /// Sets the `priority` intra-queue policy's job ranks (index = job id; a rank holds for
-  /// the job whose arrival seq is seqs[id]); false if the policy is not JSQ+MaxWeight.
+  /// the job whose arrival seq is seqs[id]; other jobs are placed among the ranked ones by
+  /// Smith's rule); false if the policy is not JSQ+MaxWeight.
   bool SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs);
   /// Updates the service rates the policy weighs queues by.
   void SetRates(double alpha, double gamma) { policy_->SetRates(alpha, gamma); }

@@ -17,6 +17,8 @@ PolicyParams PolicyFrom(const SchedulerConfig& s) {
   p.alpha = s.alpha;
   p.gamma = s.gamma;
   p.delay_skips = s.delay_skips;
+  p.remote_bias = s.remote_bias;
+  p.priority_slack = s.priority_slack;
   p.seed = s.seed;
   return p;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Draw bench/priority_online.sh's results: weighted mean job completion time against
-load for the intra-queue policies fifo, fair and priority (the backlog LP's order),
+load for the intra-queue policies fifo, fair and priority (the backlog LP's order), under
+the paper's JSQ routing (dashed) and the biased routing (remote_bias > 0, solid),
 
   (a) in the simulator (locsched-sim, time slots);
   (b) through the daemon (locschedd + locsched-agents, emulated seconds).
@@ -34,38 +35,44 @@ def read_lines(path):
         fail(f"{path}: {e}")
 
 
+def routing(d):
+    """"biased" when the line's run had remote_bias > 0, else "paper" (older lines: paper)."""
+    return "biased" if d.get("remote_bias", 0) else "paper"
+
+
 def sim_series(lines):
-    """{intra: [(load %, weighted mean JCT)]} from locsched-sim --json lines."""
+    """{(routing, intra): [(load %, weighted mean JCT)]} from locsched-sim --json lines."""
     out = {}
     for d in lines:
         if d.get("weighted_mean_job_delay") is None:
             continue
-        out.setdefault(d["intra"], []).append(
+        out.setdefault((routing(d), d["intra"]), []).append(
             (100 * d["load"] / d["capacity"], d["weighted_mean_job_delay"]))
     return out
 
 
 def daemon_series(lines):
-    """{intra: [(load %, weighted mean JCT)]} from priority_online.sh's daemon lines."""
+    """{(routing, intra): [(load %, weighted mean JCT)]} from priority_online.sh's daemon lines."""
     out = {}
     for d in lines:
-        out.setdefault(d["intra"], []).append(
+        out.setdefault((routing(d), d["intra"]), []).append(
             (d["load_pct"], d["agents"]["weighted_mean_job_delay"]))
     return out
 
 
 def panel(ax, series, title, unit):
-    for intra, (label, color, marker) in STYLES.items():
-        points = sorted(series.get(intra, []))
-        if points:
-            ax.plot([p[0] for p in points], [p[1] for p in points], marker=marker,
-                    color=color, label=label)
+    for (route, line) in (("paper", "--"), ("biased", "-")):
+        for intra, (label, color, marker) in STYLES.items():
+            points = sorted(series.get((route, intra), []))
+            if points:
+                ax.plot([p[0] for p in points], [p[1] for p in points], marker=marker,
+                        color=color, linestyle=line, label=f"{label}, {route} routing")
     ax.set_title(title)
     ax.set_xlabel("load (% of capacity)")
     ax.set_ylabel(f"weighted mean JCT ({unit})")
     ax.grid(alpha=0.3)
     if series:
-        ax.legend()
+        ax.legend(fontsize=7)
     else:
         ax.text(0.5, 0.5, "no runs", ha="center", va="center", transform=ax.transAxes)
 

@@ -101,6 +101,16 @@ void AddWorkloadFlags(CLI::App& app, Options& o) {
   app.add_option("--weight-max", p.weight_max,
                  "Job weights: each job draws an integer uniformly from 1..N (1: all weight 1)")
       ->capture_default_str();
+  app.add_option("--remote-bias", p.policy.remote_bias,
+                 "JSQ+MaxWeight: a task joins the remote queue only when it is shorter than every "
+                 "local one by more than this (0: the paper's rule, ties at random)")
+      ->check(kNotNegative)
+      ->capture_default_str();
+  app.add_option("--priority-slack", p.policy.priority_slack,
+                 "With --intra priority: a task JSQ sends remote joins a local queue up to this "
+                 "much longer than the remote one where few tasks run before it (0: off)")
+      ->check(kNotNegative)
+      ->capture_default_str();
   app.add_option("--delay-skips", p.policy.delay_skips,
                  "Delay scheduling: skips before running remote")
       ->capture_default_str();
@@ -232,6 +242,8 @@ nlohmann::json ToJson(const Point& pt, const SimParams& p) {
           {"growth", r.growth},
           {"intra", IntraQueueName(p.policy.intra)},
           {"weight_max", p.weight_max},
+          {"remote_bias", p.policy.remote_bias},
+          {"priority_slack", p.policy.priority_slack},
           {"mean_job_delay", Measured(r, r.mean_job_delay)},
           {"weighted_mean_job_delay", Measured(r, r.weighted_mean_job_delay)},
           {"throughput", Measured(r, r.throughput)},

@@ -74,6 +74,23 @@ TEST_CASE("the order is a permutation of the jobs, also past max_jobs", "[backlo
   }
 }
 
+TEST_CASE("jobs the LP completes together are ordered by Smith's ratio", "[backlog_lp]") {
+  // Ample slots: both jobs finish in the first interval, so their LP completions tie.
+  // Key 1 is heavier (5) but has 20 tasks (ratio 0.25); key 2 is one task of weight 3.
+  // Ordering ties by weight alone put key 1 first.
+  BacklogInstance in;
+  in.slots = {100};
+  in.running = {{}};
+  in.jobs = {BacklogJob{.key = 1, .weight = 5, .tasks = 20, .duration = 1, .local = {20}},
+             BacklogJob{.key = 2, .weight = 3, .tasks = 1, .duration = 1, .local = {1}}};
+  BacklogLpSolver solver;
+  BacklogLpResult r;
+  REQUIRE(solver.Solve(in, BacklogLpOptions{}, &r).ok());
+  REQUIRE(r.completion.size() == 2);
+  REQUIRE(r.completion[0] == Approx(r.completion[1]));
+  CHECK(r.order == std::vector<uint32_t>{2, 1});
+}
+
 TEST_CASE("the backlog LP is a lower bound on the brute-force optimum", "[backlog_lp]") {
   for (uint64_t seed = 1; seed <= 25; ++seed) {
     const Tiny t = RandomTiny(seed, 1 + seed % 2, 2, 2);

@@ -20,7 +20,8 @@ constexpr uint32_t kR = LocalityQueues::kRemote;
 // A JsqMaxWeight over `machines` machines, with helpers to make tasks and fill queues.
 struct Env {
   explicit Env(uint32_t machines, double alpha = 0.75, double gamma = 0.25, uint64_t seed = 1)
-      : policy(Params(alpha, gamma, seed), cluster) {
+      : Env(machines, Params(alpha, gamma, seed)) {}
+  Env(uint32_t machines, const PolicyParams& params) : policy(params, cluster) {
     for (uint32_t m = 0; m < machines; ++m) policy.AddMachine(cluster.AddMachine(Machine{}));
     job = cluster.NewJob(1);
   }
@@ -83,6 +84,76 @@ TEST_CASE("JSQ routes to the strictly shortest candidate queue", "[jsq]") {
   env.policy.Enqueue(t);
   CHECK(env.Len(kR) == before_r);
   CHECK(env.Len(1) + env.Len(3) + env.Len(4) == 10);
+}
+
+// Params with remote_bias and priority routing; intra-queue `priority`.
+PolicyParams Biased(uint32_t bias, uint32_t slack, uint64_t seed = 1) {
+  PolicyParams p = Env::Params(0.75, 0.25, seed);
+  p.intra = IntraQueue::kPriority;
+  p.remote_bias = bias;
+  p.priority_slack = slack;
+  return p;
+}
+
+TEST_CASE("JSQ with remote_bias takes R only when shorter by more than the bias", "[jsq]") {
+  Env env(3, Biased(2, 0));
+  const TaskId t = env.Task({0, 1});
+  env.Fill(0, 2);
+  env.Fill(1, 4);
+  // R (0) is shorter than both replicas, but not by more than 2: the shorter local queue.
+  for (int i = 0; i < 100; ++i) REQUIRE(env.policy.Route(t) == 0);
+  env.Fill(0, 1);  // 3 > 0 + 2
+  for (int i = 0; i < 100; ++i) REQUIRE(env.policy.Route(t) == kR);
+  env.Fill(kR, 1);  // a tie at 3 = 1 + 2 goes local
+  for (int i = 0; i < 100; ++i) REQUIRE(env.policy.Route(t) == 0);
+
+  Env paper(3);  // the paper's rule on the same lengths: R, the strict minimum
+  const TaskId u = paper.Task({0, 1});
+  paper.Fill(0, 2);
+  paper.Fill(1, 4);
+  for (int i = 0; i < 100; ++i) REQUIRE(paper.policy.Route(u) == kR);
+}
+
+TEST_CASE("JSQ with remote_bias breaks local ties toward a free slot, then at random", "[jsq]") {
+  Env env(4, Biased(1, 0, /*seed=*/7));
+  const TaskId t = env.Task({0, 1, 2});
+  env.cluster.machine(0).running = 1;  // one slot each: 0 and 2 are busy, 1 is free
+  env.cluster.machine(2).running = 1;
+  for (int i = 0; i < 200; ++i) REQUIRE(env.policy.Route(t) == 1);
+  env.cluster.machine(1).running = 1;  // all busy: every replica gets its share
+  std::map<uint32_t, int> seen;
+  for (int i = 0; i < 3000; ++i) ++seen[env.policy.Route(t)];
+  REQUIRE(seen.size() == 3);
+  for (const auto& [queue, n] : seen) CHECK(n > 800);
+}
+
+TEST_CASE("priority routing sends a ranked task to a local queue it would lead", "[jsq]") {
+  // Job `low` fills Q0; `high` ranks first. JSQ would send both jobs' next tasks to the
+  // empty R; under priority a task of `high` runs first in Q0, so it goes there.
+  Env env(2, Biased(0, 5));
+  const JobId low = env.job, high = env.cluster.NewJob(1);
+  env.policy.mutable_queues().SetPriorityRanks({1, 0});
+  for (int i = 0; i < 3; ++i) env.policy.mutable_queues().Push(env.Task({0}, low), 0);
+  const TaskId h = env.Task({0}, high), l = env.Task({0}, low);
+  CHECK(env.policy.queues().TasksBefore(0, high) == 0);
+  CHECK(env.policy.queues().TasksBefore(0, low) == 3);
+  CHECK(env.policy.Route(h) == 0);
+  CHECK(env.policy.Route(l) == kR);  // three of its own tasks wait there
+  env.policy.Enqueue(h);
+  CHECK(env.Len(0) == 4);
+  CHECK(env.policy.PickFor(0)->task == h);
+
+  Env tight(2, Biased(0, 2));  // |Q0| = 3 > |R| + 2: too long, R as JSQ says
+  tight.policy.mutable_queues().SetPriorityRanks({1, 0});
+  const JobId high2 = tight.cluster.NewJob(1);
+  for (int i = 0; i < 3; ++i) tight.policy.mutable_queues().Push(tight.Task({0}), 0);
+  CHECK(tight.policy.Route(tight.Task({0}, high2)) == kR);
+
+  PolicyParams fair_params = Env::Params(0.75, 0.25, 1);
+  fair_params.priority_slack = 5;  // slack without `priority` changes nothing
+  Env fair(2, fair_params);
+  fair.Fill(0, 3);
+  CHECK(fair.policy.Route(fair.Task({0}, fair.cluster.NewJob(1))) == kR);
 }
 
 TEST_CASE("JSQ sends a task without replicas to the remote queue", "[jsq]") {

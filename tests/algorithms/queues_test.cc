@@ -254,6 +254,76 @@ TEST_CASE("LocalityQueues priority ranks with seqs ignore a job that reuses an i
   CHECK(PopAllJobs(env, kR) == std::vector<JobId>{2, 0, 1});
 }
 
+TEST_CASE("LocalityQueues TasksBefore counts what a new task would wait behind", "[queues]") {
+  Env env(IntraQueue::kPriority, 1, 4);
+  for (JobId j : {0u, 0u, 1u, 2u, 2u, 2u}) env.Push(j, 0);
+  env.queues.SetPriorityRanks({2, 0, 1, 3});
+  CHECK(env.queues.TasksBefore(0, 1) == 1);  // its own task
+  CHECK(env.queues.TasksBefore(0, 2) == 4);  // job 1's and its own three
+  CHECK(env.queues.TasksBefore(0, 0) == 6);  // everything
+  CHECK(env.queues.TasksBefore(0, 3) == 6);  // not queued here, ranked last
+  env.queues.SetIntraQueue(IntraQueue::kFifo);
+  CHECK(env.queues.TasksBefore(0, 1) == 3);  // jobs 0 and 1 are older than job 2
+  env.queues.SetIntraQueue(IntraQueue::kFair);
+  env.SetRunning(0, 1);
+  CHECK(env.queues.TasksBefore(0, 2) == 4);  // jobs 1 and 2 tie on 0 running, 1 is older
+}
+
+TEST_CASE("LocalityQueues place_new: an unranked job goes in by Smith's rule", "[queues]") {
+  // Ranked: job 0 (weight 1, 4 tasks: ratio 0.25) first, job 1 (weight 8, 1 task: 8) second.
+  Env env(IntraQueue::kPriority, 1, 2);
+  env.cluster.job(1).weight = 8;
+  for (JobId j : {0u, 0u, 0u, 0u, 1u}) env.Push(j, 0);
+  std::vector<uint64_t> seqs{env.cluster.job(0).seq, env.cluster.job(1).seq};
+
+  SECTION("without place_new a newcomer is last") {
+    env.queues.SetPriorityRanks({0, 1}, seqs);
+    const JobId late = env.cluster.NewJob(2);
+    env.Push(late, 0);
+    CHECK(PopAllJobs(env, 0) == std::vector<JobId>{0, 0, 0, 0, 1, 2});
+  }
+  SECTION("ratio 2: one ranked job is worthier, so it comes second") {
+    env.queues.SetPriorityRanks({0, 1}, seqs, /*place_new=*/true);
+    const JobId late = env.cluster.NewJob(2);
+    env.Push(late, 0);
+    CHECK(env.queues.TasksBefore(0, late) == 5);  // job 0's four and its own
+    CHECK(PopAllJobs(env, 0) == std::vector<JobId>{0, 0, 0, 0, 2, 1});
+  }
+  SECTION("ratio 10: worthier than every ranked job, so it comes first") {
+    env.queues.SetPriorityRanks({0, 1}, seqs, /*place_new=*/true);
+    const JobId late = env.cluster.NewJob(10);
+    env.Push(late, 0);
+    CHECK(env.queues.BestJob(0) == late);
+  }
+  SECTION("ratio 0.1: below every ranked job, so it comes last") {
+    env.queues.SetPriorityRanks({0, 1}, seqs, /*place_new=*/true);
+    const JobId late = env.cluster.NewJob(1);
+    std::vector<TaskId> tasks;  // all ten exist before the first push places the job
+    for (int i = 0; i < 10; ++i) tasks.push_back(env.cluster.NewTask(late, TaskKind::kMap));
+    for (TaskId t : tasks) env.queues.Push(t, 0);
+    CHECK(PopAllJobs(env, 0) == std::vector<JobId>{0, 0, 0, 0, 1, late, late, late, late, late,
+                                                   late, late, late, late, late});
+  }
+}
+
+TEST_CASE("LocalityQueues place_new keeps a placed job's key until the next ranks", "[queues]") {
+  // The key is fixed when first needed, so the job's tasks starting later cannot move it
+  // inside a heap that was ordered by the old key.
+  Env env(IntraQueue::kPriority, 2, 2);
+  env.cluster.job(1).weight = 8;
+  for (JobId j : {0u, 0u, 0u, 0u, 1u}) env.Push(j, 0);
+  env.queues.SetPriorityRanks({0, 1}, {env.cluster.job(0).seq, env.cluster.job(1).seq}, true);
+  const JobId late = env.cluster.NewJob(2);
+  env.Push(late, 0);  // placed now: 1 waiting task, ratio 2: after job 0, before job 1
+  for (int i = 0; i < 10; ++i) env.Push(late, kR);  // 11 waiting: ratio 2/11 would be last
+  CHECK(PopAllJobs(env, 0) == std::vector<JobId>{0, 0, 0, 0, late, 1});
+  env.Push(1, kR);
+  CHECK(env.queues.TasksBefore(kR, 1) == 11);  // still placed before job 1
+  // A new order places it again from its current count: ratio 2/11 < 0.25, after job 1.
+  env.queues.SetPriorityRanks({0, 1}, {env.cluster.job(0).seq, env.cluster.job(1).seq}, true);
+  CHECK(env.queues.TasksBefore(kR, 1) == 1);
+}
+
 TEST_CASE("LocalityQueues SetIntraQueue re-orders queued subqueues", "[queues]") {
   Env env(IntraQueue::kFair, 2, 4);
   for (uint32_t q : {0u, kR})

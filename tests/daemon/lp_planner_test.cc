@@ -185,7 +185,9 @@ TEST_CASE("a solve in flight is not doubled, and its result applies when it land
   CHECK(r["pending"] == true);
   CHECK(h.Ok(R"({"op":"resolve-lp"})", kAdmin)["started"] == false);
   h.Ok(R"({"op":"job_cancel","job":"small"})", kAdmin);
-  h.Submit("newcomer", 1, 1);  // may reuse small's id; it must not inherit small's rank
+  // May reuse small's id; it must not inherit small's rank (first). Unranked, it is placed
+  // by Smith's rule: 10 tasks of weight 1 (0.1 per task) go after big (5 of weight 1).
+  h.Submit("newcomer", 10, 1);
   pending();
   CHECK(h.lp.solves() == 1);
   CHECK(h.NextJob() == "big");
