@@ -271,11 +271,11 @@ const ConfigKey kTable[] = {
      .type = ConfigType::kInt,
      .min_int = 0,
      .max_int = 1000000,
-     .default_text = "0",
+     .default_text = "5",
      .reloadable = false,
      .help =
          "with intra_queue = priority, a task bound for the remote queue joins a local queue up to "
-         "this much longer where few tasks run before it (0: off)",
+         "this much longer where few tasks run before it (0: off, the paper's routing)",
      .apply = ApplyInt<kSched, &SchedulerConfig::priority_slack>,
      .format = FormatInt<kSched, &SchedulerConfig::priority_slack>},
     {.key = "scheduler.max_task_retries",

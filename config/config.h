@@ -52,7 +52,7 @@ struct SchedulerConfig {
   uint64_t rate_window = 10000;                   ///< completions the learnt rates average over
   uint32_t delay_skips = 1000;                    ///< D for delay scheduling
   uint32_t remote_bias = 0;       ///< JSQ: R only when shorter than every local queue by more
-  uint32_t priority_slack = 0;    ///< priority: local queue length over |R| a ranked task may join
+  uint32_t priority_slack = 5;    ///< priority: local queue length over |R| a ranked task may join
   uint32_t max_task_retries = 3;  ///< retries of a failed task
   uint64_t seed = 1;              ///< seeds random tie-breaks
   bool operator==(const SchedulerConfig&) const = default;  ///< field-wise equality

@@ -108,7 +108,8 @@ void AddWorkloadFlags(CLI::App& app, Options& o) {
       ->capture_default_str();
   app.add_option("--priority-slack", p.policy.priority_slack,
                  "With --intra priority: a task JSQ sends remote joins a local queue up to this "
-                 "much longer than the remote one where few tasks run before it (0: off)")
+                 "much longer than the remote one where few tasks run before it (0: off, the "
+                 "paper's routing)")
       ->check(kNotNegative)
       ->capture_default_str();
   app.add_option("--delay-skips", p.policy.delay_skips,
