@@ -11,7 +11,8 @@ JsqMaxWeight::JsqMaxWeight(const PolicyParams& params, Cluster& cluster)
       alpha_(params.alpha),
       gamma_(params.gamma),
       remote_bias_(params.remote_bias),
-      priority_slack_(params.priority_slack) {}
+      priority_slack_(params.priority_slack),
+      routes_by_rank_(params.priority_slack > 0 && params.intra == IntraQueue::kPriority) {}
 
 void JsqMaxWeight::AddMachine(MachineId m) {
   while (queues_.num_local() <= m) {
@@ -21,11 +22,9 @@ void JsqMaxWeight::AddMachine(MachineId m) {
 }
 
 uint32_t JsqMaxWeight::Route(TaskId t) {
-  if (remote_bias_ == 0 && priority_slack_ == 0) return RouteUniform(t);  // the default
+  if (remote_bias_ == 0 && !routes_by_rank_) return RouteUniform(t);  // the paper's rule
   const uint32_t q = remote_bias_ == 0 ? RouteUniform(t) : RouteBiased(t);
-  if (q != LocalityQueues::kRemote || priority_slack_ == 0 ||
-      queues_.intra() != IntraQueue::kPriority)
-    return q;
+  if (q != LocalityQueues::kRemote || !routes_by_rank_) return q;
   return RouteAhead(t);
 }
 

@@ -60,6 +60,7 @@ class JsqMaxWeight final : public Policy {
   double gamma_;
   uint32_t remote_bias_;
   uint32_t priority_slack_;
+  bool routes_by_rank_;  // priority_slack > 0 and intra `priority`: RouteAhead may apply
 };
 
 }  // namespace locsched
