@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "algorithms/rng.h"
+#include "tests/io/mutate_line.h"
 
 namespace locsched {
 namespace {
@@ -94,21 +95,8 @@ TEST_CASE("FlatRequest: agrees with the general decoder on mutated lines", "[io]
   const std::string alphabet = "{}[]\":,0123456789-.eE truefalsnul\\abmjo_";
   size_t taken = 0;
   for (int i = 0; i < 50000; ++i) {
-    std::string line = kAgentLines[rng.Below(static_cast<uint32_t>(kAgentLines.size()))];
-    for (uint32_t k = 1 + rng.Below(3); k > 0; --k) {
-      const size_t at = rng.Below(static_cast<uint32_t>(line.size()));
-      const char c = alphabet[rng.Below(static_cast<uint32_t>(alphabet.size()))];
-      switch (rng.Below(3)) {
-        case 0:
-          line[at] = c;
-          break;
-        case 1:
-          line.insert(line.begin() + static_cast<std::ptrdiff_t>(at), c);
-          break;
-        default:
-          line.erase(at, 1);
-      }
-    }
+    const std::string line = MutateLine(
+        kAgentLines[rng.Below(static_cast<uint32_t>(kAgentLines.size()))], rng, alphabet, 3);
     Request fast;
     if (!DecodeFlatRequest(line, &fast)) continue;
     ++taken;

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "algorithms/rng.h"
+#include "tests/io/mutate_line.h"
 
 namespace locsched {
 namespace {
@@ -210,21 +211,8 @@ TEST_CASE("Request: mutated lines never crash the decoder", "[io][request][robus
   const std::string alphabet = "{}[]\":,0123456789-.eE truefalsnul\\abcxyz";
   size_t accepted = 0;
   for (int i = 0; i < 20000; ++i) {
-    std::string line = seeds[rng.Below(static_cast<uint32_t>(seeds.size()))];
-    for (uint32_t k = 1 + rng.Below(4); k > 0; --k) {
-      const size_t at = rng.Below(static_cast<uint32_t>(line.size()));
-      const char c = alphabet[rng.Below(static_cast<uint32_t>(alphabet.size()))];
-      switch (rng.Below(3)) {
-        case 0:
-          line[at] = c;
-          break;
-        case 1:
-          line.insert(line.begin() + static_cast<std::ptrdiff_t>(at), c);
-          break;
-        default:
-          line.erase(at, 1);
-      }
-    }
+    const std::string line =
+        MutateLine(seeds[rng.Below(static_cast<uint32_t>(seeds.size()))], rng, alphabet, 4);
     Request r;
     const Status s = DecodeRequest(line, &r);
     if (s.ok())
