@@ -137,24 +137,10 @@ Status DecodeTasks(const array& arr, Request* out) {
 Status Fill(const object& obj, Request* out) {
   Status tasks;  // decoded in place; its error (if any) is returned after the scalars
   for (const auto [key, v] : obj) {
-    if (key == "machine")
-      out->machine = std::string_view(v);
-    else if (key == "job")
-      out->job = std::string_view(v);
-    else if (key == "task")
-      out->task = std::string_view(v);
-    else if (key == "free_slots")
-      out->free_slots = uint64_t(v);
-    else if (key == "slots")
-      out->slots = uint64_t(v);
-    else if (key == "rack")
-      out->rack = std::string_view(v);
-    else if (key == "reason")
-      out->reason = std::string_view(v);
-    else if (key == "command")
-      out->command = std::string_view(v);
-    else if (key == "top")
-      out->top = uint64_t(v);
+    if (std::string* s = StringField(*out, key))
+      *s = std::string_view(v);
+    else if (uint64_t* n = CountField(*out, key))
+      *n = uint64_t(v);
     else if (key == "weight")
       out->weight = double(v);
     else if (key == "drain")
@@ -196,6 +182,23 @@ Status DecodeOp(const object& obj, const CommandSpec** spec) {
 }
 
 }  // namespace
+
+std::string* StringField(Request& r, std::string_view key) {
+  if (key == "machine") return &r.machine;
+  if (key == "job") return &r.job;
+  if (key == "task") return &r.task;
+  if (key == "rack") return &r.rack;
+  if (key == "reason") return &r.reason;
+  if (key == "command") return &r.command;
+  return nullptr;
+}
+
+uint64_t* CountField(Request& r, std::string_view key) {
+  if (key == "free_slots") return &r.free_slots;
+  if (key == "slots") return &r.slots;
+  if (key == "top") return &r.top;
+  return nullptr;
+}
 
 // Every field back to its initializer in request.h (a test checks Clear
 // against a default-constructed Request after every command's full request).

@@ -45,6 +45,14 @@ struct Request {
   void Clear();
 };
 
+/// The string member that a field named `key` fills (machine, job, task, rack,
+/// reason, command), or nullptr. Both decoders map fields through it (the fuzz target
+/// keeps its own map, as an independent check).
+std::string* StringField(Request& r, std::string_view key);
+/// The unsigned integer member that a field named `key` fills (free_slots, slots, top),
+/// or nullptr.
+uint64_t* CountField(Request& r, std::string_view key);
+
 /// Decodes one protocol line (without its newline) into *out.
 Status DecodeRequest(std::string_view line, Request* out);
 /// DecodeRequest without its fast path for compact flat lines (io/flat_request.h):
