@@ -55,23 +55,33 @@ uint32_t JsqMaxWeight::RouteUniform(TaskId t) {
   return best;
 }
 
+namespace {
+
+// The local queue with the smallest cost, then the most free slots; exact ties are broken
+// uniformly (reservoir sampling). `best` stays kRemote while nothing was offered.
+struct LocalPick {
+  uint32_t best = LocalityQueues::kRemote, cost = UINT32_MAX, free = 0, ties = 0;
+  void Offer(uint32_t m, uint32_t c, uint32_t f, Rng& rng) {
+    if (c < cost || (c == cost && f > free)) {
+      best = m, cost = c, free = f, ties = 1;
+    } else if (c == cost && f == free && rng.Below(++ties) == 0) {
+      best = m;
+    }
+  }
+};
+
+}  // namespace
+
 // A remote run takes alpha/gamma times longer, so R is taken only when it is shorter by more
 // than remote_bias; an equally short local queue on a machine with a free slot starts the
 // task sooner than one whose machine is busy.
 uint32_t JsqMaxWeight::RouteBiased(TaskId t) {
-  uint32_t best = LocalityQueues::kRemote, best_len = UINT32_MAX, best_free = 0, ties = 0;
-  for (MachineId m : cluster_.task(t).replicas) {
-    if (!Routable(m)) continue;
-    const uint32_t len = queues_.Length(m), free = FreeSlots(m);
-    if (len < best_len || (len == best_len && free > best_free)) {
-      best = m, best_len = len, best_free = free, ties = 1;
-    } else if (len == best_len && free == best_free && rng_.Below(++ties) == 0) {
-      best = m;
-    }
-  }
-  if (best == LocalityQueues::kRemote) return best;
+  LocalPick pick;
+  for (MachineId m : cluster_.task(t).replicas)
+    if (Routable(m)) pick.Offer(m, queues_.Length(m), FreeSlots(m), rng_);
+  if (pick.best == LocalityQueues::kRemote) return pick.best;
   const uint64_t remote = queues_.Length(LocalityQueues::kRemote);
-  return remote + remote_bias_ < best_len ? LocalityQueues::kRemote : best;
+  return remote + remote_bias_ < pick.cost ? LocalityQueues::kRemote : pick.best;
 }
 
 // `priority`: a task of a highly ranked job is served ahead of most of a local queue, so
@@ -82,19 +92,13 @@ uint32_t JsqMaxWeight::RouteBiased(TaskId t) {
 uint32_t JsqMaxWeight::RouteAhead(TaskId t) {
   const uint32_t remote = queues_.Length(LocalityQueues::kRemote);
   const JobId j = cluster_.task(t).job;
-  uint32_t best = LocalityQueues::kRemote, best_before = UINT32_MAX;
-  uint32_t best_free = 0, ties = 0;
+  LocalPick pick;
   for (MachineId m : cluster_.task(t).replicas) {
     if (!Routable(m) || queues_.Length(m) > remote + priority_slack_) continue;
-    const uint32_t before = queues_.TasksBefore(m, j), free = FreeSlots(m);
-    if (before > remote + remote_bias_) continue;
-    if (before < best_before || (before == best_before && free > best_free)) {
-      best = m, best_before = before, best_free = free, ties = 1;
-    } else if (before == best_before && free == best_free && rng_.Below(++ties) == 0) {
-      best = m;
-    }
+    const uint32_t before = queues_.TasksBefore(m, j);
+    if (before <= remote + remote_bias_) pick.Offer(m, before, FreeSlots(m), rng_);
   }
-  return best;
+  return pick.best;
 }
 
 void JsqMaxWeight::Enqueue(TaskId t) {

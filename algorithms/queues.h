@@ -37,8 +37,6 @@ class LocalityQueues {
   /// Tasks of `queue` a new task of job j would wait behind under the intra-queue order:
   /// those of jobs ordered before j, plus j's own (FIFO inside a job). O(jobs in the queue).
   uint32_t TasksBefore(uint32_t queue, JobId j) const;
-  /// The intra-queue policy in force.
-  IntraQueue intra() const { return intra_; }
   /// Jobs with at least one task in `queue`, O(1).
   uint32_t JobCount(uint32_t queue) const { return static_cast<uint32_t>(At(queue).jobs.size()); }
   /// The job the next PopBest(queue) would serve; kNoId if empty.
