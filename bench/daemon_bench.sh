@@ -9,7 +9,7 @@
 # latency of a lightly loaded daemon (with 128 in flight, latency is mostly the
 # wait behind the other 127).
 #
-# The echo ceiling moves a lot on this VM (0.5M to 2M replies/s between runs
+# The echo ceiling moves a lot on this VM (0.5M to 3.3M replies/s between runs
 # minutes apart), so echo and the two daemon rows run interleaved for
 # BENCH_ROUNDS rounds: each round's daemon figure is divided by the same
 # round's echo figure, and the table gives the medians.
