@@ -44,42 +44,40 @@ void BaselinePolicy::OnJobChanged(JobId j) {
   }
 }
 
-std::optional<Pick> BaselinePolicy::PickFromJob(JobId j, MachineId m) {
+TaskId BaselinePolicy::PickFromJob(JobId j, MachineId m) {
   TaskId t = index_.FindLocal(j, m);
-  const bool local = t != kNoId;
-  if (!local) t = index_.FindAny(j);
+  if (t == kNoId) t = index_.FindAny(j);
   assert(t != kNoId);
   --queued_;
-  return Pick{t, local};
+  return t;
 }
 
-std::optional<Pick> BaselinePolicy::PickDelay(MachineId m) {
+TaskId BaselinePolicy::PickDelay(MachineId m) {
   // Walk jobs in fair order. A job with a local task runs it (and its skip
   // count resets); a job that has skipped D times runs any task; any other job
   // records one more skip and passes. If every job passes, the slot idles.
-  std::optional<Pick> pick;
+  TaskId pick = kNoId;
   order_.ForEachInOrder([&](JobId j) {
     Job& job = cluster_.job(j);
     if (const TaskId t = index_.FindLocal(j, m); t != kNoId) {
       job.skips = 0;
-      pick = Pick{t, true};
+      pick = t;
     } else if (job.skips >= delay_skips_) {
-      pick = Pick{index_.FindAny(j), false};
+      pick = index_.FindAny(j);
     } else {
       ++job.skips;
       return true;
     }
     return false;
   });
-  if (pick) --queued_;
+  if (pick != kNoId) --queued_;
   return pick;
 }
 
-std::optional<Pick> BaselinePolicy::PickFor(MachineId m) {
+TaskId BaselinePolicy::PickFor(MachineId m) {
   if (kind_ == PolicyKind::kDelay) return PickDelay(m);
   const JobId j = order_.Top();
-  if (j == kNoId) return std::nullopt;
-  return PickFromJob(j, m);
+  return j == kNoId ? kNoId : PickFromJob(j, m);
 }
 
 }  // namespace locsched

@@ -5,7 +5,6 @@
 // up to D times before it may run remotely). Owned by the Scheduler; single-threaded.
 #pragma once
 
-#include <optional>
 
 #include "algorithms/job_heap.h"
 #include "algorithms/job_index.h"
@@ -22,7 +21,7 @@ class BaselinePolicy final : public Policy {
   void AddMachine(MachineId) override {}
   void Enqueue(TaskId t) override;
   void Withdraw(TaskId) override { --queued_; }
-  std::optional<Pick> PickFor(MachineId m) override;
+  TaskId PickFor(MachineId m) override;
   void OnJobChanged(JobId j) override;
   void OnMachineUnavailable(MachineId) override {}
   void OnMachineAvailable(MachineId) override {}
@@ -31,8 +30,8 @@ class BaselinePolicy final : public Policy {
   uint64_t LocalQueueLength(MachineId) const override { return 0; }
 
  private:
-  std::optional<Pick> PickFromJob(JobId j, MachineId m);
-  std::optional<Pick> PickDelay(MachineId m);
+  TaskId PickFromJob(JobId j, MachineId m);
+  TaskId PickDelay(MachineId m);
 
   Cluster& cluster_;
   PolicyKind kind_;

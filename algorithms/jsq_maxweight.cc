@@ -130,11 +130,9 @@ uint32_t JsqMaxWeight::ChooseQueue(MachineId m) const {
   return alpha_ * local >= gamma_ * remote ? m : LocalityQueues::kRemote;
 }
 
-std::optional<Pick> JsqMaxWeight::PickFor(MachineId m) {
+TaskId JsqMaxWeight::PickFor(MachineId m) {
   const uint32_t queue = ChooseQueue(m);
-  if (queue == kNoId) return std::nullopt;
-  const TaskId t = queues_.PopBest(queue);
-  return Pick{t, queue == m || cluster_.task(t).IsLocalTo(m)};
+  return queue == kNoId ? kNoId : queues_.PopBest(queue);
 }
 
 void JsqMaxWeight::OnMachineUnavailable(MachineId m) {

@@ -5,7 +5,6 @@
 // else R, staying work-conserving. Owned by the Scheduler; single-threaded.
 #pragma once
 
-#include <optional>
 
 #include "algorithms/policy.h"
 #include "algorithms/queues.h"
@@ -25,7 +24,7 @@ class JsqMaxWeight final : public Policy {
   std::vector<uint64_t> RandomState() const override;
   void SetRandomState(std::span<const uint64_t> state) override;
   void Withdraw(TaskId t) override { queues_.Remove(t); }
-  std::optional<Pick> PickFor(MachineId m) override;
+  TaskId PickFor(MachineId m) override;
   void OnJobChanged(JobId j) override {
     queues_.SetRunning(j, cluster_.job(j).running, cluster_.job(j).seq);
   }

@@ -47,12 +47,6 @@ struct PolicyParams {
   uint64_t seed = 1;  ///< seeds JSQ's random tie-breaks
 };
 
-/// One decision: which task a free slot runs, and whether it runs local to its data.
-struct Pick {
-  TaskId task = kNoId;
-  bool local = false;
-};
-
 /// Queue figures for status and tests.
 struct QueueStats {
   uint64_t queued = 0;         ///< tasks waiting in all queues
@@ -76,8 +70,10 @@ class Policy {
   }
   /// Removes a queued task (cancel); its state is still kQueued when called.
   virtual void Withdraw(TaskId t) = 0;
-  /// Chooses a task for one free slot of machine m and removes it from the queues.
-  virtual std::optional<Pick> PickFor(MachineId m) = 0;
+  /// Chooses a task for one free slot of machine m and removes it from the queues; kNoId if
+  /// none. (A plain id, not an optional struct: that return cost a store-forwarding stall
+  /// per decision. The Scheduler asks the task whether it is local to m.)
+  virtual TaskId PickFor(MachineId m) = 0;
   /// Job j's running or queued count changed (the Scheduler calls this after every change).
   virtual void OnJobChanged(JobId j) = 0;
   /// Machine m went down or started draining: it takes no more local work.

@@ -69,9 +69,9 @@ void Scheduler::ReleaseReduces(Job& job) {
 std::optional<Assignment> Scheduler::Assign(MachineId m) {
   Machine& machine = cluster_.machine(m);
   if (!machine.up || machine.draining || machine.running >= machine.slots) return std::nullopt;
-  const std::optional<Pick> pick = policy_->PickFor(m);
-  if (!pick) return std::nullopt;
-  return Start(pick->task, m, pick->local);
+  const TaskId t = policy_->PickFor(m);
+  if (t == kNoId) return std::nullopt;
+  return Start(t, m, cluster_.task(t).IsLocalTo(m));
 }
 
 Assignment Scheduler::AssignTask(TaskId t, MachineId m) {
