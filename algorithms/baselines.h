@@ -5,7 +5,6 @@
 // up to D times before it may run remotely). Owned by the Scheduler; single-threaded.
 #pragma once
 
-
 #include "algorithms/job_heap.h"
 #include "algorithms/job_index.h"
 #include "algorithms/policy.h"

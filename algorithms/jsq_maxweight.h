@@ -5,7 +5,6 @@
 // else R, staying work-conserving. Owned by the Scheduler; single-threaded.
 #pragma once
 
-
 #include "algorithms/policy.h"
 #include "algorithms/queues.h"
 #include "algorithms/rng.h"
