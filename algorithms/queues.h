@@ -90,6 +90,7 @@ class LocalityQueues {
   static constexpr size_t kHashAbove = 128;
   static constexpr size_t kUnhashBelow = 32;
   static constexpr size_t kMissing = SIZE_MAX;
+  static constexpr size_t kWideScanFrom = 16;  // jobs in a queue: BestIndex's 4-lane scan
 
   Queue& At(uint32_t q) { return q == kRemote ? remote_ : local_[q]; }
   const Queue& At(uint32_t q) const { return q == kRemote ? remote_ : local_[q]; }
