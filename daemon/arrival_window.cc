@@ -1,6 +1,7 @@
 #include "daemon/arrival_window.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace locsched {
@@ -24,6 +25,18 @@ void Bump(std::vector<T>& counts, uint32_t m) {
   ++counts[m];
 }
 
+// Sorts the first n (<= 3) ids with at most three compare-exchanges.
+void SortSmall(std::array<uint32_t, 3>& ids, size_t n) {
+  auto order = [&](size_t i, size_t j) {
+    if (ids[j] < ids[i]) std::swap(ids[i], ids[j]);
+  };
+  if (n >= 2) order(0, 1);
+  if (n == 3) {
+    order(1, 2);
+    order(0, 1);
+  }
+}
+
 }  // namespace
 
 void ArrivalWindow::Add(double now, std::span<const TaskSpec> tasks) {
@@ -33,6 +46,13 @@ void ArrivalWindow::Add(double now, std::span<const TaskSpec> tasks) {
   if (buckets_.empty() || buckets_.back().second != second) buckets_.push_back({second, {}, {}, 0});
   Type scratch;
   for (const TaskSpec& t : tasks) {
+    if (t.replicas.size() <= 3) {  // the usual case: sorted in place, no heap copy
+      std::array<uint32_t, 3> ids{};
+      std::copy(t.replicas.begin(), t.replicas.end(), ids.begin());
+      SortSmall(ids, t.replicas.size());
+      Count(std::span<const uint32_t>(ids.data(), t.replicas.size()));
+      continue;
+    }
     scratch.assign(t.replicas.begin(), t.replicas.end());
     std::sort(scratch.begin(), scratch.end());
     Count(scratch);

@@ -26,22 +26,34 @@ class SteadyClock final : public Clock {
 };
 
 /// Wall-clock seconds (so task timings continue across a restart), except that
-/// journal replay pins it to each record's time.
+/// journal replay pins it to each record's time, and that the server holds it
+/// still while it answers a run of pipelined lines (one clock read, not one per
+/// event and several per heartbeat: 2-3% of the daemon's time at 400k events/s).
 class DaemonClock final : public Clock {
  public:
-  /// The pinned time while replaying, else the system clock.
+  /// The pinned time while replaying, else the held time, else the system clock.
   double Now() const override {
     if (pinned_ >= 0) return pinned_;
-    const auto d = std::chrono::system_clock::now().time_since_epoch();
-    return std::chrono::duration<double>(d).count();
+    if (held_ >= 0) return held_;
+    return Read();
   }
   /// Pins the clock to t (a replayed record's time).
   void Pin(double t) { pinned_ = t; }
   /// Lets the clock run again.
   void Release() { pinned_ = -1; }
+  /// Reads the time once and answers it until Unhold (the lines of one read burst).
+  void Hold() { held_ = Read(); }
+  /// Ends Hold.
+  void Unhold() { held_ = -1; }
 
  private:
+  static double Read() {
+    const auto d = std::chrono::system_clock::now().time_since_epoch();
+    return std::chrono::duration<double>(d).count();
+  }
+
   double pinned_ = -1;
+  double held_ = -1;
 };
 
 }  // namespace locsched

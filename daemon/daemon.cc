@@ -77,6 +77,7 @@ class Daemon {
         dispatcher_(engine_, cfg),
         server_(io_, dispatcher_, cfg) {
     engine_.SetNotify([](const std::string& line) { spdlog::warn("{}", line); });
+    dispatcher_.SetBurstClock(&clock_);
     dispatcher_.SetReloadHook(
         [this](std::vector<std::string>* changed) { return Reload(changed); });
     dispatcher_.SetRebalanceHook([this](JsonWriter& w) {

@@ -77,6 +77,17 @@ class Dispatcher {
   void Save(const Engine::Sink& emit) const;
   /// Loads a snapshot's records into this empty dispatcher and its engine.
   Status Load(const std::vector<std::string>& records);
+  /// The clock HoldClock holds still (the daemon's); none = HoldClock does nothing.
+  void SetBurstClock(DaemonClock* clock) { burst_clock_ = clock; }
+  /// Reads the clock once for the lines answered until ReleaseClock (one burst, no waits
+  /// in between: events of a burst share one time).
+  void HoldClock() {
+    if (burst_clock_) burst_clock_->Hold();
+  }
+  /// Ends HoldClock.
+  void ReleaseClock() {
+    if (burst_clock_) burst_clock_->Unhold();
+  }
   /// Events journaled but not yet synced.
   uint64_t unsynced() const { return unsynced_; }
 
@@ -124,6 +135,7 @@ class Dispatcher {
   uint64_t clients_ = 0;
   Journal* journal_ = nullptr;
   const Clock* journal_clock_ = nullptr;
+  DaemonClock* burst_clock_ = nullptr;
   std::function<uint64_t()> free_bytes_;
   uint64_t min_free_bytes_ = 0;
   uint64_t unsynced_ = 0;

@@ -283,6 +283,12 @@ awaitable<void> Server::Impl::Flush(Connection& c) {
 // It stops early once the replies pass WriteThreshold, so one client's
 // pipelined burst is written out in bounded pieces.
 size_t Server::Impl::Consume(Connection& c, std::string_view data) {
+  // Nothing here waits, so the lines answered in this call share one clock reading.
+  dispatcher.HoldClock();
+  struct Unhold {
+    Dispatcher& d;
+    ~Unhold() { d.ReleaseClock(); }
+  } unhold{dispatcher};
   size_t used = 0;
   while (used < data.size() && c.out.size() < WriteThreshold()) {
     const size_t nl = data.find('\n', used);

@@ -2,6 +2,8 @@
 // the window only, folding of rare types, and the cap on distinct exact types.
 #include "daemon/arrival_window.h"
 
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 namespace locsched {
@@ -52,6 +54,27 @@ TEST_CASE("a full type table folds new types and still counts every task") {
   r = w.Rates(112, 10);
   REQUIRE(r.size() == 1);
   CHECK(r[0].machines == std::vector<uint32_t>{4, 14});
+}
+
+TEST_CASE("the arrival window counts every order of the same replicas as one type") {
+  // One to four replicas: up to three take the in-place sort, four the general one.
+  for (size_t n = 1; n <= 4; ++n) {
+    CAPTURE(n);
+    std::vector<MachineId> ids{7, 3, 9, 5};
+    ids.resize(n);
+    std::sort(ids.begin(), ids.end());
+    std::vector<std::vector<MachineId>> orders;
+    do orders.push_back(ids);
+    while (std::next_permutation(ids.begin(), ids.end()));
+    std::vector<TaskSpec> tasks(orders.size());
+    for (size_t i = 0; i < orders.size(); ++i) tasks[i].replicas = orders[i];
+    ArrivalWindow w(10);
+    w.Add(100, tasks);
+    const std::vector<ArrivalType> r = w.Rates(110, 10);  // 10 s seen: rate = count / 10
+    REQUIRE(r.size() == 1);
+    CHECK(r[0].machines == ids);  // sorted again after the last permutation
+    CHECK(r[0].rate == Approx(static_cast<double>(orders.size()) / 10));
+  }
 }
 
 }  // namespace
