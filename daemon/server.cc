@@ -284,6 +284,8 @@ awaitable<void> Server::Impl::Flush(Connection& c) {
 // pipelined burst is written out in bounded pieces.
 size_t Server::Impl::Consume(Connection& c, std::string_view data) {
   // Nothing here waits, so the lines answered in this call share one clock reading.
+  // (A slow synchronous command, a snapshot or a forced rebalance, leaves the lines
+  // after it in the same call with the time read before it.)
   dispatcher.HoldClock();
   struct Unhold {
     Dispatcher& d;

@@ -411,6 +411,26 @@ TEST_CASE("Scheduler counters equal a recount through a long random run", "[sche
   CHECK(s.queued() + s.running() + s.blocked() == 0);
 }
 
+TEST_CASE("Scheduler: a JSQ+MaxWeight assignment says whether it runs local", "[scheduler]") {
+  // The policy returns only the task; the Scheduler asks the task about the machine.
+  auto owner = MakeScheduler(PolicyKind::kJsqMaxWeight, 3, /*slots=*/2);
+  Scheduler& s = *owner;
+  s.SetDraining(2, true);           // tasks whose replicas are all on 2 can only join R
+  Submit(s, {Def({2})});            // -> R
+  const auto remote = s.Assign(0);  // Q0 is empty: MaxWeight serves R
+  REQUIRE(remote);
+  CHECK_FALSE(remote->local);
+  Submit(s, {Def({0, 2})});        // -> Q0 or R, both empty: a random tie
+  const auto local = s.Assign(0);  // from Q0, or from R to a replica holder
+  REQUIRE(local);
+  CHECK(local->local);
+  Submit(s, {Def({1, 2})});
+  const auto other = s.Assign(1);
+  REQUIRE(other);
+  CHECK(other->local);
+  CheckCounts(s);
+}
+
 TEST_CASE("Scheduler regression: neither copyable nor movable", "[scheduler]") {
   // Scheduler owns cluster_ and a policy that holds Cluster& to it. An earlier
   // version was implicitly movable: the moved-to scheduler's policy kept
