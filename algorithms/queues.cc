@@ -20,6 +20,12 @@ void LocalityQueues::AddLength(uint32_t queue, int32_t delta) {
   (queue == kRemote ? remote_length_ : lengths_[queue]) += delta;
 }
 
+[[gnu::noinline]] void LocalityQueues::SetRunningAfterGrow(JobId j, uint32_t running,
+                                                           uint64_t seq) {
+  GrowKeys(j);
+  fair_keys_[j] = FairKey(running, seq);
+}
+
 // Out of line: the hot SetRunning stays a compare and a store.
 [[gnu::noinline]] void LocalityQueues::GrowKeys(JobId j) {
   fair_keys_.resize(std::max<size_t>(j + 1, fair_keys_.size() * 2), 0);

@@ -53,8 +53,10 @@ class LocalityQueues {
   /// Records job j's running-task count and arrival seq, the `fair` key (the policy calls
   /// this on every change).
   void SetRunning(JobId j, uint32_t running, uint64_t seq) {
+    // The rare growth is a tail call with every argument, so this path saves no
+    // registers (it runs three times per task).
     if (j >= fair_keys_.size()) [[unlikely]]
-      GrowKeys(j);
+      return SetRunningAfterGrow(j, running, seq);
     fair_keys_[j] = FairKey(running, seq);
   }
   /// Switches the intra-queue policy and re-orders every queue.
@@ -138,6 +140,7 @@ class LocalityQueues {
   void Reorder(Queue& q, uint32_t queue);
   void AddLength(uint32_t queue, int32_t delta);
   void GrowKeys(JobId j);
+  void SetRunningAfterGrow(JobId j, uint32_t running, uint64_t seq);
 
   Cluster& cluster_;
   IntraQueue intra_;

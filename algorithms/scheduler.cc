@@ -31,17 +31,18 @@ JobId Scheduler::SubmitJob(double weight, std::span<const TaskSpec> tasks) {
   for (size_t i = 0; i < tasks.size(); ++i) {
     const TaskId t = job.tasks[i];
     if (cluster_.task(t).kind == TaskKind::kMap) {
-      MakeRunnable(t, tasks[i].queue);
+      Enqueue(t, tasks[i].queue);
     } else {
       ++blocked_;
       ++job.blocked;
     }
   }
   if (job.maps_left == 0) ReleaseReduces(job);
+  policy_->OnJobChanged(j);  // once for the whole job, not once per task
   return j;
 }
 
-void Scheduler::MakeRunnable(TaskId t, uint32_t queue) {
+void Scheduler::Enqueue(TaskId t, uint32_t queue) {
   Task& task = cluster_.task(t);
   task.state = TaskState::kQueued;
   ++task.generation;
@@ -51,10 +52,15 @@ void Scheduler::MakeRunnable(TaskId t, uint32_t queue) {
     policy_->Enqueue(t);
   else
     policy_->EnqueueTo(t, queue);
-  policy_->OnJobChanged(task.job);
   if (observer_) observer_->OnQueued(t);
 }
 
+void Scheduler::MakeRunnable(TaskId t) {
+  Enqueue(t, kNoId);
+  policy_->OnJobChanged(cluster_.task(t).job);
+}
+
+// The caller tells the policy that the job changed (SubmitJob and Finish both do).
 void Scheduler::ReleaseReduces(Job& job) {
   // Without reduces (the common case) this skips a pass over every task record.
   if (job.blocked == 0) return;
@@ -62,7 +68,7 @@ void Scheduler::ReleaseReduces(Job& job) {
   for (TaskId t : job.tasks) {
     if (cluster_.task(t).state != TaskState::kBlocked) continue;
     --blocked_;
-    MakeRunnable(t);
+    Enqueue(t, kNoId);
   }
 }
 

@@ -117,7 +117,11 @@ class Scheduler {
   uint64_t blocked() const { return blocked_; }
 
  private:
-  void MakeRunnable(TaskId t, uint32_t queue = kNoId);
+  // Queues a task that became runnable, without telling the policy its job changed
+  // (SubmitJob tells it once for the whole job).
+  void Enqueue(TaskId t, uint32_t queue);
+  // Enqueue, then tell the policy (a single task: a requeue).
+  void MakeRunnable(TaskId t);
   Assignment Start(TaskId t, MachineId m, bool local);
   void ReleaseReduces(Job& job);
   void StopRunning(Task& task);
