@@ -40,6 +40,7 @@ TaskId Cluster::NewTask(JobId job, TaskKind kind) {
   ++t.generation;  // stale references to the old task never match
   t.job = job;
   t.kind = kind;
+  t.position = static_cast<uint32_t>(jobs_[job].tasks.size());
   jobs_[job].tasks.push_back(id);
   if (kind == TaskKind::kMap) ++jobs_[job].maps_left;
   return id;

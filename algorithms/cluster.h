@@ -54,6 +54,7 @@ struct alignas(64) Task {
   float size = 0;          ///< optional input size (bytes), 0 if unknown
   float duration = 0;      ///< optional expected duration, 0 if unknown
   ReplicaList replicas;    ///< machines holding its input (its local set)
+  uint32_t position = 0;   ///< its index in its job's task list (the daemon names it by this)
 
   /// True if machine m holds a replica of its input.
   bool IsLocalTo(MachineId m) const {

@@ -228,16 +228,11 @@ Status Engine::JobSubmit(const Request& r, JsonWriter& w) {
 void Engine::IndexJob(const std::string& name, JobId j, NameIndex names, double submitted_at) {
   const Cluster& c = sched_.cluster();
   if (jobs_.size() < c.job_capacity()) jobs_.resize(c.job_capacity());
-  if (task_pos_.size() < c.task_capacity()) {
-    task_pos_.resize(c.task_capacity(), 0);
-    task_started_.resize(c.task_capacity(), 0);
-  }
+  if (task_started_.size() < c.task_capacity()) task_started_.resize(c.task_capacity(), 0);
   JobMeta& meta = jobs_[j];
   meta.name = name;
   meta.submitted_at = submitted_at;
   meta.tasks = std::move(names);
-  const std::vector<TaskId>& ids = c.job(j).tasks;
-  for (uint32_t i = 0; i < ids.size(); ++i) task_pos_[ids[i]] = i;
   job_ids_.emplace(name, j);
   finished_.erase(name);
 }
@@ -306,7 +301,9 @@ Status Engine::Heartbeat(const Request& r, JsonWriter& w) {
 }
 
 std::string_view Engine::TaskName(TaskId t) const {
-  return jobs_[sched_.cluster().task(t).job].tasks.Name(task_pos_[t]);
+  // The task's position in its job, kept in the record the caller just read.
+  const Task& task = sched_.cluster().task(t);
+  return jobs_[task.job].tasks.Name(task.position);
 }
 
 Status Engine::ReplayAssign(const std::string& machine, const std::string& job,

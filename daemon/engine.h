@@ -184,7 +184,6 @@ class Engine {
   std::unordered_map<std::string, uint32_t> rack_ids_;
   std::unordered_map<std::string, JobId> job_ids_;
   std::vector<JobMeta> jobs_;         // by JobId
-  std::vector<uint32_t> task_pos_;    // by TaskId; its position in its job
   std::vector<double> task_started_;  // by TaskId; start of the current run
   std::unordered_map<std::string, Finished> finished_;
   std::deque<std::string> finished_order_;

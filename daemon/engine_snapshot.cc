@@ -109,7 +109,7 @@ void Engine::SaveJob(JobId j, std::string* rec) const {
   w.Field("at", meta.submitted_at).Key("t").BeginArray();
   for (TaskId t : c.job(j).tasks) {
     const Task& task = c.task(t);
-    w.BeginArray().String(meta.tasks.Name(task_pos_[t])).BeginArray();
+    w.BeginArray().String(meta.tasks.Name(task.position)).BeginArray();
     for (MachineId m : task.replicas) w.Uint(m);
     w.EndArray().Uint(task.kind == TaskKind::kReduce ? 1 : 0);
     w.Double(task.size).Double(task.duration);
