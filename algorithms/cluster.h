@@ -76,7 +76,7 @@ struct Job {
   uint32_t skips = 0;         ///< delay scheduling's skip count
   uint32_t blocked = 0;       ///< reduces waiting for maps_left to reach 0
   bool alive = false;         ///< false once finished or removed (id may be reused)
-  std::vector<TaskId> tasks;  ///< all its tasks, maps first
+  std::vector<TaskId> tasks;  ///< all its tasks, in the order submitted (task positions)
 
   /// True once every task finished.
   bool Finished() const { return done == tasks.size(); }
