@@ -23,7 +23,7 @@ void LocalityQueues::AddLength(uint32_t queue, int32_t delta) {
 [[gnu::noinline]] void LocalityQueues::SetRunningAfterGrow(JobId j, uint32_t running,
                                                            uint64_t seq) {
   GrowKeys(j);
-  fair_keys_[j] = FairKey(running, seq);
+  SetRunning(j, running, seq);  // in range now
 }
 
 // Out of line: the hot SetRunning stays a compare and a store.

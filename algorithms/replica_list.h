@@ -42,10 +42,7 @@ class ReplicaList {
       if (i < size_) words_[i] = ids[i];
   }
   /// Empties the list.
-  void clear() {
-    FreeHeap();
-    size_ = 0;
-  }
+  void clear() { FreeHeap(); }
   /// Number of replicas.
   size_t size() const { return size_; }
   /// True if there are none.
@@ -66,6 +63,7 @@ class ReplicaList {
     return heap;
   }
   const uint32_t* data() const { return size_ > kInline ? Heap() : words_; }
+  // Frees the heap block, if any, and empties the list.
   void FreeHeap() {
     if (size_ > kInline) delete[] Heap();
     size_ = 0;
