@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "algorithms/replica_list.h"
@@ -28,8 +27,9 @@ enum class TaskState : uint8_t {
   kDone,     ///< finished successfully
 };
 
+// Touched twice per task (the free-slot check, the running count), so it stays
+// 16 bytes: names live at the edge (the daemon's name index), not here.
 struct Machine {
-  std::string name;       ///< external name (may be empty in the simulator)
   uint32_t rack = 0;      ///< rack index, for rack-aware extensions
   uint32_t slots = 1;     ///< concurrent tasks it runs, >= 1
   uint32_t running = 0;   ///< tasks running on it now
@@ -58,13 +58,16 @@ struct alignas(64) Task {
 
   /// True if machine m holds a replica of its input.
   bool IsLocalTo(MachineId m) const {
-    for (MachineId r : replicas)
-      if (r == m) return true;
-    return false;
+    // No early exit: which replica matches is data-dependent, and a mispredicted
+    // exit costs more than the compares it saves.
+    bool local = false;
+    for (MachineId r : replicas) local |= r == m;
+    return local;
   }
 };
 
 static_assert(sizeof(Task) == 64, "Task should stay one cache line");
+static_assert(sizeof(Machine) == 16, "Machine should stay 16 bytes");
 
 struct Job {
   double weight = 1;          ///< weight in weighted completion time

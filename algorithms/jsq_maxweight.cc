@@ -33,24 +33,24 @@ uint32_t JsqMaxWeight::FreeSlots(MachineId m) const {
   return machine.running < machine.slots ? machine.slots - machine.running : 0;
 }
 
-// The paper's rule.
+// The paper's rule: the shortest of R and the usable replicas' queues, ties split
+// uniformly. Branch-free, because which queue is shortest is a coin flip that a
+// predictor misses about twice a task: one pass finds the shortest length, one
+// counts the candidates of that length, and one draw picks among them (R first).
 uint32_t JsqMaxWeight::RouteUniform(TaskId t) {
-  // Candidates are the task's usable replicas plus R. Keep the shortest; among
-  // k equally short candidates, the i-th replaces the choice with probability
-  // 1/i (reservoir sampling), so ties split uniformly.
+  const ReplicaList& replicas = cluster_.task(t).replicas;
+  const uint32_t remote = queues_.Length(LocalityQueues::kRemote);
+  uint32_t low = remote;
+  for (MachineId m : replicas) low = std::min(low, RouteLength(m));
+  uint32_t ties = remote == low;
+  for (MachineId m : replicas) ties += RouteLength(m) == low;
+  const uint32_t pick = rng_.Below(ties);  // the pick-th candidate of length `low`
   uint32_t best = LocalityQueues::kRemote;
-  uint32_t best_len = queues_.Length(best);
-  uint32_t ties = 1;
-  for (MachineId m : cluster_.task(t).replicas) {
-    if (!Routable(m)) continue;
-    const uint32_t len = queues_.Length(m);
-    if (len < best_len) {
-      best = m;
-      best_len = len;
-      ties = 1;
-    } else if (len == best_len && rng_.Below(++ties) == 0) {
-      best = m;
-    }
+  uint32_t seen = remote == low;
+  for (MachineId m : replicas) {
+    const bool tie = RouteLength(m) == low;
+    best = tie & (seen == pick) ? m : best;
+    seen += tie;
   }
   return best;
 }

@@ -45,6 +45,10 @@ class JsqMaxWeight final : public Policy {
 
  private:
   bool Routable(MachineId m) const { return routable_[m]; }
+  // m's local queue length as routing sees it: UINT32_MAX if m takes no new work.
+  uint32_t RouteLength(MachineId m) const {
+    return Routable(m) ? queues_.LocalLength(m) : UINT32_MAX;
+  }
   uint32_t FreeSlots(MachineId m) const;
   uint32_t RouteUniform(TaskId t);
   uint32_t RouteBiased(TaskId t);

@@ -34,6 +34,8 @@ class LocalityQueues {
   uint32_t Length(uint32_t queue) const {
     return queue == kRemote ? remote_length_ : lengths_[queue];
   }
+  /// Tasks in machine m's local queue, O(1) (Length without the remote check).
+  uint32_t LocalLength(MachineId m) const { return lengths_[m]; }
   /// Tasks of `queue` a new task of job j would wait behind under the intra-queue order:
   /// those of jobs ordered before j, plus j's own (FIFO inside a job). O(jobs in the queue).
   uint32_t TasksBefore(uint32_t queue, JobId j) const;
@@ -80,7 +82,8 @@ class LocalityQueues {
     TaskId head, tail;
     uint32_t count;
   };
-  struct Queue {
+  // One cache line each: unaligned, a header straddled two and a push or pop missed on both.
+  struct alignas(64) Queue {
     bool hashed = false;      // job -> position kept in index_ (else found by scanning)
     uint64_t seq_bound = 0;   // above every seq ever entered: a newer job has no entry here
     std::vector<Entry> jobs;  // a min-heap by key unless intra is fair (then unordered)

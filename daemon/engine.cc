@@ -108,7 +108,7 @@ Status Engine::FindRunningTask(const Request& r, TaskId* t) const {
   if (task.state != TaskState::kRunning)
     return Status::FailedPrecondition(
         "task", Quoted(r.task) + " of job " + Quoted(r.job) + " is not running");
-  const std::string& on = sched_.cluster().machine(task.machine).name;
+  const std::string_view on = machine_names_.Name(task.machine);
   if (!r.machine.empty() && r.machine != on)
     return Status::FailedPrecondition("machine", "task " + Quoted(r.task) + " runs on " +
                                                      Quoted(on) + ", not " + Quoted(r.machine));
@@ -130,7 +130,7 @@ Status Engine::MachineUp(const Request& r, JsonWriter& w) {
     if (machine_names_.size() >= NameIndex::kMaxNames)
       return Status::ResourceExhausted(
           "machine", "at most " + std::to_string(NameIndex::kMaxNames) + " machines can join");
-    Machine m{r.machine, RackId(r.rack), static_cast<uint32_t>(r.slots)};
+    Machine m{RackId(r.rack), static_cast<uint32_t>(r.slots)};
     const MachineId id = sched_.AddMachine(std::move(m));
     machine_names_.Add(r.machine);
     assert(id + 1 == machine_names_.size());

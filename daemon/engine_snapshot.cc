@@ -47,7 +47,7 @@ void Engine::Save(const Sink& emit) const {
     rec.clear();
     JsonWriter(&rec)
         .BeginObject()
-        .Field("m", machine.name)
+        .Field("m", machine_names_.Name(m))
         .Field("rack", machine.rack)
         .Field("slots", machine.slots)
         .Field("up", machine.up)
@@ -328,7 +328,7 @@ Status Engine::LoadMachine(const SavedMachine& m, LoadScratch* scratch) {
     return Bad("more than " + std::to_string(NameIndex::kMaxNames) + " machines");
   if (m.name.empty() || m.slots == 0 || !machine_names_.Add(m.name))
     return Bad("machine '" + m.name + "' is empty, duplicate or has no slots");
-  const MachineId id = sched_.AddMachine(Machine{m.name, m.rack, m.slots});
+  const MachineId id = sched_.AddMachine(Machine{m.rack, m.slots});
   const int f = (m.up ? 0 : kSavedDown) | (m.draining ? kSavedDraining : 0);
   if (f) scratch->flags.emplace_back(id, f);
   return Status::Ok();

@@ -90,7 +90,7 @@ Status Engine::Queues(const Request& r, JsonWriter& w) const {
   w.Field("queued", stats.queued).Field("remote", stats.remote_queue);
   w.Key("longest").BeginArray();
   for (size_t i = 0; i < top; ++i) {
-    w.BeginObject().Field("machine", c.machine(lengths[i].second).name);
+    w.BeginObject().Field("machine", machine_names_.Name(lengths[i].second));
     w.Field("length", lengths[i].first).EndObject();
   }
   w.EndArray();
@@ -143,7 +143,7 @@ void Engine::WriteTasks(JobId j, JsonWriter& w) const {
     w.Field("kind", t.kind == TaskKind::kMap ? "map" : "reduce");
     w.Field("state", TaskStateName(t.state)).Field("attempts", t.attempts);
     if (t.state == TaskState::kRunning)
-      w.Field("machine", c.machine(t.machine).name).Field("local", t.ran_local);
+      w.Field("machine", machine_names_.Name(t.machine)).Field("local", t.ran_local);
     w.EndObject();
   }
   w.EndArray();
@@ -167,7 +167,7 @@ Status Engine::Machines(const Request&, JsonWriter& w) const {
   w.Key("machines").BeginArray();
   for (MachineId m = 0; m < c.num_machines(); ++m) {
     const Machine& machine = c.machine(m);
-    w.BeginObject().Field("machine", machine.name).Field("slots", machine.slots);
+    w.BeginObject().Field("machine", machine_names_.Name(m)).Field("slots", machine.slots);
     w.Field("running", machine.running).Field("up", machine.up);
     w.Field("draining", machine.draining);
     w.Field("local_queue", sched_.policy().LocalQueueLength(m)).EndObject();
