@@ -13,11 +13,11 @@ MachineId Cluster::AddMachine(Machine machine) {
   return static_cast<MachineId>(machines_.size() - 1);
 }
 
-JobId Cluster::NewJob(double weight) {
+JobId Cluster::NewJob(double weight, uint32_t tasks) {
   const JobId id = TakeSlot(jobs_, free_jobs_);
   Job& j = jobs_[id];
   std::vector<TaskId> keep = std::move(j.tasks);  // reuse the vector's capacity
-  keep.clear();
+  keep.assign(tasks, kNoId);
   j = Job{};
   j.tasks = std::move(keep);
   j.weight = weight;
@@ -28,6 +28,12 @@ JobId Cluster::NewJob(double weight) {
 }
 
 TaskId Cluster::NewTask(JobId job, TaskKind kind) {
+  jobs_[job].tasks.push_back(kNoId);
+  return NewTaskAt(job, static_cast<uint32_t>(jobs_[job].tasks.size() - 1), kind);
+}
+
+TaskId Cluster::NewTaskAt(JobId job, uint32_t pos, TaskKind kind) {
+  assert(pos < jobs_[job].tasks.size() && jobs_[job].tasks[pos] == kNoId);
   const TaskId id = TakeSlot(tasks_, free_tasks_);
   Task& t = tasks_[id];
   t.state = TaskState::kBlocked;
@@ -40,8 +46,8 @@ TaskId Cluster::NewTask(JobId job, TaskKind kind) {
   ++t.generation;  // stale references to the old task never match
   t.job = job;
   t.kind = kind;
-  t.position = static_cast<uint32_t>(jobs_[job].tasks.size());
-  jobs_[job].tasks.push_back(id);
+  t.position = pos;
+  jobs_[job].tasks[pos] = id;
   if (kind == TaskKind::kMap) ++jobs_[job].maps_left;
   return id;
 }

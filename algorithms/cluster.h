@@ -90,10 +90,13 @@ class Cluster {
  public:
   /// Appends a machine and returns its id (machine ids are never recycled).
   MachineId AddMachine(Machine machine);
-  /// Allocates a job id and resets its record; the caller fills in the rest.
-  JobId NewJob(double weight);
+  /// Allocates a job id and resets its record, with `tasks` positions (kNoId) for
+  /// NewTaskAt; the caller fills in the rest.
+  JobId NewJob(double weight, uint32_t tasks = 0);
   /// Allocates a task id for `job`, appended to job.tasks.
   TaskId NewTask(JobId job, TaskKind kind);
+  /// Allocates a task id for `job` at position pos (< job.tasks.size(), still kNoId).
+  TaskId NewTaskAt(JobId job, uint32_t pos, TaskKind kind);
   /// Frees a finished or cancelled job and its tasks, making their ids reusable.
   void FreeJob(JobId job);
 

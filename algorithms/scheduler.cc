@@ -19,24 +19,24 @@ MachineId Scheduler::AddMachine(Machine machine) {
 
 JobId Scheduler::SubmitJob(double weight, std::span<const TaskSpec> tasks) {
   if (tasks.empty()) return kNoId;
-  const JobId j = cluster_.NewJob(weight);
-  for (const TaskSpec& spec : tasks) {
-    const TaskId t = cluster_.NewTask(j, spec.kind);
+  // One pass, so each task record is written and queued while it is in cache. job.tasks
+  // has its full length from the start: a priority queue's placement reads it.
+  const JobId j = cluster_.NewJob(weight, static_cast<uint32_t>(tasks.size()));
+  for (uint32_t i = 0; i < tasks.size(); ++i) {
+    const TaskSpec& spec = tasks[i];
+    const TaskId t = cluster_.NewTaskAt(j, i, spec.kind);
     Task& task = cluster_.task(t);
     task.replicas.Assign(spec.replicas);
     task.size = static_cast<float>(spec.size);
     task.duration = static_cast<float>(spec.duration);
-  }
-  Job& job = cluster_.job(j);
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    const TaskId t = job.tasks[i];
-    if (cluster_.task(t).kind == TaskKind::kMap) {
-      Enqueue(t, tasks[i].queue);
+    if (spec.kind == TaskKind::kMap) {
+      Enqueue(t, spec.queue);
     } else {
       ++blocked_;
-      ++job.blocked;
+      ++cluster_.job(j).blocked;
     }
   }
+  Job& job = cluster_.job(j);
   if (job.maps_left == 0) ReleaseReduces(job);
   policy_->OnJobChanged(j);  // once for the whole job, not once per task
   return j;
