@@ -88,7 +88,10 @@ void LocalityQueues::Remove(TaskId t) {
 void LocalityQueues::RemoveAt(uint32_t queue, size_t i, TaskId t) {
   Task& task = cluster_.task(t);
   Entry& e = At(queue).jobs[i];
-  if (e.head == t) {
+  if (e.count == 1) {
+    // The job's only task here (the usual case): no links to mend, so the pop does not
+    // wait for this task's record, which is seldom still in cache.
+  } else if (e.head == t) {
     e.head = task.next;  // the new head's stale prev is never read
   } else {
     cluster_.task(task.prev).next = task.next;
