@@ -1,6 +1,7 @@
 #include "algorithms/jsq_maxweight.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace locsched {
 
@@ -34,11 +35,31 @@ uint32_t JsqMaxWeight::FreeSlots(MachineId m) const {
 }
 
 // The paper's rule: the shortest of R and the usable replicas' queues, ties split
-// uniformly. Branch-free, because which queue is shortest is a coin flip that a
-// predictor misses about twice a task: one pass finds the shortest length, one
-// counts the candidates of that length, and one draw picks among them (R first).
+// uniformly by one draw among the candidates of the shortest length, in the order R,
+// replicas. Branch-free, because which queue is shortest is a coin flip that a
+// predictor misses about twice a task.
 uint32_t JsqMaxWeight::RouteUniform(TaskId t) {
-  const ReplicaList& replicas = cluster_.task(t).replicas;
+  const std::span<const MachineId> replicas = cluster_.task(t).replicas.view();
+  if (replicas.size() >= 64) return RouteUniformLong(replicas);
+  // One pass keeps the shortest length seen and a mask of the candidates of that
+  // length (bit 0 = R, bit i + 1 = replica i), cleared when a shorter one appears.
+  uint32_t low = queues_.Length(LocalityQueues::kRemote);
+  uint64_t tied = 1;
+  for (size_t i = 0; i < replicas.size(); ++i) {
+    const uint32_t len = RouteLength(replicas[i]);
+    tied = len < low ? 0 : tied;
+    low = std::min(low, len);
+    tied |= uint64_t{len == low} << (i + 1);
+  }
+  for (uint32_t pick = rng_.Below(static_cast<uint32_t>(std::popcount(tied))); pick > 0; --pick)
+    tied &= tied - 1;  // drop the lowest candidate
+  const int first = std::countr_zero(tied);
+  return first == 0 ? LocalityQueues::kRemote : replicas[first - 1];
+}
+
+// RouteUniform for 64 or more replicas (too many for the mask): the same rule and the
+// same single draw, in three passes.
+uint32_t JsqMaxWeight::RouteUniformLong(std::span<const MachineId> replicas) {
   const uint32_t remote = queues_.Length(LocalityQueues::kRemote);
   uint32_t low = remote;
   for (MachineId m : replicas) low = std::min(low, RouteLength(m));

@@ -200,6 +200,38 @@ TEST_CASE("JSQ breaks ties uniformly at random", "[jsq]") {
   }
 }
 
+// RouteUniform keeps the tied candidates in a 64-bit mask (R plus up to 63 replicas) and
+// takes a three-pass path beyond; both ends of both paths must follow the same rule.
+TEST_CASE("JSQ routes tasks with many replicas by the same rule", "[jsq]") {
+  for (const uint32_t n : {62u, 63u, 64u, 100u}) {
+    CAPTURE(n);
+    // Replica queues hold 2 tasks except those in `short_ones` (1); R holds `remote`.
+    auto setup = [n](Env& env, std::vector<uint32_t> short_ones, uint32_t remote) {
+      std::vector<MachineId> replicas(n);
+      for (uint32_t m = 0; m < n; ++m) replicas[m] = m;
+      for (uint32_t m = 0; m < n; ++m)
+        env.Fill(m, std::count(short_ones.begin(), short_ones.end(), m) ? 1 : 2);
+      env.Fill(kR, remote);
+      return env.Task(replicas);
+    };
+    {  // the last replica alone is shortest (the mask's top bit at n = 63)
+      Env env(n);
+      const TaskId t = setup(env, {n - 1}, 3);
+      for (int i = 0; i < 100; ++i) REQUIRE(env.policy.Route(t) == n - 1);
+    }
+    {  // the first, a middle and the last replica tie with R
+      Env env(n, 0.75, 0.25, /*seed=*/n);
+      const TaskId t = setup(env, {0, n / 2, n - 1}, 1);
+      std::map<uint32_t, int> counts;
+      constexpr int kTrials = 20000;
+      for (int i = 0; i < kTrials; ++i) ++counts[env.policy.Route(t)];
+      CHECK(counts.size() == 4);
+      for (uint32_t q : {0u, n / 2, n - 1, kR}) CHECK(counts[q] > 0);
+      CHECK(ChiSquareUniform(counts, kTrials, 4) < 30);
+    }
+  }
+}
+
 TEST_CASE("JSQ skips down and draining replicas", "[jsq]") {
   SECTION("policy level") {
     Env env(4);
