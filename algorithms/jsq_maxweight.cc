@@ -45,14 +45,16 @@ uint32_t JsqMaxWeight::RouteUniform(TaskId t) {
   // length (bit 0 = R, bit i + 1 = replica i), cleared when a shorter one appears.
   uint32_t low = queues_.Length(LocalityQueues::kRemote);
   uint64_t tied = 1;
+  uint32_t ties = 1;  // set bits of `tied` (counted here: popcount is a libcall on baseline x86-64)
   for (size_t i = 0; i < replicas.size(); ++i) {
     const uint32_t len = RouteLength(replicas[i]);
     tied = len < low ? 0 : tied;
+    ties = len < low ? 0 : ties;
     low = std::min(low, len);
     tied |= uint64_t{len == low} << (i + 1);
+    ties += len == low;
   }
-  for (uint32_t pick = rng_.Below(static_cast<uint32_t>(std::popcount(tied))); pick > 0; --pick)
-    tied &= tied - 1;  // drop the lowest candidate
+  for (uint32_t pick = rng_.Below(ties); pick > 0; --pick) tied &= tied - 1;  // drop the lowest
   const int first = std::countr_zero(tied);
   return first == 0 ? LocalityQueues::kRemote : replicas[first - 1];
 }
