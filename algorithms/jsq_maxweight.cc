@@ -72,7 +72,7 @@ uint32_t JsqMaxWeight::RouteUniformLong(std::span<const MachineId> replicas) {
   uint32_t seen = remote == low;
   for (MachineId m : replicas) {
     const bool tie = RouteLength(m) == low;
-    best = tie & (seen == pick) ? m : best;
+    best = (tie & (seen == pick)) ? m : best;
     seen += tie;
   }
   return best;

@@ -91,6 +91,7 @@ void LocalityQueues::RemoveAt(uint32_t queue, size_t i, TaskId t) {
   if (e.count == 1) {
     // The job's only task here (the usual case): no links to mend, so the pop does not
     // wait for this task's record, which is seldom still in cache.
+    assert(e.head == t && e.tail == t);
   } else if (e.head == t) {
     e.head = task.next;  // the new head's stale prev is never read
   } else {

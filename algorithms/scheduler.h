@@ -44,7 +44,8 @@ struct Completion {
 class BacklogObserver {
  public:
   virtual ~BacklogObserver() = default;
-  /// Task t became queued (submitted, released after its maps, requeued).
+  /// Task t became queued (submitted, released after its maps, requeued). During
+  /// SubmitJob the job's later tasks do not exist yet (job.tasks holds kNoId for them).
   virtual void OnQueued(TaskId t) = 0;
   /// Task t left the queues (started or cancelled).
   virtual void OnUnqueued(TaskId t) = 0;
