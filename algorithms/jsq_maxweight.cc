@@ -1,7 +1,6 @@
 #include "algorithms/jsq_maxweight.h"
 
 #include <algorithm>
-#include <bit>
 
 namespace locsched {
 
@@ -37,36 +36,18 @@ uint32_t JsqMaxWeight::FreeSlots(MachineId m) const {
 // The paper's rule: the shortest of R and the usable replicas' queues, ties split
 // uniformly by one draw among the candidates of the shortest length, in the order R,
 // replicas. Branch-free, because which queue is shortest is a coin flip that a
-// predictor misses about twice a task.
+// predictor misses about twice a task: one pass finds the shortest length and counts
+// the candidates at it, the draw picks one, and a second pass finds it.
 uint32_t JsqMaxWeight::RouteUniform(TaskId t) {
-  const std::span<const MachineId> replicas = cluster_.task(t).replicas.view();
-  if (replicas.size() >= 64) return RouteUniformLong(replicas);
-  // One pass keeps the shortest length seen and a mask of the candidates of that
-  // length (bit 0 = R, bit i + 1 = replica i), cleared when a shorter one appears.
-  uint32_t low = queues_.Length(LocalityQueues::kRemote);
-  uint64_t tied = 1;
-  uint32_t ties = 1;  // set bits of `tied` (counted here: popcount is a libcall on baseline x86-64)
-  for (size_t i = 0; i < replicas.size(); ++i) {
-    const uint32_t len = RouteLength(replicas[i]);
-    tied = len < low ? 0 : tied;
-    ties = len < low ? 0 : ties;
+  const ReplicaList& replicas = cluster_.task(t).replicas;
+  const uint32_t remote = queues_.Length(LocalityQueues::kRemote);
+  uint32_t low = remote, ties = 1;
+  for (MachineId m : replicas) {
+    const uint32_t len = RouteLength(m);
+    ties = len < low ? 0 : ties;  // a shorter queue restarts the count
     low = std::min(low, len);
-    tied |= uint64_t{len == low} << (i + 1);
     ties += len == low;
   }
-  for (uint32_t pick = rng_.Below(ties); pick > 0; --pick) tied &= tied - 1;  // drop the lowest
-  const int first = std::countr_zero(tied);
-  return first == 0 ? LocalityQueues::kRemote : replicas[first - 1];
-}
-
-// RouteUniform for 64 or more replicas (too many for the mask): the same rule and the
-// same single draw, in three passes.
-uint32_t JsqMaxWeight::RouteUniformLong(std::span<const MachineId> replicas) {
-  const uint32_t remote = queues_.Length(LocalityQueues::kRemote);
-  uint32_t low = remote;
-  for (MachineId m : replicas) low = std::min(low, RouteLength(m));
-  uint32_t ties = remote == low;
-  for (MachineId m : replicas) ties += RouteLength(m) == low;
   const uint32_t pick = rng_.Below(ties);  // the pick-th candidate of length `low`
   uint32_t best = LocalityQueues::kRemote;
   uint32_t seen = remote == low;

@@ -5,8 +5,6 @@
 // else R, staying work-conserving. Owned by the Scheduler; single-threaded.
 #pragma once
 
-#include <span>
-
 #include "algorithms/policy.h"
 #include "algorithms/queues.h"
 #include "algorithms/rng.h"
@@ -53,7 +51,6 @@ class JsqMaxWeight final : public Policy {
   }
   uint32_t FreeSlots(MachineId m) const;
   uint32_t RouteUniform(TaskId t);
-  uint32_t RouteUniformLong(std::span<const MachineId> replicas);
   uint32_t RouteBiased(TaskId t);
   uint32_t RouteAhead(TaskId t);
 

@@ -22,6 +22,7 @@ JobId Scheduler::SubmitJob(double weight, std::span<const TaskSpec> tasks) {
   // One pass, so each task record is written and queued while it is in cache. job.tasks
   // has its full length from the start: a priority queue's placement reads it.
   const JobId j = cluster_.NewJob(weight, static_cast<uint32_t>(tasks.size()));
+  Job& job = cluster_.job(j);  // stays put: only the task table grows below
   for (uint32_t i = 0; i < tasks.size(); ++i) {
     const TaskSpec& spec = tasks[i];
     const TaskId t = cluster_.NewTaskAt(j, i, spec.kind);
@@ -33,10 +34,9 @@ JobId Scheduler::SubmitJob(double weight, std::span<const TaskSpec> tasks) {
       Enqueue(t, spec.queue);
     } else {
       ++blocked_;
-      ++cluster_.job(j).blocked;
+      ++job.blocked;
     }
   }
-  Job& job = cluster_.job(j);
   if (job.maps_left == 0) ReleaseReduces(job);
   policy_->OnJobChanged(j);  // once for the whole job, not once per task
   return j;

@@ -200,8 +200,8 @@ TEST_CASE("JSQ breaks ties uniformly at random", "[jsq]") {
   }
 }
 
-// RouteUniform keeps the tied candidates in a 64-bit mask (R plus up to 63 replicas) and
-// takes a three-pass path beyond; both ends of both paths must follow the same rule.
+// Many replicas: the shortest found anywhere in the list, ties split uniformly up to
+// the last position (62 to 100 replicas, around the 64-bit word sizes a mask would use).
 TEST_CASE("JSQ routes tasks with many replicas by the same rule", "[jsq]") {
   for (const uint32_t n : {62u, 63u, 64u, 100u}) {
     CAPTURE(n);
