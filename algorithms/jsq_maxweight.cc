@@ -37,9 +37,11 @@ uint32_t JsqMaxWeight::FreeSlots(MachineId m) const {
 // uniformly by one draw among the candidates of the shortest length, in the order R,
 // replicas. Branch-free, because which queue is shortest is a coin flip that a
 // predictor misses about twice a task: one pass finds the shortest length and counts
-// the candidates at it, the draw picks one, and a second pass finds it.
+// the candidates at it, the draw picks one, and a second pass finds it. Up to three
+// replicas (the common case) take RouteUniformFew, which makes the same decisions.
 uint32_t JsqMaxWeight::RouteUniform(TaskId t) {
   const ReplicaList& replicas = cluster_.task(t).replicas;
+  if (replicas.size() <= kFewReplicas) return RouteUniformFew(replicas);
   const uint32_t remote = queues_.Length(LocalityQueues::kRemote);
   uint32_t low = remote, ties = 1;
   for (MachineId m : replicas) {
@@ -57,6 +59,40 @@ uint32_t JsqMaxWeight::RouteUniform(TaskId t) {
     seen += tie;
   }
   return best;
+}
+
+namespace {
+
+// For a set of at most four tied candidates (bit i: candidate i), how many there
+// are and which is the pick-th: RouteUniformFew's replacement for a second pass.
+struct TieTable {
+  uint8_t count[16] = {};
+  uint8_t nth[16][4] = {};
+  constexpr TieTable() {
+    for (uint32_t mask = 0; mask < 16; ++mask)
+      for (uint32_t i = 0; i < 4; ++i)
+        if (mask >> i & 1) nth[mask][count[mask]++] = static_cast<uint8_t>(i);
+  }
+};
+constexpr TieTable kTies;
+
+}  // namespace
+
+// RouteUniform for at most three replicas: candidate 0 is R, candidate i + 1 is
+// replica i, and a missing replica has no length to tie at. Lengths go into four
+// registers, a bit mask marks the shortest, and the draw indexes a table.
+uint32_t JsqMaxWeight::RouteUniformFew(const ReplicaList& replicas) {
+  static_assert(kFewReplicas == 3, "the tie table has room for R and three replicas");
+  const MachineId* ids = replicas.begin();
+  const auto n = static_cast<uint32_t>(replicas.size());
+  uint32_t len[4] = {queues_.Length(LocalityQueues::kRemote), UINT32_MAX, UINT32_MAX, UINT32_MAX};
+  for (uint32_t i = 0; i < n; ++i) len[i + 1] = RouteLength(ids[i]);
+  const uint32_t low = std::min(std::min(len[0], len[1]), std::min(len[2], len[3]));
+  uint32_t mask = 0;
+  for (uint32_t i = 0; i < 4; ++i) mask |= uint32_t{len[i] == low} << i;
+  const uint32_t pick = rng_.Below(kTies.count[mask]);  // R is always a candidate: count >= 1
+  const uint32_t winner = kTies.nth[mask][pick];
+  return winner == 0 ? LocalityQueues::kRemote : ids[winner - 1];
 }
 
 namespace {

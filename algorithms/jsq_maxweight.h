@@ -50,7 +50,10 @@ class JsqMaxWeight final : public Policy {
     return Routable(m) ? queues_.LocalLength(m) : UINT32_MAX;
   }
   uint32_t FreeSlots(MachineId m) const;
+  // Replica counts up to this take RouteUniformFew.
+  static constexpr size_t kFewReplicas = 3;
   uint32_t RouteUniform(TaskId t);
+  uint32_t RouteUniformFew(const ReplicaList& replicas);
   uint32_t RouteBiased(TaskId t);
   uint32_t RouteAhead(TaskId t);
 

@@ -232,6 +232,32 @@ TEST_CASE("JSQ routes tasks with many replicas by the same rule", "[jsq]") {
   }
 }
 
+// Up to three replicas take a table-driven path; a fourth replica that is down sends the
+// same task through the general two-pass path, where it can never tie. Same seed, same
+// queues: the two must route every task alike, draw for draw.
+TEST_CASE("JSQ's few-replica path routes as the general path does", "[jsq]") {
+  Env few(6, 0.75, 0.25, /*seed=*/7), general(6, 0.75, 0.25, /*seed=*/7);
+  general.policy.OnMachineUnavailable(5);
+  Rng pick(3);
+  for (int i = 0; i < 5000; ++i) {
+    std::vector<MachineId> replicas{0, 1, 2, 3, 4};
+    for (uint32_t k = 0; k < 3; ++k) std::swap(replicas[k], replicas[k + pick.Below(5 - k)]);
+    replicas.resize(pick.Below(4));  // 0 to 3 replicas
+    const TaskId a = few.Task(replicas);
+    replicas.push_back(5);
+    const TaskId b = general.Task(replicas);
+    const uint32_t qa = few.policy.Route(a), qb = general.policy.Route(b);
+    REQUIRE(qa == qb);
+    few.policy.mutable_queues().Push(a, qa);
+    general.policy.mutable_queues().Push(b, qb);
+    // Two free slots per arrival keep the queues short, so ties stay common.
+    for (int k = 0; k < 2; ++k) {
+      const MachineId m = pick.Below(5);
+      REQUIRE(few.policy.PickFor(m) == general.policy.PickFor(m));
+    }
+  }
+}
+
 TEST_CASE("JSQ skips down and draining replicas", "[jsq]") {
   SECTION("policy level") {
     Env env(4);
