@@ -29,6 +29,7 @@ void LocalityQueues::AddLength(uint32_t queue, int32_t delta) {
 // Out of line: the hot SetRunning stays a compare and a store.
 [[gnu::noinline]] void LocalityQueues::GrowKeys(JobId j) {
   fair_keys_.resize(std::max<size_t>(j + 1, fair_keys_.size() * 2), 0);
+  seqs_.resize(fair_keys_.size(), 0);
 }
 
 size_t LocalityQueues::FindEntry(const Queue& q, uint32_t queue, JobId job) const {
@@ -36,21 +37,26 @@ size_t LocalityQueues::FindEntry(const Queue& q, uint32_t queue, JobId job) cons
     const uint32_t i = index_.Find(MapKey(queue, job));
     return i == FlatMap64::kMissing ? kMissing : i;
   }
-  // Backwards: a job that just pushed sits near the end, so the last 8 ids are
-  // checked one by one; the rest in blocks of 8 with no exit inside a block,
-  // which the compiler turns into vector compares. A job has at most one
-  // entry, so any hit is the answer.
-  const JobId* ids = q.ids.data();
-  size_t n = q.ids.size();
+  if (q.wide) return FindJob(q.ids.data(), q.ids.size(), job, [](JobId id) { return id; });
+  return FindJob(q.jobs.data(), q.jobs.size(), job, [](const Entry& e) { return e.job; });
+}
+
+// The position of `job` among n items, or kMissing. Backwards: a job that just pushed
+// sits near the end, so the last 8 items are checked one by one; the rest in blocks of 8
+// with no exit inside a block, which over the compact ids become vector compares. A job
+// has at most one entry, so any hit is the answer.
+template <typename T, typename JobOf>
+size_t LocalityQueues::FindJob(const T* items, size_t n, JobId job, JobOf job_of) {
   for (const size_t stop = n > 8 ? n - 8 : 0; n > stop;)
-    if (ids[--n] == job) return n;
+    if (job_of(items[--n]) == job) return n;
   for (; n >= 8; n -= 8) {
     uint32_t hits = 0;
-    for (uint32_t k = 0; k < 8; ++k) hits |= static_cast<uint32_t>(ids[n - 8 + k] == job) << k;
+    for (uint32_t k = 0; k < 8; ++k)
+      hits |= static_cast<uint32_t>(job_of(items[n - 8 + k]) == job) << k;
     if (hits != 0) return n - 8 + static_cast<size_t>(std::countr_zero(hits));
   }
   while (n-- > 0)
-    if (ids[n] == job) return n;
+    if (job_of(items[n]) == job) return n;
   return kMissing;
 }
 
@@ -67,7 +73,7 @@ void LocalityQueues::Push(TaskId t, uint32_t queue) {
   if (i == kMissing) {
     task.prev = kNoId;
     q.seq_bound = std::max(q.seq_bound, seq + 1);
-    AddEntry(queue, Entry{seq, task.job, t, t, 1});
+    AddEntry(queue, Entry{task.job, t, t, 1}, seq);
     return;
   }
   Entry& e = q.jobs[i];
@@ -135,7 +141,7 @@ uint32_t LocalityQueues::TasksBefore(uint32_t queue, JobId j) const {
     else if (intra_ == IntraQueue::kPriority && PriorityKey(e) != key)
       before |= PriorityKey(e) < key;
     else
-      before |= e.seq < job.seq;
+      before |= seqs_[e.job] < job.seq;
     n += before ? e.count : 0;
   }
   return n;
@@ -144,17 +150,21 @@ uint32_t LocalityQueues::TasksBefore(uint32_t queue, JobId j) const {
 size_t LocalityQueues::BestIndex(const Queue& q) const {
   if (Heaped()) return 0;
   // Fair: running counts change on every start and finish of any task of a
-  // job, so the keys are read live from the dense fair_keys_ mirror, indexed
-  // through the queue's compact id array (4 bytes a job, not the 24-byte
-  // entries). Keys are unique (they embed the seq), so the first minimum wins.
-  const JobId* ids = q.ids.data();
+  // job, so the keys are read live from the dense fair_keys_ mirror.
+  if (q.wide) return FairMin(q.ids.data(), q.ids.size(), [](JobId id) { return id; });
+  return FairMin(q.jobs.data(), q.jobs.size(), [](const Entry& e) { return e.job; });
+}
+
+// The position of the job with the smallest fair key among n >= 1 items. Keys are
+// unique (they embed the seq), so the first minimum wins.
+template <typename T, typename JobOf>
+size_t LocalityQueues::FairMin(const T* items, size_t n, JobOf job_of) const {
   const uint64_t* keys = fair_keys_.data();
-  const size_t n = q.ids.size();
   if (n < kWideScanFrom) {
     size_t best = 0;
-    uint64_t best_key = keys[ids[0]];
+    uint64_t best_key = keys[job_of(items[0])];
     for (size_t i = 1; i < n; ++i) {
-      const uint64_t k = keys[ids[i]];
+      const uint64_t k = keys[job_of(items[i])];
       best = k < best_key ? i : best;
       best_key = k < best_key ? k : best_key;
     }
@@ -168,13 +178,13 @@ size_t LocalityQueues::BestIndex(const Queue& q) const {
   size_t i = 0;
   for (; i + 4 <= n; i += 4) {
     for (size_t lane = 0; lane < 4; ++lane) {
-      const uint64_t k = keys[ids[i + lane]];
+      const uint64_t k = keys[job_of(items[i + lane])];
       best[lane] = k < low[lane] ? i + lane : best[lane];
       low[lane] = k < low[lane] ? k : low[lane];
     }
   }
   for (; i < n; ++i) {
-    const uint64_t k = keys[ids[i]];
+    const uint64_t k = keys[job_of(items[i])];
     best[0] = k < low[0] ? i : best[0];
     low[0] = k < low[0] ? k : low[0];
   }
@@ -183,16 +193,18 @@ size_t LocalityQueues::BestIndex(const Queue& q) const {
   return best[winner];
 }
 
-void LocalityQueues::AddEntry(uint32_t queue, Entry e) {
+void LocalityQueues::AddEntry(uint32_t queue, Entry e, uint64_t seq) {
   Queue& q = At(queue);
   if (e.job >= fair_keys_.size()) GrowKeys(e.job);  // a job never reported yet
-  fair_keys_[e.job] = FairKey(cluster_.job(e.job).running, e.seq);
+  fair_keys_[e.job] = FairKey(cluster_.job(e.job).running, seq);
+  seqs_[e.job] = seq;
   q.jobs.push_back(e);
-  q.ids.push_back(e.job);
+  if (q.wide) q.ids.push_back(e.job);
   const size_t i = q.jobs.size() - 1;
   if (q.hashed) index_.Put(MapKey(queue, e.job), static_cast<uint32_t>(i));
   if (Heaped()) SiftUp(q, queue, i);
   if (!q.hashed && q.jobs.size() > kHashAbove) SetHashed(q, queue, true);
+  if (!q.wide && q.jobs.size() > kWideAbove) SetWide(q, true);
 }
 
 void LocalityQueues::EraseEntry(uint32_t queue, size_t i) {
@@ -200,17 +212,18 @@ void LocalityQueues::EraseEntry(uint32_t queue, size_t i) {
   if (q.hashed) index_.Erase(MapKey(queue, q.jobs[i].job));
   const Entry last = q.jobs.back();
   q.jobs.pop_back();
-  q.ids.pop_back();
+  if (q.wide) q.ids.pop_back();
   if (i < q.jobs.size()) {
     Place(q, queue, i, last);
     if (Heaped()) SiftUp(q, queue, SiftDown(q, queue, i));
   }
   if (q.hashed && q.jobs.size() < kUnhashBelow) SetHashed(q, queue, false);
+  if (q.wide && q.jobs.size() < kNarrowBelow) SetWide(q, false);
 }
 
 void LocalityQueues::Place(Queue& q, uint32_t queue, size_t i, const Entry& e) {
   q.jobs[i] = e;
-  q.ids[i] = e.job;
+  if (q.wide) q.ids[i] = e.job;
   if (q.hashed) index_.Put(MapKey(queue, e.job), static_cast<uint32_t>(i));
 }
 
@@ -245,6 +258,13 @@ void LocalityQueues::SetHashed(Queue& q, uint32_t queue, bool hashed) {
       index_.Erase(MapKey(queue, q.jobs[i].job));
   }
   q.hashed = hashed;
+}
+
+void LocalityQueues::SetWide(Queue& q, bool wide) {
+  q.ids.clear();
+  if (wide)
+    for (const Entry& e : q.jobs) q.ids.push_back(e.job);
+  q.wide = wide;
 }
 
 void LocalityQueues::Reorder(Queue& q, uint32_t queue) {
@@ -286,7 +306,7 @@ double LocalityQueues::SmithRatio(const Job& job) {
 
 bool LocalityQueues::PriorityBefore(const Entry& a, const Entry& b) const {
   const uint64_t ka = PriorityKey(a), kb = PriorityKey(b);
-  return ka != kb ? ka < kb : a.seq < b.seq;
+  return ka != kb ? ka < kb : seqs_[a.job] < seqs_[b.job];
 }
 
 uint64_t LocalityQueues::PlacedKey(JobId job, uint64_t seq) const {

@@ -70,14 +70,13 @@ class LocalityQueues {
 
  private:
   // One nonempty per-job subqueue, stored inline in its queue's job list: the
-  // job, its ordering key and the ends of its FIFO of tasks (linked through
-  // Task::prev/next). Keeping these together means a push or a pop touches one
-  // contiguous array instead of a heap, a record pool and a hash table. The
-  // head's `prev` is left stale (a pop then writes no second task record): a
-  // task is the head exactly when head == its id, and every other task's
-  // `prev` is exact.
+  // job and the ends and size of its FIFO of tasks (linked through
+  // Task::prev/next). 16 bytes, so the scan that picks a job reads the winner's
+  // head and count in the lines it already loaded; the job's ordering key lives
+  // in the dense by-job arrays (fair_keys_, seqs_). The head's `prev` is left
+  // stale (a pop then writes no second task record): a task is the head exactly
+  // when head == its id, and every other task's `prev` is exact.
   struct Entry {
-    uint64_t seq;  // the job's arrival order: the fifo key and every policy's tie-break
     JobId job;
     TaskId head, tail;
     uint32_t count;
@@ -85,9 +84,10 @@ class LocalityQueues {
   // One cache line each: unaligned, a header straddled two and a push or pop missed on both.
   struct alignas(64) Queue {
     bool hashed = false;      // job -> position kept in index_ (else found by scanning)
+    bool wide = false;        // ids mirrors the job list
     uint64_t seq_bound = 0;   // above every seq ever entered: a newer job has no entry here
     std::vector<Entry> jobs;  // a min-heap by key unless intra is fair (then unordered)
-    std::vector<JobId> ids;   // ids[i] == jobs[i].job: a compact array for the job search
+    std::vector<JobId> ids;   // while wide: ids[i] == jobs[i].job, 4 bytes a job for the fair scan
   };
   // A queue with many jobs finds a job's entry through index_; one with fewer
   // scans its contiguous job list, which the prefetcher makes cheaper than a
@@ -96,6 +96,11 @@ class LocalityQueues {
   static constexpr size_t kUnhashBelow = 32;
   static constexpr size_t kMissing = SIZE_MAX;
   static constexpr size_t kWideScanFrom = 16;  // jobs in a queue: BestIndex's 4-lane scan
+  // A queue with many jobs also keeps the compact ids mirror, so the fair scan and the
+  // job search read 4 bytes a job instead of 16 (at 100 jobs a queue, 7 cache lines
+  // instead of 25).
+  static constexpr size_t kWideAbove = 32;
+  static constexpr size_t kNarrowBelow = 16;
 
   Queue& At(uint32_t q) { return q == kRemote ? remote_ : local_[q]; }
   const Queue& At(uint32_t q) const { return q == kRemote ? remote_ : local_[q]; }
@@ -120,26 +125,31 @@ class LocalityQueues {
     if (Ranked(job, seq)) return uint64_t{ranks_[job]} * 2 + 2;
     return place_new_ ? PlacedKey(job, seq) : UINT64_MAX;
   }
-  uint64_t PriorityKey(const Entry& e) const { return PriorityKey(e.job, e.seq); }
+  uint64_t PriorityKey(const Entry& e) const { return PriorityKey(e.job, seqs_[e.job]); }
   uint64_t PlacedKey(JobId job, uint64_t seq) const;
   static double SmithRatio(const Job& job);
   // Heap order: priority key first (priority only), then arrival. The priority case is out
   // of line so that fifo's sift loops stay small (inlined, it cost fifo 10-25% in core_bench).
   bool Before(const Entry& a, const Entry& b) const {
     if (intra_ == IntraQueue::kPriority) return PriorityBefore(a, b);
-    return a.seq < b.seq;
+    return seqs_[a.job] < seqs_[b.job];
   }
   bool PriorityBefore(const Entry& a, const Entry& b) const;
   bool Heaped() const { return intra_ != IntraQueue::kFair; }
   size_t BestIndex(const Queue& q) const;
+  template <typename T, typename JobOf>
+  size_t FairMin(const T* items, size_t n, JobOf job_of) const;
   size_t FindEntry(const Queue& q, uint32_t queue, JobId job) const;
+  template <typename T, typename JobOf>
+  static size_t FindJob(const T* items, size_t n, JobId job, JobOf job_of);
   void RemoveAt(uint32_t queue, size_t i, TaskId t);
-  void AddEntry(uint32_t queue, Entry e);
+  void AddEntry(uint32_t queue, Entry e, uint64_t seq);
   void EraseEntry(uint32_t queue, size_t i);
   void Place(Queue& q, uint32_t queue, size_t i, const Entry& e);
   size_t SiftUp(Queue& q, uint32_t queue, size_t i);
   size_t SiftDown(Queue& q, uint32_t queue, size_t i);
   void SetHashed(Queue& q, uint32_t queue, bool hashed);
+  static void SetWide(Queue& q, bool wide);
   void Reorder(Queue& q, uint32_t queue);
   void AddLength(uint32_t queue, int32_t delta);
   void GrowKeys(JobId j);
@@ -152,10 +162,13 @@ class LocalityQueues {
   Queue remote_;
   uint32_t remote_length_ = 0;
   std::vector<uint64_t> fair_keys_;  // by job id: FairKey(running, seq), dense for the `fair` scan
-  FlatMap64 index_;                  // (queue, job) -> position in jobs, for hashed queues only
-  std::vector<uint32_t> ranks_;      // priority rank by job id
-  std::vector<uint64_t> rank_seqs_;  // by job id: the arrival seq a rank belongs to; empty = any
-  bool place_new_ = false;           // unranked jobs placed by Smith's rule (else last)
+  // By job id, as long as the job has an entry: its arrival seq (the fifo key and every
+  // policy's tie-break). Grown with fair_keys_.
+  std::vector<uint64_t> seqs_;
+  FlatMap64 index_;                     // (queue, job) -> position in jobs, for hashed queues only
+  std::vector<uint32_t> ranks_;         // priority rank by job id
+  std::vector<uint64_t> rank_seqs_;     // by job id: the arrival seq a rank belongs to; empty = any
+  bool place_new_ = false;              // unranked jobs placed by Smith's rule (else last)
   std::vector<uint32_t> ranked_ranks_;  // the live ranked jobs' ranks, ascending
   std::vector<double> ranked_ratios_;   // their weights per waiting task, descending
   // By job id: a placed job's key and the seq it belongs to (0 = none), computed when first

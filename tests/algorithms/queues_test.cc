@@ -425,7 +425,8 @@ TEST_CASE("LocalityQueues matches a naive model under random operations", "[queu
   constexpr uint32_t kMachines = 2;
   constexpr uint32_t kJobs = 500;
   // Queues swing between empty and a few hundred jobs, crossing the private
-  // hash-index thresholds (kHashAbove, kUnhashBelow) both ways every cycle.
+  // hash-index and ids-mirror thresholds (kHashAbove, kUnhashBelow, kWideAbove,
+  // kNarrowBelow) both ways every cycle.
   constexpr uint32_t kManyJobs = 200;
   Env env(start, kMachines, kJobs);
   QueueModel model;
