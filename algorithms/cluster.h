@@ -57,13 +57,7 @@ struct alignas(64) Task {
   uint32_t position = 0;   ///< its index in its job's task list (the daemon names it by this)
 
   /// True if machine m holds a replica of its input.
-  bool IsLocalTo(MachineId m) const {
-    // No early exit: which replica matches is data-dependent, and a mispredicted
-    // exit costs more than the compares it saves.
-    bool local = false;
-    for (MachineId r : replicas) local |= r == m;
-    return local;
-  }
+  bool IsLocalTo(MachineId m) const { return replicas.Contains(m); }
 };
 
 static_assert(sizeof(Task) == 64, "Task should stay one cache line");

@@ -52,6 +52,19 @@ class ReplicaList {
   uint32_t operator[](size_t i) const { return data()[i]; }
   /// The ids as a span.
   std::span<const uint32_t> view() const { return {data(), size_}; }
+  /// True if `id` is in the list. No early exit: which replica matches is
+  /// data-dependent, and a mispredicted exit costs more than the compares it saves.
+  bool Contains(uint32_t id) const {
+    bool found = false;
+    if (size_ > kInline) [[unlikely]] {
+      for (uint32_t r : view()) found |= r == id;
+      return found;
+    }
+    // A fixed-bound loop over the inline words (unrolled, no loop left); words past
+    // size_ hold stale ids and are masked off.
+    for (uint32_t i = 0; i < kInline; ++i) found |= (i < size_) & (words_[i] == id);
+    return found;
+  }
 
  private:
   // More than kInline ids live on the heap, and the first two words hold the

@@ -43,6 +43,24 @@ TEST_CASE("ReplicaList holds 0 to 6 ids, inline or on the heap", "[replica_list]
   }
 }
 
+// Contains reads the inline words without a loop bound on size, so the words a shorter
+// list no longer uses (stale ids, or a heap pointer's bits after a spill) must not count.
+TEST_CASE("ReplicaList::Contains sees exactly the current ids", "[replica_list]") {
+  for (size_t before = 0; before <= 6; ++before) {
+    for (size_t n = 0; n <= 6; ++n) {
+      CAPTURE(before, n);
+      ReplicaList r;
+      r.Assign(Ids(before));
+      r.Assign(Ids(n));
+      for (uint32_t id = 95; id < 110; ++id) CHECK(r.Contains(id) == (id >= 100 && id < 100 + n));
+    }
+  }
+  ReplicaList spilled;
+  spilled.Assign(Ids(5));
+  spilled.clear();  // the inline words still hold the freed block's address
+  for (uint32_t id = 0; id < 8; ++id) CHECK_FALSE(spilled.Contains(id));
+}
+
 TEST_CASE("ReplicaList copies and moves own their ids", "[replica_list]") {
   for (size_t n : {2u, 3u, 5u}) {
     CAPTURE(n);
