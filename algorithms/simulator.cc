@@ -62,8 +62,11 @@ class Simulation {
     return starts_ ? static_cast<double>(local_starts_) / static_cast<double>(starts_) : 0;
   }
 
-  struct Service {
-    uint32_t local, remote;  // drawn durations, in slots
+  // A job's drawn service durations in slots, by task position. Kept per job and
+  // copied whole on arrival: indexed by task id, the read at each start missed the
+  // cache (task ids are recycled in no useful order) and the copy was a scatter.
+  struct JobService {
+    std::vector<uint32_t> local, remote;
   };
 
   SimParams p_;
@@ -72,7 +75,7 @@ class Simulation {
   ArrivalPipeline arrivals_;
   const ArrivalBatch* batch_ = nullptr;
   size_t next_job_ = 0, next_task_ = 0;  // cursors into *batch_
-  std::vector<Service> service_;         // by task id
+  std::vector<JobService> service_;      // by job id
   std::vector<uint64_t> started_;        // by task id: the slot it last started (replan only)
   std::vector<std::vector<Due>> wheel_;
   std::priority_queue<Finish, std::vector<Finish>, std::greater<>> overflow_;
@@ -124,14 +127,14 @@ void Simulation::Arrive(uint64_t t) {
     const JobId j = sched_.SubmitJob(weight, std::span<const TaskSpec>(specs_.data(), size));
     if (job_arrival_.size() <= j) job_arrival_.resize(j + 1);
     job_arrival_[j] = t;
-    if (service_.size() < sched_.cluster().task_capacity())
-      service_.resize(sched_.cluster().task_capacity());
+    if (service_.size() <= j) service_.resize(j + 1);
     if (replan_ && started_.size() < sched_.cluster().task_capacity())
       started_.resize(sched_.cluster().task_capacity());
-    for (TaskId task : sched_.cluster().job(j).tasks) {
-      service_[task] = {batch_->service_local[next_task_], batch_->service_remote[next_task_]};
-      ++next_task_;
-    }
+    service_[j].local.assign(batch_->service_local.begin() + next_task_,
+                             batch_->service_local.begin() + next_task_ + size);
+    service_[j].remote.assign(batch_->service_remote.begin() + next_task_,
+                              batch_->service_remote.begin() + next_task_ + size);
+    next_task_ += size;
     tasks_arrived_ += size;
     ++r_.jobs_arrived;
   }
@@ -175,9 +178,10 @@ void Simulation::ServeIdle(uint64_t t) {
       ++i;
       continue;
     }
-    const Service& service = service_[a->task];
+    const JobService& service = service_[a->job];
+    const uint32_t pos = sched_.cluster().task(a->task).position;
     if (replan_) started_[a->task] = t;  // only the LP replan reads it
-    const uint64_t due = t + (a->local ? service.local : service.remote);
+    const uint64_t due = t + (a->local ? service.local[pos] : service.remote[pos]);
     if (due - t < kWheel)
       wheel_[due % kWheel].push_back(Due{a->task, a->machine});
     else
