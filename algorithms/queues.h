@@ -87,7 +87,7 @@ class LocalityQueues {
     bool wide = false;        // ids mirrors the job list
     uint64_t seq_bound = 0;   // above every seq ever entered: a newer job has no entry here
     std::vector<Entry> jobs;  // a min-heap by key unless intra is fair (then unordered)
-    std::vector<JobId> ids;   // while wide: ids[i] == jobs[i].job, 4 bytes a job for the fair scan
+    std::vector<JobId> ids;   // while wide: ids[i] == jobs[i].job (4 bytes a job, for scans)
   };
   // A queue with many jobs finds a job's entry through index_; one with fewer
   // scans its contiguous job list, which the prefetcher makes cheaper than a
