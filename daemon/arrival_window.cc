@@ -14,8 +14,11 @@ uint64_t HashType(std::span<const uint32_t> sorted) {
 }
 
 // The held_hint_ counter of a type hash (its top bits: the map buckets by the low ones).
+// 16 bits: with 4,096 types held, about 6% of the counters are nonzero, so about 6% of
+// the arrivals of types not held probe the map (with 13 bits it was 40%, and each
+// probe missed the cache twice).
 size_t HintOf(uint64_t h) {
-  return static_cast<size_t>(h >> 51);  // 13 bits: 8,192 counters
+  return static_cast<size_t>(h >> 48);
 }
 
 // Adds 1 at index m, growing the vector as machine ids appear.

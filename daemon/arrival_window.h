@@ -5,6 +5,7 @@
 // cheap. Event-loop thread only.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -20,9 +21,10 @@ namespace locsched {
 /// Task arrivals per locality type in one-second buckets over a window.
 class ArrivalWindow {
  public:
-  /// A window of `seconds`, keeping at most `max_types` distinct types exact.
+  /// A window of `seconds`, keeping at most `max_types` (capped at 65,535) distinct types
+  /// exact.
   explicit ArrivalWindow(double seconds, size_t max_types = 4096)
-      : window_(seconds), max_types_(max_types) {}
+      : window_(seconds), max_types_(std::min<size_t>(max_types, UINT16_MAX)) {}
   /// Changes the window's length.
   void SetWindow(double seconds) { window_ = seconds; }
   /// Counts the tasks of one submitted job at time `now`.
@@ -53,7 +55,8 @@ class ArrivalWindow {
   std::optional<double> first_;  // the first arrival ever seen
   std::deque<Bucket> buckets_;
   std::unordered_map<uint64_t, Held> exact_;  // the window's totals of the buckets' counts
-  std::vector<uint32_t> held_hint_ = std::vector<uint32_t>(8192);  // exact_ keys per HintOf
+  // exact_ keys per HintOf (at most max_types_ <= 65,535, so 16-bit counters hold any count)
+  std::vector<uint16_t> held_hint_ = std::vector<uint16_t>(65536);
   std::vector<uint64_t> folded_;
   uint64_t remote_ = 0;
 };

@@ -56,6 +56,32 @@ TEST_CASE("a full type table folds new types and still counts every task") {
   CHECK(r[0].machines == std::vector<uint32_t>{4, 14});
 }
 
+// The table's hint counts held types in 16 bits, so a larger cap is lowered to 65,535:
+// a window asked for 100,000 exact types holds 65,535 and folds the rest, and counts
+// every task either way.
+TEST_CASE("the arrival window caps its exact types at 65535") {
+  ArrivalWindow w(10, 100000);
+  constexpr uint32_t kTypes = 70000;
+  std::vector<MachineId> ids(2 * kTypes);
+  std::vector<TaskSpec> tasks(kTypes);
+  for (uint32_t i = 0; i < kTypes; ++i) {
+    ids[2 * i] = i;
+    ids[2 * i + 1] = i + kTypes;
+    tasks[i].replicas = std::span<const MachineId>(&ids[2 * i], 2);
+  }
+  w.Add(100, tasks);
+  const std::vector<ArrivalType> r = w.Rates(110, kTypes);  // 10 s: rate = count / 10
+  size_t exact = 0;
+  double total = 0;
+  for (const ArrivalType& t : r) {
+    exact += t.machines.size() == 2;
+    total += t.rate;
+  }
+  CHECK(exact == 65535);
+  CHECK(r.size() == kTypes);  // the 4,465 folded types each fold into their own machine
+  CHECK(total == Approx(kTypes / 10.0));
+}
+
 TEST_CASE("the arrival window counts every order of the same replicas as one type") {
   // One to four replicas: up to three take the in-place sort, four the general one.
   for (size_t n = 1; n <= 4; ++n) {
