@@ -10,9 +10,10 @@
 # wait behind the other 127).
 #
 # The echo ceiling moves a lot on this VM (0.5M to 3.3M replies/s between runs
-# minutes apart), so echo and the two daemon rows run interleaved for
-# BENCH_ROUNDS rounds: each round's daemon figure is divided by the same
-# round's echo figure, and the table gives the medians.
+# minutes apart, and by a third within a minute), so echo and the daemon rows run
+# interleaved for BENCH_ROUNDS rounds, with an echo run before and after every
+# daemon row (the baseline's rows too): each daemon figure is divided by the mean
+# of the two echo figures that bracket it, and the table gives the medians.
 #
 # Environment: BUILD_DIR (default build/release), JOBS (build jobs, default nproc),
 # BENCH_SECONDS (measured window, default 10), BENCH_WINDOW (requests in flight,
@@ -74,55 +75,74 @@ start_daemon() {  # start_daemon [BINARY]
   wait_for "$tmp/ev.sock"
 }
 
-cut -d' ' -f1-3 /proc/loadavg >"$tmp/loadavg"  # other work on the machine skews every figure
-for round in $(seq "$rounds"); do
+echo_run() {  # echo_run NAME: one measurement of the echo ceiling
   "$echo_server" --socket "$tmp/echo.sock" 2>"$tmp/server.log" &
   server_pid=$!
   wait_for "$tmp/echo.sock"
-  load "echo.$round" "$window" --socket "$tmp/echo.sock" --echo --machines 1000 --pid "$server_pid"
+  load "$1" "$window" --socket "$tmp/echo.sock" --echo --machines 1000 --pid "$server_pid"
   stop_server
+  echo "$1" >>"$tmp/order"
+}
+
+daemon_run() {  # daemon_run NAME MACHINES WINDOW [BINARY]
+  start_daemon "${4:-}"
+  load "$1" "$3" --socket "$tmp/ev.sock" --machines "$2" --pid "$server_pid"
+  stop_server
+  echo "$1" >>"$tmp/order"
+}
+
+cut -d' ' -f1-3 /proc/loadavg >"$tmp/loadavg"  # other work on the machine skews every figure
+# Each daemon row (and the baseline's) sits between two echo runs.
+echo_run echo.0
+for round in $(seq "$rounds"); do
   for machines in 1000 10000; do
-    start_daemon
-    load "daemon-$machines.$round" "$window" --socket "$tmp/ev.sock" --machines "$machines" \
-      --pid "$server_pid"
-    stop_server
-    [[ -n $baseline ]] || continue
-    start_daemon "$baseline"
-    load "baseline-$machines.$round" "$window" --socket "$tmp/ev.sock" --machines "$machines" \
-      --pid "$server_pid"
-    stop_server
+    daemon_run "daemon-$machines.$round" "$machines" "$window"
+    [[ -z $baseline ]] || daemon_run "baseline-$machines.$round" "$machines" "$window" "$baseline"
+    echo_run "echo.$round.$machines"
   done
 done
-start_daemon
-load daemon-1000-w8 8 --socket "$tmp/ev.sock" --machines 1000 --pid "$server_pid"
-stop_server
+daemon_run daemon-1000-w8 1000 8
+echo_run echo.w8
 
 /usr/bin/python3 - "$tmp" "$out" "$seconds" "$window" "$rounds" <<'EOF'
 import json, os, platform, statistics, subprocess, sys
 tmp, out, seconds, window, rounds = sys.argv[1:6]
-rounds = int(rounds)
 load = lambda name: json.load(open(os.path.join(tmp, name + ".json")))
-names = ["echo", "daemon-1000", "daemon-10000"]
-if os.path.exists(os.path.join(tmp, "baseline-1000.1.json")):
-    names[2:2] = ["baseline-1000"]
-    names += ["baseline-10000"]
-series = {name: [load("%s.%d" % (name, r)) for r in range(1, rounds + 1)] for name in names}
-series["daemon-1000-w8"] = [load("daemon-1000-w8")]
-echo = [r["replies_per_second"] for r in series["echo"]]
+order = open(os.path.join(tmp, "order")).read().split()
+rate = {name: load(name)["replies_per_second"] for name in order}
+is_echo = lambda name: name.startswith("echo")
+
+
+def ceiling(i):
+    """The mean of the echo runs just before and just after run i of `order`."""
+    before = [rate[n] for n in order[:i] if is_echo(n)][-1:]
+    after = [rate[n] for n in order[i + 1:] if is_echo(n)][:1]
+    return statistics.mean(before + after)
+
+
+# A row's runs are its rounds, in the order they ran.
+row_of = lambda name: "echo" if is_echo(name) else name.split(".")[0]
+series, ratios = {}, {}
+for i, name in enumerate(order):
+    series.setdefault(row_of(name), []).append(load(name))
+    ratios.setdefault(row_of(name), []).append(1.0 if is_echo(name) else rate[name] / ceiling(i))
+rows = ["echo", "daemon-1000", "daemon-10000", "daemon-1000-w8"]
+if "baseline-1000" in series:
+    rows[2:2] = ["baseline-1000"]
+    rows[4:4] = ["baseline-10000"]
 model = [l.split(":", 1)[1].strip() for l in subprocess.run(
     ["lscpu"], capture_output=True, text=True).stdout.splitlines() if l.startswith("Model name")]
 machine = {"nproc": os.cpu_count(), "cpu": model[0] if model else "", "kernel": platform.release(),
            "loadavg_before": open(os.path.join(tmp, "loadavg")).read().split(),
            "loadavg_after": open("/proc/loadavg").read().split()[:3]}
 med = statistics.median
-print("| server | machines | in flight | events/s: median (each round) | p50 µs | p99 µs "
-      "| p99.9 µs | ratio to echo: median (each round) | bytes/queued task "
+print("| server | machines | in flight | events/s: median (each run) | p50 µs | p99 µs "
+      "| p99.9 µs | ratio to the echo runs around it: median (each run) | bytes/queued task "
       "| CPU cores: server / loadgen |")
 print("|---|---|---|---|---|---|---|---|---|---|")
-for name, runs in series.items():
+for name in rows:
+    runs = series[name]
     rates = [r["replies_per_second"] for r in runs]
-    # Each round's ratio divides by that round's echo; the w8 run follows the last round.
-    ratios = [x / echo[i if len(runs) == rounds else rounds - 1] for i, x in enumerate(rates)]
     lat = lambda key: med(r["heartbeat_latency_us"][key] for r in runs)
     first = runs[0]
     per_task = None if first["mode"] == "echo" else med(
@@ -132,14 +152,16 @@ for name, runs in series.items():
     print("| %s | %d | %d | %.0f (%s) | %.0f | %.0f | %.0f | %.2f (%s) | %s | %s / %.2f |" % (
         "baseline " + server if name.startswith("baseline") else server, first["machines"],
         first["window"], med(rates), ", ".join("%.0fk" % (x / 1000) for x in rates),
-        lat("p50"), lat("p99"), lat("p999"), med(ratios),
-        ", ".join("%.2f" % x for x in ratios), "-" if per_task is None else "%.0f" % per_task,
+        lat("p50"), lat("p99"), lat("p999"), med(ratios[name]),
+        ", ".join("%.2f" % x for x in ratios[name]), "-" if per_task is None else "%.0f" % per_task,
         "-" if cpu_d[0] is None else "%.2f" % med(cpu_d),
         med(r["cpu_cores"]["loadgen"] for r in runs)))
 os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
 with open(out, "w") as f:
     json.dump({"machine": machine, "seconds": float(seconds), "window": int(window),
-               "rounds": rounds, "runs": series}, f, indent=1)
+               "rounds": int(rounds), "order": order,
+               "ratios": {name: ratios[name] for name in rows},
+               "runs": {name: series[name] for name in rows}}, f, indent=1)
     f.write("\n")
 print("\nload average before / after: %s / %s; raw JSON: %s" % (
     " ".join(machine["loadavg_before"]), " ".join(machine["loadavg_after"]), out))
