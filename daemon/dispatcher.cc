@@ -296,7 +296,7 @@ void Dispatcher::AppendError(const Status& s, std::string* out) {
 void Dispatcher::HandleLine(std::string_view line, const Caller& caller, std::string* out) {
   ++lines_;
   rate_.Add(engine_.Now());
-  Request r;
+  Request& r = request_;  // decoding clears it (HandleLine is never re-entered)
   Status s = DecodeRequest(line, &r);
   if (!s.ok()) {
     ++undecodable_;

@@ -145,6 +145,9 @@ class Dispatcher {
   uint64_t since_disk_check_ = 0;
   bool disk_low_ = false;
   std::string record_;  // reused buffer for one journal record
+  // The line being handled, reused: its strings keep their capacity, so a name
+  // longer than the short-string buffer (a host name) costs no malloc per line.
+  Request request_;
 };
 
 }  // namespace locsched

@@ -77,9 +77,8 @@ Status Engine::FindMachine(std::string_view field, const std::string& name, Mach
 }
 
 Status Engine::FindJob(const std::string& name, JobId* j) const {
-  const auto it = job_ids_.find(name);
-  if (it != job_ids_.end()) {
-    *j = it->second;
+  if (const std::optional<JobId> live = LiveJob(name)) {
+    *j = *live;
     return Status::Ok();
   }
   const auto f = finished_.find(name);
@@ -88,6 +87,17 @@ Status Engine::FindJob(const std::string& name, JobId* j) const {
                                                  std::string(JobOutcomeName(f->second.outcome)) +
                                                  ")");
   return Status::NotFound("job", "unknown job " + Quoted(name));
+}
+
+std::vector<JobId> Engine::LiveJobs() const {
+  const Cluster& c = sched_.cluster();
+  std::vector<JobId> live;
+  for (JobId j = 0; j < jobs_.size() && j < c.job_capacity(); ++j)
+    if (c.job(j).alive) live.push_back(j);
+  std::sort(live.begin(), live.end(),
+            [&](JobId a, JobId b) { return c.job(a).seq < c.job(b).seq; });
+  assert(live.size() == job_ids_.size());
+  return live;
 }
 
 // The task `task` of the live job `job`.
@@ -177,8 +187,7 @@ Status Engine::MachineDrain(const Request& r, JsonWriter& w) {
 // task by task, in request order.
 Status Engine::CheckSubmit(const Request& r, std::vector<MachineId>* replicas,
                            NameIndex* names) const {
-  if (job_ids_.count(r.job))
-    return Status::AlreadyExists("job", Quoted(r.job) + " is already live");
+  if (LiveJob(r.job)) return Status::AlreadyExists("job", Quoted(r.job) + " is already live");
   if (r.tasks.size() > max_tasks_per_job_)
     return Status::ResourceExhausted("tasks", std::to_string(r.tasks.size()) +
                                                   " tasks exceed limits.max_tasks_per_job (" +
@@ -233,7 +242,7 @@ void Engine::IndexJob(const std::string& name, JobId j, NameIndex names, double 
   meta.name = name;
   meta.submitted_at = submitted_at;
   meta.tasks = std::move(names);
-  job_ids_.emplace(name, j);
+  job_ids_.Add(name, j);
   finished_.erase(name);
 }
 
@@ -247,7 +256,7 @@ void Engine::ForgetJob(JobId j, JobOutcome outcome) {
   }
   finished_[meta.name] = Finished{outcome, tasks, clock_.Now() - meta.submitted_at};
   finished_order_.push_back(meta.name);
-  job_ids_.erase(meta.name);
+  job_ids_.Erase(meta.name, j);
   meta = JobMeta{};
   ++(outcome == JobOutcome::kDone     ? jobs_done_
      : outcome == JobOutcome::kFailed ? jobs_failed_

@@ -21,6 +21,7 @@
 #include "algorithms/status.h"
 #include "config/config.h"
 #include "daemon/clock.h"
+#include "daemon/job_names.h"
 #include "daemon/name_index.h"
 #include "daemon/rebalancer.h"
 #include "io/json_writer.h"
@@ -141,6 +142,12 @@ class Engine {
 
   Status FindMachine(std::string_view field, const std::string& name, MachineId* m) const;
   Status FindJob(const std::string& name, JobId* j) const;
+  // The live job named `name`, if any.
+  std::optional<JobId> LiveJob(std::string_view name) const {
+    return job_ids_.Find(name, [this](JobId j) -> std::string_view { return jobs_[j].name; });
+  }
+  // Live job ids in arrival order.
+  std::vector<JobId> LiveJobs() const;
   Status FindTask(const std::string& job, const std::string& task, TaskId* t) const;
   Status FindRunningTask(const Request& r, TaskId* t) const;
   void NoteStarted(const Assignment& a, double now);
@@ -182,7 +189,7 @@ class Engine {
 
   NameIndex machine_names_;  // position == MachineId (machines are never removed)
   std::unordered_map<std::string, uint32_t> rack_ids_;
-  std::unordered_map<std::string, JobId> job_ids_;
+  JobNames job_ids_;                  // live jobs by name (their names are jobs_[j].name)
   std::vector<JobMeta> jobs_;         // by JobId
   std::vector<double> task_started_;  // by TaskId; start of the current run
   std::unordered_map<std::string, Finished> finished_;

@@ -55,11 +55,7 @@ void Engine::Save(const Sink& emit) const {
         .EndObject();
     emit(rec);
   }
-  std::vector<JobId> live;
-  for (const auto& [name, j] : job_ids_) live.push_back(j);
-  std::sort(live.begin(), live.end(),
-            [&](JobId a, JobId b) { return c.job(a).seq < c.job(b).seq; });
-  for (JobId j : live) {
+  for (JobId j : LiveJobs()) {
     SaveJob(j, &rec);
     emit(rec);
   }
@@ -268,7 +264,7 @@ Status ParseRecord(element r, SavedRecord* out) {
 // Machines first (ids are positions), then jobs, then the machines' down and
 // draining flags (so tasks running on a draining machine can be placed).
 Status Engine::Load(const std::vector<std::string>& records) {
-  if (sched_.cluster().num_machines() != 0 || !job_ids_.empty())
+  if (sched_.cluster().num_machines() != 0 || job_ids_.size() != 0)
     return Status::FailedPrecondition("snapshot", "loaded into an engine that has state");
   LoadScratch scratch;
   simdjson::dom::parser parser;
@@ -337,7 +333,7 @@ Status Engine::LoadMachine(const SavedMachine& m, LoadScratch* scratch) {
 // Submits the job with every task routed to the queue it held (or anywhere,
 // if it was not queued), then replays its finished and running tasks.
 Status Engine::LoadJob(const SavedJob& job, LoadScratch* scratch) {
-  if (job.tasks.empty() || job_ids_.count(job.name) || job.tasks.size() > NameIndex::kMaxNames)
+  if (job.tasks.empty() || LiveJob(job.name) || job.tasks.size() > NameIndex::kMaxNames)
     return Bad("job '" + job.name + "' empty, duplicate or too large");
   NameIndex names;
   names.Reserve(job.tasks.size());

@@ -116,15 +116,13 @@ void Engine::WriteJobCounts(JobId j, JsonWriter& w) const {
 
 // Live jobs in arrival order, at most kMaxListed.
 Status Engine::Jobs(const Request&, JsonWriter& w) const {
-  std::vector<std::pair<uint64_t, JobId>> live;
-  for (const auto& [name, j] : job_ids_) live.emplace_back(sched_.cluster().job(j).seq, j);
-  std::sort(live.begin(), live.end());
+  const std::vector<JobId> live = LiveJobs();
   const size_t n = std::min(live.size(), kMaxListed);
   w.Field("count", static_cast<uint64_t>(live.size())).Field("truncated", n < live.size());
   w.Key("jobs").BeginArray();
   for (size_t i = 0; i < n; ++i) {
     w.BeginObject();
-    WriteJobCounts(live[i].second, w);
+    WriteJobCounts(live[i], w);
     w.EndObject();
   }
   w.EndArray();

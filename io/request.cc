@@ -88,6 +88,7 @@ Status CheckObject(const object& obj, std::span<const FieldSpec> fields, Path pr
 template <typename Path>
 Status DecodeNames(const array& arr, Path path, std::vector<std::string>* out) {
   if (arr.size() == 0) return Bad(path(), "must name at least one machine");
+  out->reserve(arr.size());  // one allocation per task, not one per doubling
   size_t i = 0;
   for (const element item : arr) {
     if (const char* error = TypeError(FieldType::kName, item))
