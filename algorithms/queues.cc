@@ -199,6 +199,10 @@ void LocalityQueues::AddEntry(uint32_t queue, Entry e, uint64_t seq) {
   fair_keys_[e.job] = FairKey(cluster_.job(e.job).running, seq);
   seqs_[e.job] = seq;
   q.jobs.push_back(e);
+  if (!q.wide && !Heaped()) {  // most queues under `fair` (a hashed queue is always wide)
+    if (q.jobs.size() > kWideAbove) SetWide(q, true);
+    return;
+  }
   if (q.wide) q.ids.push_back(e.job);
   const size_t i = q.jobs.size() - 1;
   if (q.hashed) index_.Put(MapKey(queue, e.job), static_cast<uint32_t>(i));
@@ -209,6 +213,11 @@ void LocalityQueues::AddEntry(uint32_t queue, Entry e, uint64_t seq) {
 
 void LocalityQueues::EraseEntry(uint32_t queue, size_t i) {
   Queue& q = At(queue);
+  if (!q.hashed && !q.wide && !Heaped()) {  // most queues under `fair`: the last entry fills i
+    q.jobs[i] = q.jobs.back();
+    q.jobs.pop_back();
+    return;
+  }
   if (q.hashed) index_.Erase(MapKey(queue, q.jobs[i].job));
   const Entry last = q.jobs.back();
   q.jobs.pop_back();
