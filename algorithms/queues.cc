@@ -193,31 +193,37 @@ size_t LocalityQueues::FairMin(const T* items, size_t n, JobOf job_of) const {
   return best[winner];
 }
 
+// Most queues under `fair` (the default) are neither wide nor heaped: their entries
+// are appended and swap-removed inline, and the rest goes out of line, so that a push
+// or a pop saves no registers for work it seldom does.
 void LocalityQueues::AddEntry(uint32_t queue, Entry e, uint64_t seq) {
   Queue& q = At(queue);
   if (e.job >= fair_keys_.size()) GrowKeys(e.job);  // a job never reported yet
   fair_keys_[e.job] = FairKey(cluster_.job(e.job).running, seq);
   seqs_[e.job] = seq;
   q.jobs.push_back(e);
-  if (!q.wide && !Heaped()) {  // most queues under `fair` (a hashed queue is always wide)
-    if (q.jobs.size() > kWideAbove) SetWide(q, true);
-    return;
-  }
-  if (q.wide) q.ids.push_back(e.job);
+  if (q.wide || Heaped() || q.jobs.size() > kWideAbove) IndexLastEntry(q, queue);
+}
+
+// The entry just appended: its id mirror, hash slot and heap place, then the thresholds.
+[[gnu::noinline]] void LocalityQueues::IndexLastEntry(Queue& q, uint32_t queue) {
   const size_t i = q.jobs.size() - 1;
-  if (q.hashed) index_.Put(MapKey(queue, e.job), static_cast<uint32_t>(i));
+  const JobId job = q.jobs[i].job;
+  if (q.wide) q.ids.push_back(job);
+  if (q.hashed) index_.Put(MapKey(queue, job), static_cast<uint32_t>(i));
   if (Heaped()) SiftUp(q, queue, i);
   if (!q.hashed && q.jobs.size() > kHashAbove) SetHashed(q, queue, true);
-  if (!q.wide && q.jobs.size() > kWideAbove) SetWide(q, true);
+  if (!q.wide && q.jobs.size() > kWideAbove) SetWide(q, true);  // a hashed queue is wide
 }
 
 void LocalityQueues::EraseEntry(uint32_t queue, size_t i) {
   Queue& q = At(queue);
-  if (!q.hashed && !q.wide && !Heaped()) {  // most queues under `fair`: the last entry fills i
-    q.jobs[i] = q.jobs.back();
-    q.jobs.pop_back();
-    return;
-  }
+  if (q.hashed || q.wide || Heaped()) return EraseIndexedEntry(q, queue, i);
+  q.jobs[i] = q.jobs.back();
+  q.jobs.pop_back();
+}
+
+[[gnu::noinline]] void LocalityQueues::EraseIndexedEntry(Queue& q, uint32_t queue, size_t i) {
   if (q.hashed) index_.Erase(MapKey(queue, q.jobs[i].job));
   const Entry last = q.jobs.back();
   q.jobs.pop_back();

@@ -144,7 +144,9 @@ class LocalityQueues {
   static size_t FindJob(const T* items, size_t n, JobId job, JobOf job_of);
   void RemoveAt(uint32_t queue, size_t i, TaskId t);
   void AddEntry(uint32_t queue, Entry e, uint64_t seq);
+  void IndexLastEntry(Queue& q, uint32_t queue);
   void EraseEntry(uint32_t queue, size_t i);
+  void EraseIndexedEntry(Queue& q, uint32_t queue, size_t i);
   void Place(Queue& q, uint32_t queue, size_t i, const Entry& e);
   size_t SiftUp(Queue& q, uint32_t queue, size_t i);
   size_t SiftDown(Queue& q, uint32_t queue, size_t i);
