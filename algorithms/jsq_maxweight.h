@@ -47,7 +47,7 @@ class JsqMaxWeight final : public Policy {
   bool Routable(MachineId m) const { return routable_[m]; }
   // m's local queue length as routing sees it: UINT32_MAX if m takes no new work.
   uint32_t RouteLength(MachineId m) const {
-    return Routable(m) ? queues_.LocalLength(m) : UINT32_MAX;
+    return queues_.LocalLength(m) | (uint32_t{routable_[m]} - 1);  // routable_ is 0 or 1
   }
   uint32_t FreeSlots(MachineId m) const;
   // Replica counts up to this take RouteUniformFew.
