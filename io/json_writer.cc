@@ -40,34 +40,55 @@ void JsonWriter::BeforeValue() {
     after_key_ = false;
     return;
   }
-  if (has_items_.empty()) return;
-  if (has_items_.back()) out_->push_back(',');
-  has_items_.back() = true;
+  if (depth_ == 0) return;
+  if (depth_ > 64) {
+    if (deeper_.back()) out_->push_back(',');
+    deeper_.back() = true;
+    return;
+  }
+  const uint64_t bit = uint64_t{1} << (depth_ - 1);
+  if (has_items_ & bit) out_->push_back(',');
+  has_items_ |= bit;
+}
+
+void JsonWriter::Open(bool has_items) {
+  if (depth_ >= 64) {
+    deeper_.push_back(has_items);
+  } else {
+    const uint64_t bit = uint64_t{1} << depth_;
+    has_items_ = has_items ? has_items_ | bit : has_items_ & ~bit;
+  }
+  ++depth_;
+}
+
+void JsonWriter::Close() {
+  if (depth_ > 64) deeper_.pop_back();
+  --depth_;
 }
 
 JsonWriter& JsonWriter::BeginObject() {
   BeforeValue();
   out_->push_back('{');
-  has_items_.push_back(false);
+  Open(false);
   return *this;
 }
 
 JsonWriter& JsonWriter::EndObject() {
   out_->push_back('}');
-  has_items_.pop_back();
+  Close();
   return *this;
 }
 
 JsonWriter& JsonWriter::BeginArray() {
   BeforeValue();
   out_->push_back('[');
-  has_items_.push_back(false);
+  Open(false);
   return *this;
 }
 
 JsonWriter& JsonWriter::EndArray() {
   out_->push_back(']');
-  has_items_.pop_back();
+  Close();
   return *this;
 }
 
@@ -132,7 +153,7 @@ JsonWriter& JsonWriter::Raw(std::string_view json) {
 }
 
 void JsonWriter::ResumeObject(bool has_members) {
-  has_items_.push_back(has_members);
+  Open(has_members);
 }
 
 }  // namespace locsched

@@ -62,8 +62,17 @@ class JsonWriter {
 
  private:
   void BeforeValue();
+  void Open(bool has_items);
+  void Close();
+
   std::string* out_;
-  std::vector<bool> has_items_;  // per open container: something written already
+  // Per open container, innermost last: whether something was written in it
+  // already. The first 64 levels are bits of one word, so building a reply
+  // allocates nothing (a vector<bool> cost a malloc and a free per request);
+  // deeper levels go to `deeper_`.
+  uint64_t has_items_ = 0;
+  uint32_t depth_ = 0;
+  std::vector<bool> deeper_;
   bool after_key_ = false;
 };
 

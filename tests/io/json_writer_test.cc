@@ -46,5 +46,20 @@ TEST_CASE("resuming an open object adds the comma") {
   CHECK(out == "{\"ok\":true,\"x\":1}");
 }
 
+// The first 64 levels keep their comma state in a word, deeper ones on the heap:
+// nesting across that boundary, with values before and after each inner array.
+TEST_CASE("commas stay right at every depth, past 64 levels") {
+  for (const int depth : {1, 63, 64, 65, 130}) {
+    std::string out;
+    JsonWriter w(&out);
+    for (int d = 0; d < depth; ++d) w.BeginArray().Uint(static_cast<uint64_t>(d));
+    for (int d = depth - 1; d >= 0; --d) w.Uint(static_cast<uint64_t>(d + 1000)).EndArray();
+    nlohmann::json expected = nlohmann::json::array({depth - 1, depth - 1 + 1000});
+    for (int d = depth - 2; d >= 0; --d) expected = nlohmann::json::array({d, expected, d + 1000});
+    INFO(depth);
+    CHECK(nlohmann::json::parse(out) == expected);
+  }
+}
+
 }  // namespace
 }  // namespace locsched
