@@ -2,18 +2,43 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 namespace locsched {
+
+namespace {
+
+bool Plain(unsigned char u) {
+  return u >= 0x20 && u != '"' && u != '\\';
+}
+
+// s quoted, then `after` unless it is 0, when s needs no escapes (names and keys
+// nearly always): one growth of *out and one copy, not a push_back per piece.
+bool AppendPlainQuoted(std::string_view s, char after, std::string* out) {
+  for (const char c : s)
+    if (!Plain(static_cast<unsigned char>(c))) return false;
+  const size_t at = out->size();
+  out->resize(at + s.size() + (after ? 3 : 2));
+  char* p = out->data() + at;
+  *p++ = '"';
+  if (!s.empty()) std::memcpy(p, s.data(), s.size());
+  p[s.size()] = '"';
+  if (after) p[s.size() + 1] = after;
+  return true;
+}
+
+}  // namespace
 
 // Runs of plain characters are appended whole; only quotes, backslashes and
 // control characters are escaped one by one.
 void AppendJsonString(std::string_view s, std::string* out) {
   static constexpr char kHex[] = "0123456789abcdef";
+  if (AppendPlainQuoted(s, 0, out)) return;
   out->push_back('"');
   size_t run = 0;
   for (size_t i = 0; i < s.size(); ++i) {
     const auto u = static_cast<unsigned char>(s[i]);
-    if (u >= 0x20 && u != '"' && u != '\\') continue;
+    if (Plain(u)) continue;
     out->append(s.data() + run, i - run);
     run = i + 1;
     if (u == '"' || u == '\\') {
@@ -94,8 +119,10 @@ JsonWriter& JsonWriter::EndArray() {
 
 JsonWriter& JsonWriter::Key(std::string_view key) {
   BeforeValue();
-  AppendJsonString(key, out_);
-  out_->push_back(':');
+  if (!AppendPlainQuoted(key, ':', out_)) {
+    AppendJsonString(key, out_);
+    out_->push_back(':');
+  }
   after_key_ = true;
   return *this;
 }

@@ -31,6 +31,14 @@ TEST_CASE("every byte below 0x80, alone and between plain runs, round-trips") {
   }
 }
 
+TEST_CASE("keys and strings are escaped or copied whole alike") {
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject().Field("plain", "").Field("", "x").Field("a\"b\n", "c\\d").EndObject();
+  const auto j = nlohmann::json::parse(out);
+  CHECK(j == nlohmann::json{{"plain", ""}, {"", "x"}, {"a\"b\n", "c\\d"}});
+}
+
 TEST_CASE("non-finite numbers become null") {
   std::string out;
   JsonWriter(&out).Double(std::numeric_limits<double>::infinity());
