@@ -39,6 +39,7 @@ class JobNames {
   /// Adds live job j under `name` (not live yet).
   void Add(std::string_view name, JobId j) {
     const uint64_t h = hash_(name);
+    // The flat map reserves kEmpty as a key: a name with that hash counts as taken.
     const uint32_t held = h == FlatMap64::kEmpty ? 0 : by_hash_.Find(h);
     if (held == FlatMap64::kMissing)
       by_hash_.Put(h, j);
