@@ -48,6 +48,13 @@ struct TieTable {
 };
 constexpr TieTable kTies;
 
+// The smaller of x and y, with masks: on std::min GCC branched on which queue is
+// shorter, a coin flip (about one misprediction every two tasks under cachegrind).
+uint32_t MinNoBranch(uint32_t x, uint32_t y) {
+  const uint32_t x_less = 0u - static_cast<uint32_t>(x < y);  // all ones when x < y
+  return (x & x_less) | (y & ~x_less);
+}
+
 // The local queue with the smallest cost, then the most free slots; exact ties are broken
 // uniformly (reservoir sampling). `best` stays kRemote while nothing was offered.
 struct LocalPick {
@@ -106,7 +113,7 @@ uint32_t JsqMaxWeight::RouteUniformFew(const ReplicaList& replicas) {
   const uint32_t a = n > 0 ? RouteLength(ids[0]) : UINT32_MAX;
   const uint32_t b = n > 1 ? RouteLength(ids[1]) : UINT32_MAX;
   const uint32_t c = n > 2 ? RouteLength(ids[2]) : UINT32_MAX;
-  const uint32_t low = std::min(std::min(r, a), std::min(b, c));
+  const uint32_t low = MinNoBranch(MinNoBranch(r, a), MinNoBranch(b, c));
   const uint32_t mask = uint32_t{r == low} | uint32_t{a == low} << 1 | uint32_t{b == low} << 2 |
                         uint32_t{c == low} << 3;
   const uint32_t pick = rng_.Below(kTies.count[mask]);  // R is always a candidate: count >= 1
