@@ -66,7 +66,7 @@ void JsonWriter::BeforeValue() {
     return;
   }
   if (depth_ == 0) return;
-  if (depth_ > 64) {
+  if (depth_ > kWordLevels) {
     if (deeper_.back()) out_->push_back(',');
     deeper_.back() = true;
     return;
@@ -77,7 +77,7 @@ void JsonWriter::BeforeValue() {
 }
 
 void JsonWriter::Open(bool has_items) {
-  if (depth_ >= 64) {
+  if (depth_ >= kWordLevels) {
     deeper_.push_back(has_items);
   } else {
     const uint64_t bit = uint64_t{1} << depth_;
@@ -87,7 +87,7 @@ void JsonWriter::Open(bool has_items) {
 }
 
 void JsonWriter::Close() {
-  if (depth_ > 64) deeper_.pop_back();
+  if (depth_ > kWordLevels) deeper_.pop_back();
   --depth_;
 }
 

@@ -70,6 +70,7 @@ class JsonWriter {
   // already. The first 64 levels are bits of one word, so building a reply
   // allocates nothing (a vector<bool> cost a malloc and a free per request);
   // deeper levels go to `deeper_`.
+  static constexpr uint32_t kWordLevels = 64;  // the bits of has_items_
   uint64_t has_items_ = 0;
   uint32_t depth_ = 0;
   std::vector<bool> deeper_;
