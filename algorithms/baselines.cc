@@ -44,40 +44,40 @@ void BaselinePolicy::OnJobChanged(JobId j) {
   }
 }
 
-TaskId BaselinePolicy::PickFromJob(JobId j, MachineId m) {
+Pick BaselinePolicy::PickFromJob(JobId j, MachineId m) {
   TaskId t = index_.FindLocal(j, m);
   if (t == kNoId) t = index_.FindAny(j);
   assert(t != kNoId);
   --queued_;
-  return t;
+  return Pick{t, j};
 }
 
-TaskId BaselinePolicy::PickDelay(MachineId m) {
+Pick BaselinePolicy::PickDelay(MachineId m) {
   // Walk jobs in fair order. A job with a local task runs it (and its skip
   // count resets); a job that has skipped D times runs any task; any other job
   // records one more skip and passes. If every job passes, the slot idles.
-  TaskId pick = kNoId;
+  Pick pick;
   order_.ForEachInOrder([&](JobId j) {
     Job& job = cluster_.job(j);
     if (const TaskId t = index_.FindLocal(j, m); t != kNoId) {
       job.skips = 0;
-      pick = t;
+      pick = Pick{t, j};
     } else if (job.skips >= delay_skips_) {
-      pick = index_.FindAny(j);
+      pick = Pick{index_.FindAny(j), j};
     } else {
       ++job.skips;
       return true;
     }
     return false;
   });
-  if (pick != kNoId) --queued_;
+  if (pick.task != kNoId) --queued_;
   return pick;
 }
 
-TaskId BaselinePolicy::PickFor(MachineId m) {
+Pick BaselinePolicy::PickFor(MachineId m) {
   if (kind_ == PolicyKind::kDelay) return PickDelay(m);
   const JobId j = order_.Top();
-  return j == kNoId ? kNoId : PickFromJob(j, m);
+  return j == kNoId ? Pick{} : PickFromJob(j, m);
 }
 
 }  // namespace locsched

@@ -20,7 +20,7 @@ class BaselinePolicy final : public Policy {
   void AddMachine(MachineId) override {}
   void Enqueue(TaskId t) override;
   void Withdraw(TaskId) override { --queued_; }
-  TaskId PickFor(MachineId m) override;
+  Pick PickFor(MachineId m) override;
   void OnJobChanged(JobId j) override;
   void OnMachineUnavailable(MachineId) override {}
   void OnMachineAvailable(MachineId) override {}
@@ -29,8 +29,8 @@ class BaselinePolicy final : public Policy {
   uint64_t LocalQueueLength(MachineId) const override { return 0; }
 
  private:
-  TaskId PickFromJob(JobId j, MachineId m);
-  TaskId PickDelay(MachineId m);
+  Pick PickFromJob(JobId j, MachineId m);
+  Pick PickDelay(MachineId m);
 
   Cluster& cluster_;
   PolicyKind kind_;

@@ -183,9 +183,9 @@ uint32_t JsqMaxWeight::ChooseQueue(MachineId m) const {
   return alpha_ * local >= gamma_ * remote ? m : LocalityQueues::kRemote;
 }
 
-TaskId JsqMaxWeight::PickFor(MachineId m) {
+Pick JsqMaxWeight::PickFor(MachineId m) {
   const uint32_t queue = ChooseQueue(m);
-  return queue == kNoId ? kNoId : queues_.PopBest(queue);
+  return queue == kNoId ? Pick{} : queues_.PopBest(queue);
 }
 
 void JsqMaxWeight::OnMachineUnavailable(MachineId m) {

@@ -23,7 +23,7 @@ class JsqMaxWeight final : public Policy {
   std::vector<uint64_t> RandomState() const override;
   void SetRandomState(std::span<const uint64_t> state) override;
   void Withdraw(TaskId t) override { queues_.Remove(t); }
-  TaskId PickFor(MachineId m) override;
+  Pick PickFor(MachineId m) override;
   void OnJobChanged(JobId j) override {
     queues_.SetRunning(j, cluster_.job(j).running, cluster_.job(j).seq);
   }

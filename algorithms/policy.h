@@ -54,6 +54,14 @@ struct QueueStats {
   uint64_t longest_local = 0;  ///< longest local queue (JSQ+MaxWeight)
 };
 
+/// A policy's choice for a free slot: the task and its job (kNoId, kNoId if none). Two
+/// 32-bit ids, so it comes back in one register, and the job is known without a read of
+/// the task's record (the Scheduler counts the start before that record is in cache).
+struct Pick {
+  TaskId task = kNoId;
+  JobId job = kNoId;
+};
+
 /// A scheduling policy: holds the queued tasks and decides what a free slot runs.
 class Policy {
  public:
@@ -70,10 +78,12 @@ class Policy {
   }
   /// Removes a queued task (cancel); its state is still kQueued when called.
   virtual void Withdraw(TaskId t) = 0;
-  /// Chooses a task for one free slot of machine m and removes it from the queues; kNoId if
-  /// none. (A plain id, not an optional struct: that return cost a store-forwarding stall
-  /// per decision. The Scheduler asks the task whether it is local to m.)
-  virtual TaskId PickFor(MachineId m) = 0;
+  /// Chooses a task for one free slot of machine m and removes it from the queues; task
+  /// kNoId if none. (A plain pair of ids, not an optional: that return cost a
+  /// store-forwarding stall per decision. The Scheduler asks the task whether it is local
+  /// to m.) The task's state still reads kQueued until the Scheduler marks it running, which
+  /// it does before it asks again.
+  virtual Pick PickFor(MachineId m) = 0;
   /// Job j's running or queued count changed (the Scheduler calls this after every change).
   virtual void OnJobChanged(JobId j) = 0;
   /// Machine m went down or started draining: it takes no more local work.

@@ -112,13 +112,13 @@ void LocalityQueues::RemoveAt(uint32_t queue, size_t i, TaskId t) {
   if (--e.count == 0) EraseEntry(queue, i);
 }
 
-TaskId LocalityQueues::PopBest(uint32_t queue) {
+Pick LocalityQueues::PopBest(uint32_t queue) {
   const Queue& q = At(queue);
-  if (Length(queue) == 0) return kNoId;
+  if (Length(queue) == 0) return Pick{};
   const size_t i = BestIndex(q);
-  const TaskId t = q.jobs[i].head;
-  RemoveAt(queue, i, t);
-  return t;
+  const Pick pick{q.jobs[i].head, q.jobs[i].job};  // read before RemoveAt may erase the entry
+  RemoveAt(queue, i, pick.task);
+  return pick;
 }
 
 JobId LocalityQueues::BestJob(uint32_t queue) const {

@@ -28,8 +28,8 @@ class LocalityQueues {
   void Push(TaskId t, uint32_t queue);
   /// Unlinks queued task t from wherever it is.
   void Remove(TaskId t);
-  /// Pops the head of the best job's subqueue in `queue`; kNoId if the queue is empty.
-  TaskId PopBest(uint32_t queue);
+  /// Pops the head of the best job's subqueue in `queue`, with its job; kNoId if empty.
+  Pick PopBest(uint32_t queue);
   /// Tasks in `queue`, O(1).
   uint32_t Length(uint32_t queue) const {
     return queue == kRemote ? remote_length_ : lengths_[queue];

@@ -18,6 +18,7 @@ MachineId Scheduler::AddMachine(Machine machine) {
 }
 
 JobId Scheduler::SubmitJob(double weight, std::span<const TaskSpec> tasks) {
+  assert(unsettled_ == 0);
   if (tasks.empty()) return kNoId;
   // One pass, so each task record is written and queued while it is in cache. job.tasks
   // has its full length from the start: a priority queue's placement reads it.
@@ -73,38 +74,55 @@ void Scheduler::ReleaseReduces(Job& job) {
 }
 
 std::optional<Assignment> Scheduler::Assign(MachineId m) {
+  const Claim c = ClaimSlot(m);
+  if (c.task == kNoId) return std::nullopt;
+  return Settle(c);
+}
+
+Claim Scheduler::ClaimSlot(MachineId m) {
   Machine& machine = cluster_.machine(m);
-  if (!machine.up || machine.draining || machine.running >= machine.slots) return std::nullopt;
-  const TaskId t = policy_->PickFor(m);
-  if (t == kNoId) return std::nullopt;
-  return Start(t, m, cluster_.task(t).IsLocalTo(m));
+  if (!machine.up || machine.draining || machine.running >= machine.slots) return Claim{};
+  const Pick pick = policy_->PickFor(m);
+  if (pick.task == kNoId) return Claim{};
+  return Begin(pick.task, pick.job, m);
 }
 
 Assignment Scheduler::AssignTask(TaskId t, MachineId m) {
+  assert(unsettled_ == 0);
   assert(cluster_.task(t).state == TaskState::kQueued);
   policy_->Withdraw(t);
-  return Start(t, m, cluster_.task(t).IsLocalTo(m));
+  return Settle(Begin(t, cluster_.task(t).job, m));
 }
 
-// Marks a task the policy no longer holds as running on m.
-Assignment Scheduler::Start(TaskId t, MachineId m, bool local) {
-  Machine& machine = cluster_.machine(m);
+// Counts task t of job j as running on m, with stores only to its record: the state
+// and machine it needs before the policy picks again (the baselines' index reads the
+// state). Settle reads the record, by when the stores have brought it into cache.
+Claim Scheduler::Begin(TaskId t, JobId j, MachineId m) {
+  assert(cluster_.task(t).state == TaskState::kQueued && cluster_.task(t).job == j);
   Task& task = cluster_.task(t);
-  Job& job = cluster_.job(task.job);
-  assert(task.state == TaskState::kQueued);
   task.state = TaskState::kRunning;
-  ++task.generation;
   task.machine = m;
-  task.ran_local = local;
-  ++task.attempts;
+  Job& job = cluster_.job(j);
   --job.queued;
   ++job.running;
-  ++machine.running;
+  ++cluster_.machine(m).running;
   --queued_;
   ++running_;
-  policy_->OnJobChanged(task.job);
-  if (observer_) observer_->OnUnqueued(t);
-  return Assignment{t, task.job, m, local};
+  ++unsettled_;
+  policy_->OnJobChanged(j);
+  return Claim{t, j, m};
+}
+
+Assignment Scheduler::Settle(const Claim& c) {
+  assert(unsettled_ > 0);
+  --unsettled_;
+  Task& task = cluster_.task(c.task);
+  const bool local = task.IsLocalTo(c.machine);
+  ++task.generation;
+  task.ran_local = local;
+  ++task.attempts;
+  if (observer_) observer_->OnUnqueued(c.task);
+  return Assignment{c.task, c.job, c.machine, local};
 }
 
 void Scheduler::StopRunning(Task& task) {
@@ -116,6 +134,7 @@ void Scheduler::StopRunning(Task& task) {
 }
 
 Completion Scheduler::Finish(TaskId t) {
+  assert(unsettled_ == 0);
   Task& task = cluster_.task(t);
   const JobId j = task.job;
   Job& job = cluster_.job(j);
@@ -133,12 +152,14 @@ Completion Scheduler::Finish(TaskId t) {
 }
 
 void Scheduler::Requeue(TaskId t) {
+  assert(unsettled_ == 0);
   Task& task = cluster_.task(t);
   StopRunning(task);
   MakeRunnable(t);
 }
 
 void Scheduler::CancelJob(JobId j) {
+  assert(unsettled_ == 0);
   Job& job = cluster_.job(j);
   for (TaskId t : job.tasks) {
     Task& task = cluster_.task(t);
@@ -159,6 +180,7 @@ void Scheduler::CancelJob(JobId j) {
 }
 
 std::vector<TaskId> Scheduler::MachineDown(MachineId m) {
+  assert(unsettled_ == 0);
   cluster_.machine(m).up = false;
   policy_->OnMachineUnavailable(m);
   if (observer_) observer_->OnMachineUsable(m, false);

@@ -32,6 +32,14 @@ struct Assignment {
   bool local = false;  ///< the machine holds a replica of its input
 };
 
+/// A free slot's task, chosen and counted as running but not yet written into the
+/// task's own record (Scheduler::ClaimSlot, then Scheduler::Settle).
+struct Claim {
+  TaskId task = kNoId;  ///< kNoId: the slot gets nothing
+  JobId job = kNoId;
+  MachineId machine = kNoId;
+};
+
 /// What a task completion changed.
 struct Completion {
   JobId job = kNoId;
@@ -69,6 +77,15 @@ class Scheduler {
   JobId SubmitJob(double weight, std::span<const TaskSpec> tasks);
   /// Fills one free slot of machine m; nullopt if m is full, down, draining or nothing fits.
   std::optional<Assignment> Assign(MachineId m);
+  /// Assign's first half: the policy's choice for one free slot of m, counted in the job,
+  /// the machine and the totals, and marked running. Task kNoId if Assign would give
+  /// nullopt. A caller filling many slots claims several, then settles them in order, so
+  /// the chosen tasks' records load in parallel. Until every claim is settled it may
+  /// call nothing on the core but ClaimSlot.
+  Claim ClaimSlot(MachineId m);
+  /// Assign's second half: writes where and how the claimed task runs (locality,
+  /// attempts) and tells the observer. Settling each claim at once is Assign.
+  Assignment Settle(const Claim& c);
   /// Starts queued task t on machine m, bypassing the policy's choice (journal
   /// replay re-applies decisions made before a restart). m must have a free slot.
   Assignment AssignTask(TaskId t, MachineId m);
@@ -123,7 +140,7 @@ class Scheduler {
   void Enqueue(TaskId t, uint32_t queue);
   // Enqueue, then tell the policy (a single task: a requeue).
   void MakeRunnable(TaskId t);
-  Assignment Start(TaskId t, MachineId m, bool local);
+  Claim Begin(TaskId t, JobId j, MachineId m);
   void ReleaseReduces(Job& job);
   void StopRunning(Task& task);
 
@@ -134,6 +151,7 @@ class Scheduler {
   uint64_t queued_ = 0;
   uint64_t running_ = 0;
   uint64_t blocked_ = 0;
+  uint32_t unsettled_ = 0;  // claims not yet settled (checked by asserts)
 };
 
 }  // namespace locsched

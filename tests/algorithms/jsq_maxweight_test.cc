@@ -141,7 +141,7 @@ TEST_CASE("priority routing sends a ranked task to a local queue it would lead",
   CHECK(env.policy.Route(l) == kR);  // three of its own tasks wait there
   env.policy.Enqueue(h);
   CHECK(env.Len(0) == 4);
-  CHECK(env.policy.PickFor(0) == h);
+  CHECK(env.policy.PickFor(0).task == h);
 
   Env tight(2, Biased(0, 2));  // |Q0| = 3 > |R| + 2: too long, R as JSQ says
   tight.policy.mutable_queues().SetPriorityRanks({1, 0});
@@ -253,7 +253,7 @@ TEST_CASE("JSQ's few-replica path routes as the general path does", "[jsq]") {
     // Two free slots per arrival keep the queues short, so ties stay common.
     for (int k = 0; k < 2; ++k) {
       const MachineId m = pick.Below(5);
-      REQUIRE(few.policy.PickFor(m) == general.policy.PickFor(m));
+      REQUIRE(few.policy.PickFor(m).task == general.policy.PickFor(m).task);
     }
   }
 }
@@ -320,7 +320,7 @@ TEST_CASE("MaxWeight serves local iff alpha*|Q_m| >= gamma*|R|", "[jsq]") {
     env.Fill(kR, c.remote);
     env.Fill(1, 4);  // another machine's queue never matters
     REQUIRE(env.policy.ChooseQueue(0) == c.expect);
-    const TaskId pick = env.policy.PickFor(0);
+    const TaskId pick = env.policy.PickFor(0).task;
     if (c.expect == kNoId) {
       CHECK(pick == kNoId);
       continue;
@@ -350,19 +350,19 @@ TEST_CASE("MaxWeight serves a free slot from its own queue or from R", "[jsq]") 
   SECTION("from the machine's own queue") {
     const TaskId t = env.Task({0, 2});
     env.policy.mutable_queues().Push(t, 0);
-    CHECK(env.policy.PickFor(0) == t);
+    CHECK(env.policy.PickFor(0).task == t);
   }
   SECTION("from R, to a machine that holds a replica") {
     const TaskId t = env.Task({1, 2});
     env.policy.mutable_queues().Push(t, kR);
-    CHECK(env.policy.PickFor(2) == t);
+    CHECK(env.policy.PickFor(2).task == t);
   }
   SECTION("from R, to a machine that holds none") {
     const TaskId t = env.Task({1, 2});
     env.policy.mutable_queues().Push(t, kR);
-    CHECK(env.policy.PickFor(0) == t);
+    CHECK(env.policy.PickFor(0).task == t);
   }
-  CHECK(env.policy.PickFor(0) == kNoId);
+  CHECK(env.policy.PickFor(0).task == kNoId);
 }
 
 TEST_CASE("MaxWeight picks the job inside a queue by the intra-queue policy", "[jsq]") {
@@ -375,8 +375,8 @@ TEST_CASE("MaxWeight picks the job inside a queue by the intra-queue policy", "[
   env.policy.mutable_queues().Push(b, 0);
   env.cluster.job(busy).running = 2;
   env.policy.OnJobChanged(busy);  // as the Scheduler does after every change
-  CHECK(env.policy.PickFor(0) == b);
-  CHECK(env.policy.PickFor(0) == a);
+  CHECK(env.policy.PickFor(0).task == b);
+  CHECK(env.policy.PickFor(0).task == a);
 }
 
 TEST_CASE("JSQ OnMachineUnavailable reroutes the machine's local queue", "[jsq]") {

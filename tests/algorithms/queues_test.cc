@@ -109,7 +109,7 @@ class QueueModel {
 // Pops every task of `queue` and returns the job of each pop, in order.
 std::vector<JobId> PopAllJobs(Env& env, uint32_t queue) {
   std::vector<JobId> jobs;
-  for (TaskId t = env.queues.PopBest(queue); t != kNoId; t = env.queues.PopBest(queue))
+  for (TaskId t = env.queues.PopBest(queue).task; t != kNoId; t = env.queues.PopBest(queue).task)
     jobs.push_back(env.cluster.task(t).job);
   return jobs;
 }
@@ -121,7 +121,7 @@ TEST_CASE("LocalityQueues: empty queues", "[queues]") {
     CHECK(env.queues.Length(q) == 0);
     CHECK(env.queues.JobCount(q) == 0);
     CHECK(env.queues.BestJob(q) == kNoId);
-    CHECK(env.queues.PopBest(q) == kNoId);
+    CHECK(env.queues.PopBest(q).task == kNoId);
     CHECK(env.queues.DrainQueue(q).empty());
   }
 }
@@ -142,10 +142,11 @@ TEST_CASE("LocalityQueues keeps per-job FIFO order inside a subqueue", "[queues]
   CHECK(env.cluster.task(tasks[2]).queue == kNoId);
   const TaskId appended = env.Push(0, 1);
   std::vector<TaskId> popped;
-  for (TaskId t = env.queues.PopBest(1); t != kNoId; t = env.queues.PopBest(1)) popped.push_back(t);
+  for (TaskId t = env.queues.PopBest(1).task; t != kNoId; t = env.queues.PopBest(1).task)
+    popped.push_back(t);
   CHECK(popped == std::vector<TaskId>{tasks[1], tasks[3], tasks[4], appended});
   CHECK(env.queues.JobCount(1) == 0);
-  CHECK(env.queues.PopBest(kR) == other_queue);
+  CHECK(env.queues.PopBest(kR).task == other_queue);
 }
 
 TEST_CASE("LocalityQueues fair: fewest running tasks first, ties by oldest job", "[queues]") {
@@ -164,7 +165,7 @@ TEST_CASE("LocalityQueues fair: fewest running tasks first, ties by oldest job",
   CHECK(env.queues.BestJob(0) == 2);
   env.SetRunning(0, 0);
   CHECK(env.queues.BestJob(0) == 0);
-  const TaskId t = env.queues.PopBest(0);
+  const TaskId t = env.queues.PopBest(0).task;
   CHECK(env.cluster.task(t).job == 0);
   env.SetRunning(0, 1);  // as the scheduler would after starting it
   env.SetRunning(2, 1);
@@ -212,8 +213,8 @@ TEST_CASE("LocalityQueues: an older job's task finds its subqueue after newer jo
   CHECK(env.queues.JobCount(0) == 3);
   CHECK(env.queues.Length(0) == 4);
   CHECK(env.queues.BestJob(0) == 0);  // oldest, all at 0 running
-  CHECK(env.queues.PopBest(0) == a1);
-  CHECK(env.queues.PopBest(0) == a2);
+  CHECK(env.queues.PopBest(0).task == a1);
+  CHECK(env.queues.PopBest(0).task == a2);
   CHECK(env.queues.JobCount(0) == 2);
 }
 
@@ -385,7 +386,7 @@ TEST_CASE("LocalityQueues with hundreds of jobs in a queue serves like the small
     const TaskId extra = env.Push(b, 0);
     CHECK(env.queues.JobCount(0) == 2);
     std::vector<TaskId> order;
-    for (TaskId t = env.queues.PopBest(0); t != kNoId; t = env.queues.PopBest(0))
+    for (TaskId t = env.queues.PopBest(0).task; t != kNoId; t = env.queues.PopBest(0).task)
       order.push_back(t);
     CHECK(order ==
           std::vector<TaskId>{pushed[a][0], pushed[a][2], pushed[b][0], pushed[b][2], extra});
@@ -415,8 +416,8 @@ TEST_CASE("LocalityQueues DrainQueue returns every task, oldest first per job", 
   CHECK(got == in_q1);
   // The queue is usable afterwards.
   const TaskId again = env.Push(5, 1);
-  CHECK(env.queues.PopBest(1) == again);
-  CHECK(env.queues.PopBest(0) == elsewhere);
+  CHECK(env.queues.PopBest(1).task == again);
+  CHECK(env.queues.PopBest(0).task == elsewhere);
 }
 
 TEST_CASE("LocalityQueues matches a naive model under random operations", "[queues]") {
@@ -459,7 +460,7 @@ TEST_CASE("LocalityQueues matches a naive model under random operations", "[queu
       queued.pop_back();
     } else if (roll < 900) {
       const JobId expect_job = model.Best(q, env.cluster, intra, ranks);
-      const TaskId t = env.queues.PopBest(q);
+      const TaskId t = env.queues.PopBest(q).task;
       if (expect_job == kNoId) {
         REQUIRE(t == kNoId);
       } else {

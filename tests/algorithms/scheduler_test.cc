@@ -411,6 +411,76 @@ TEST_CASE("Scheduler counters equal a recount through a long random run", "[sche
   CHECK(s.queued() + s.running() + s.blocked() == 0);
 }
 
+// A random job of 1-8 maps with 0-3 distinct replicas each, from rng.
+std::vector<TaskDef> RandomJob(std::mt19937_64& rng, uint32_t machines) {
+  std::vector<TaskDef> defs(1 + rng() % 8);
+  for (TaskDef& d : defs) {
+    const uint32_t n = static_cast<uint32_t>(rng() % 4);
+    while (d.replicas.size() < n) {
+      const MachineId m = static_cast<MachineId>(rng() % machines);
+      if (std::find(d.replicas.begin(), d.replicas.end(), m) == d.replicas.end())
+        d.replicas.push_back(m);
+    }
+  }
+  return defs;
+}
+
+TEST_CASE("Scheduler: slots claimed in rounds, then settled, get what Assign gives one by one",
+          "[scheduler]") {
+  // Two cores with one seed see the same jobs. One fills free slots with Assign; the
+  // other claims a round of slots first and settles them after, as the simulator does.
+  // Each claim must choose what Assign would, and never a task already claimed (the
+  // baselines' index finds queued tasks by their state).
+  const PolicyKind kind = GENERATE(from_range(std::begin(kAllPolicies), std::end(kAllPolicies)));
+  const IntraQueue intra = GENERATE(IntraQueue::kFair, IntraQueue::kFifo);
+  CAPTURE(PolicyKindName(kind), IntraQueueName(intra));
+  constexpr uint32_t kMachines = 6;
+  PolicyParams p;
+  p.kind = kind;
+  p.intra = intra;
+  p.delay_skips = 2;
+  p.seed = 11;
+  Scheduler one(p), rounds(p);
+  for (uint32_t m = 0; m < kMachines; ++m) {
+    Machine machine;
+    machine.slots = 1 + m % 3;
+    one.AddMachine(machine);
+    rounds.AddMachine(machine);
+  }
+  std::mt19937_64 rng(7 + static_cast<uint64_t>(kind));
+  uint64_t started = 0;
+  for (int step = 0; step < 300; ++step) {
+    const std::vector<TaskDef> job = RandomJob(rng, kMachines);
+    REQUIRE(Submit(one, job) == Submit(rounds, job));
+    // The slots to fill, machines repeated (several slots each), in random order.
+    std::vector<MachineId> slots;
+    for (uint32_t k = 0; k < 1 + rng() % 10; ++k)
+      slots.push_back(static_cast<MachineId>(rng() % kMachines));
+    std::vector<Claim> claims;
+    for (MachineId m : slots) {
+      const std::optional<Assignment> a = one.Assign(m);
+      const Claim c = rounds.ClaimSlot(m);
+      REQUIRE(c.task == (a ? a->task : kNoId));
+      if (c.task != kNoId) claims.push_back(c);
+    }
+    for (const Claim& c : claims) {
+      const Assignment b = rounds.Settle(c);
+      const Task& task = one.cluster().task(b.task);
+      REQUIRE(b.job == task.job);
+      REQUIRE(b.machine == task.machine);
+      REQUIRE(b.local == task.ran_local);
+      REQUIRE(rounds.cluster().task(b.task).attempts == task.attempts);
+      REQUIRE(rounds.cluster().task(b.task).generation == task.generation);
+      ++started;
+    }
+    CheckCounts(rounds);
+    // Finish the same random share of running tasks in both.
+    for (TaskId t : RunningTasks(one))
+      if (rng() % 2 == 0) REQUIRE(one.Finish(t).job_done == rounds.Finish(t).job_done);
+  }
+  CHECK(started > 300);
+}
+
 TEST_CASE("Scheduler: a JSQ+MaxWeight assignment says whether it runs local", "[scheduler]") {
   // The policy returns only the task; the Scheduler asks the task about the machine.
   auto owner = MakeScheduler(PolicyKind::kJsqMaxWeight, 3, /*slots=*/2);
