@@ -47,6 +47,7 @@ TaskId Cluster::NewTaskAt(JobId job, uint32_t pos, TaskKind kind) {
   t.job = job;
   t.kind = kind;
   t.position = pos;
+  t.tag = 0;
   jobs_[job].tasks[pos] = id;
   if (kind == TaskKind::kMap) ++jobs_[job].maps_left;
   return id;

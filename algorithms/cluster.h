@@ -55,6 +55,7 @@ struct alignas(64) Task {
   float duration = 0;      ///< optional expected duration, 0 if unknown
   ReplicaList replicas;    ///< machines holding its input (its local set)
   uint32_t position = 0;   ///< its index in its job's task list (the daemon names it by this)
+  uint32_t tag = 0;        ///< the submitter's own value (TaskSpec::tag); the core never reads it
 
   /// True if machine m holds a replica of its input.
   bool IsLocalTo(MachineId m) const { return replicas.Contains(m); }

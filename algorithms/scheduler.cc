@@ -31,6 +31,7 @@ JobId Scheduler::SubmitJob(double weight, std::span<const TaskSpec> tasks) {
     task.replicas.Assign(spec.replicas);
     task.size = static_cast<float>(spec.size);
     task.duration = static_cast<float>(spec.duration);
+    task.tag = spec.tag;
     if (spec.kind == TaskKind::kMap) {
       Enqueue(t, spec.queue);
     } else {

@@ -22,6 +22,7 @@ struct TaskSpec {
   double size = 0;         ///< input bytes, 0 if unknown
   double duration = 0;     ///< expected duration, 0 if unknown
   uint32_t queue = kNoId;  ///< the policy queue to enter (snapshot load); kNoId = route it
+  uint32_t tag = 0;        ///< kept in Task::tag for the submitter (the simulator: run lengths)
 };
 
 /// A task started on a machine slot.

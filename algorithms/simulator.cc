@@ -66,12 +66,16 @@ class Simulation {
     return starts_ ? static_cast<double>(local_starts_) / static_cast<double>(starts_) : 0;
   }
 
-  // A job's drawn service durations in slots, by task position. Kept per job and
-  // copied whole on arrival: indexed by task id, the read at each start missed the
-  // cache (task ids are recycled in no useful order) and the copy was a scatter.
-  struct JobService {
-    std::vector<uint32_t> local, remote;
+  // A task's drawn run lengths in slots, local and remote. They travel in Task::tag,
+  // 16 bits each, so a start reads them from the record it loads anyway (kept per job,
+  // they were a second cache miss per start and a copy per arrival); either length
+  // above 16 bits makes the tag kWideRuns, and the pair waits in wide_runs_.
+  struct RunLengths {
+    uint32_t local = 0, remote = 0;
   };
+  static constexpr uint32_t kWideRuns = UINT32_MAX;
+  bool FillSpecs(uint32_t size);
+  void KeepWideRuns(JobId j, uint32_t size);
 
   SimParams p_;
   SimReplan replan_;
@@ -79,7 +83,7 @@ class Simulation {
   ArrivalPipeline arrivals_;
   const ArrivalBatch* batch_ = nullptr;
   size_t next_job_ = 0, next_task_ = 0;  // cursors into *batch_
-  std::vector<JobService> service_;      // by job id
+  std::vector<RunLengths> wide_runs_;    // by task id: runs of tasks tagged kWideRuns
   std::vector<uint64_t> started_;        // by task id: the slot it last started (replan only)
   std::vector<std::vector<Due>> wheel_;
   std::priority_queue<Finish, std::vector<Finish>, std::greater<>> overflow_;
@@ -125,23 +129,44 @@ void Simulation::Arrive(uint64_t t) {
   for (uint32_t n = batch_->jobs_per_slot[t - batch_->first_slot]; n > 0; --n) {
     const uint32_t weight = batch_->job_weights[next_job_];
     const uint32_t size = batch_->job_sizes[next_job_++];
-    if (specs_.size() < size) specs_.resize(size);
-    const MachineId* replicas = batch_->replicas.data() + next_task_ * p_.replicas;
-    for (uint32_t i = 0; i < size; ++i, replicas += p_.replicas)
-      specs_[i].replicas = std::span<const MachineId>(replicas, p_.replicas);
+    const bool wide = FillSpecs(size);
     const JobId j = sched_.SubmitJob(weight, std::span<const TaskSpec>(specs_.data(), size));
     if (job_arrival_.size() <= j) job_arrival_.resize(j + 1);
     job_arrival_[j] = t;
-    if (service_.size() <= j) service_.resize(j + 1);
     if (replan_ && started_.size() < sched_.cluster().task_capacity())
       started_.resize(sched_.cluster().task_capacity());
-    service_[j].local.assign(batch_->service_local.begin() + next_task_,
-                             batch_->service_local.begin() + next_task_ + size);
-    service_[j].remote.assign(batch_->service_remote.begin() + next_task_,
-                              batch_->service_remote.begin() + next_task_ + size);
+    if (wide) [[unlikely]]
+      KeepWideRuns(j, size);
     next_task_ += size;
     tasks_arrived_ += size;
     ++r_.jobs_arrived;
+  }
+}
+
+// Writes specs_ for the next `size` tasks of the batch; true if any has a wide tag.
+bool Simulation::FillSpecs(uint32_t size) {
+  if (specs_.size() < size) specs_.resize(size);
+  const MachineId* replicas = batch_->replicas.data() + next_task_ * p_.replicas;
+  const uint32_t* local = batch_->service_local.data() + next_task_;
+  const uint32_t* remote = batch_->service_remote.data() + next_task_;
+  bool wide = false;
+  for (uint32_t i = 0; i < size; ++i, replicas += p_.replicas) {
+    specs_[i].replicas = std::span<const MachineId>(replicas, p_.replicas);
+    const bool fits = (local[i] | remote[i]) < 0xFFFF;
+    specs_[i].tag = fits ? local[i] | remote[i] << 16 : kWideRuns;
+    wide |= !fits;
+  }
+  return wide;
+}
+
+// Files the run lengths of job j's tasks whose tags could not hold them.
+void Simulation::KeepWideRuns(JobId j, uint32_t size) {
+  const std::vector<TaskId>& tasks = sched_.cluster().job(j).tasks;
+  for (uint32_t i = 0; i < size; ++i) {
+    if (specs_[i].tag != kWideRuns) continue;
+    if (wide_runs_.size() <= tasks[i]) wide_runs_.resize(tasks[i] + 1);
+    wide_runs_[tasks[i]] = {batch_->service_local[next_task_ + i],
+                            batch_->service_remote[next_task_ + i]};
   }
 }
 
@@ -199,10 +224,12 @@ void Simulation::ServeIdle(uint64_t t) {
 
 // Draws how long an assigned task runs and files its completion.
 void Simulation::StartClaimed(const Assignment& a, uint64_t t) {
-  const JobService& service = service_[a.job];
-  const uint32_t pos = sched_.cluster().task(a.task).position;
+  const uint32_t tag = sched_.cluster().task(a.task).tag;
   if (replan_) started_[a.task] = t;  // only the LP replan reads it
-  const uint64_t due = t + (a.local ? service.local[pos] : service.remote[pos]);
+  uint64_t run = a.local ? tag & 0xFFFF : tag >> 16;
+  if (tag == kWideRuns) [[unlikely]]
+    run = a.local ? wide_runs_[a.task].local : wide_runs_[a.task].remote;
+  const uint64_t due = t + run;
   if (due - t < kWheel)
     wheel_[due % kWheel].push_back(Due{a.task, a.machine});
   else

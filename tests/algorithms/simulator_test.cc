@@ -90,6 +90,20 @@ TEST_CASE("Simulate finishes tasks that outlast the completion wheel", "[simulat
   CheckSameResult(r, Simulate(inline_arrivals));
 }
 
+TEST_CASE("Simulate runs tasks whose run lengths do not fit the task's 16-bit tag", "[simulator]") {
+  // At rate 1e-6 a run takes a million slots on average and nearly every one is above
+  // 65,534, the most a task's tag holds: those wait in a side table. Read wrongly (cut to
+  // 16 bits, or 0), runs would end within 65,536 slots and the mean delay would be far lower.
+  SimParams p = SmallCluster(2.5e-5, 4000000, PolicyKind::kJsqMaxWeight, 5);
+  p.policy.alpha = p.policy.gamma = 1e-6;  // capacity 1e-4 tasks/slot: 25% busy
+  p.size_dist = JobSizeDist::kFixed;
+  p.job_size_mean = 1;
+  const SimResult r = Simulate(p);
+  REQUIRE(r.jobs_done >= 20);
+  CHECK(r.mean_task_delay > 200000);
+  CHECK(r.mean_task_delay < 3200000);  // the window's length
+}
+
 TEST_CASE("Simulate reports progress about 200 times and once at the end", "[simulator]") {
   const SimParams p = SmallCluster(10, 2000, PolicyKind::kJsqMaxWeight);
   std::vector<SimSnapshot> seen;
