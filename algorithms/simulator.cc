@@ -8,6 +8,7 @@
 
 #include "algorithms/arrival_pipeline.h"
 #include "algorithms/scheduler.h"
+#include "algorithms/workload.h"
 
 namespace locsched {
 namespace {
@@ -66,14 +67,13 @@ class Simulation {
     return starts_ ? static_cast<double>(local_starts_) / static_cast<double>(starts_) : 0;
   }
 
-  // A task's drawn run lengths in slots, local and remote. They travel in Task::tag,
-  // 16 bits each, so a start reads them from the record it loads anyway (kept per job,
-  // they were a second cache miss per start and a copy per arrival); either length
-  // above 16 bits makes the tag kWideRuns, and the pair waits in wide_runs_.
+  // A task's drawn run lengths travel in Task::tag as the batch packed them (PackRuns),
+  // so a start reads them from the record it loads anyway (kept per job, they were a
+  // second cache miss per start and a copy per arrival). A kWideRuns tag sends the
+  // start to wide_runs_.
   struct RunLengths {
     uint32_t local = 0, remote = 0;
   };
-  static constexpr uint32_t kWideRuns = UINT32_MAX;
   bool FillSpecs(uint32_t size);
   void KeepWideRuns(JobId j, uint32_t size);
 
@@ -82,9 +82,9 @@ class Simulation {
   Scheduler sched_;
   ArrivalPipeline arrivals_;
   const ArrivalBatch* batch_ = nullptr;
-  size_t next_job_ = 0, next_task_ = 0;  // cursors into *batch_
-  std::vector<RunLengths> wide_runs_;    // by task id: runs of tasks tagged kWideRuns
-  std::vector<uint64_t> started_;        // by task id: the slot it last started (replan only)
+  size_t next_job_ = 0, next_task_ = 0, next_wide_ = 0;  // cursors into *batch_
+  std::vector<RunLengths> wide_runs_;  // by task id: runs of tasks tagged kWideRuns
+  std::vector<uint64_t> started_;      // by task id: the slot it last started (replan only)
   std::vector<std::vector<Due>> wheel_;
   std::priority_queue<Finish, std::vector<Finish>, std::greater<>> overflow_;
   std::vector<MachineId> idle_;            // one entry per free slot
@@ -124,7 +124,7 @@ Simulation::Simulation(const SimParams& p, const SimReplan& replan)
 void Simulation::Arrive(uint64_t t) {
   if (batch_ == nullptr || t >= batch_->first_slot + batch_->jobs_per_slot.size()) {
     batch_ = &arrivals_.Next();
-    next_job_ = next_task_ = 0;
+    next_job_ = next_task_ = next_wide_ = 0;
   }
   for (uint32_t n = batch_->jobs_per_slot[t - batch_->first_slot]; n > 0; --n) {
     const uint32_t weight = batch_->job_weights[next_job_];
@@ -143,30 +143,27 @@ void Simulation::Arrive(uint64_t t) {
   }
 }
 
-// Writes specs_ for the next `size` tasks of the batch; true if any has a wide tag.
+// Writes specs_ for the next `size` tasks of the batch; true if any has wide runs.
 bool Simulation::FillSpecs(uint32_t size) {
   if (specs_.size() < size) specs_.resize(size);
   const MachineId* replicas = batch_->replicas.data() + next_task_ * p_.replicas;
-  const uint32_t* local = batch_->service_local.data() + next_task_;
-  const uint32_t* remote = batch_->service_remote.data() + next_task_;
-  bool wide = false;
+  const uint32_t* runs = batch_->runs.data() + next_task_;
   for (uint32_t i = 0; i < size; ++i, replicas += p_.replicas) {
     specs_[i].replicas = std::span<const MachineId>(replicas, p_.replicas);
-    const bool fits = (local[i] | remote[i]) < 0xFFFF;
-    specs_[i].tag = fits ? local[i] | remote[i] << 16 : kWideRuns;
-    wide |= !fits;
+    specs_[i].tag = runs[i];
   }
-  return wide;
+  return next_wide_ < batch_->wide.size() && batch_->wide[next_wide_].task < next_task_ + size;
 }
 
 // Files the run lengths of job j's tasks whose tags could not hold them.
 void Simulation::KeepWideRuns(JobId j, uint32_t size) {
   const std::vector<TaskId>& tasks = sched_.cluster().job(j).tasks;
-  for (uint32_t i = 0; i < size; ++i) {
-    if (specs_[i].tag != kWideRuns) continue;
-    if (wide_runs_.size() <= tasks[i]) wide_runs_.resize(tasks[i] + 1);
-    wide_runs_[tasks[i]] = {batch_->service_local[next_task_ + i],
-                            batch_->service_remote[next_task_ + i]};
+  for (; next_wide_ < batch_->wide.size(); ++next_wide_) {
+    const WideRuns& w = batch_->wide[next_wide_];
+    if (w.task >= next_task_ + size) break;
+    const TaskId t = tasks[w.task - next_task_];
+    if (wide_runs_.size() <= t) wide_runs_.resize(t + 1);
+    wide_runs_[t] = RunLengths{w.local, w.remote};
   }
 }
 
@@ -226,7 +223,7 @@ void Simulation::ServeIdle(uint64_t t) {
 void Simulation::StartClaimed(const Assignment& a, uint64_t t) {
   const uint32_t tag = sched_.cluster().task(a.task).tag;
   if (replan_) started_[a.task] = t;  // only the LP replan reads it
-  uint64_t run = a.local ? tag & 0xFFFF : tag >> 16;
+  uint64_t run = PackedRun(tag, a.local);
   if (tag == kWideRuns) [[unlikely]]
     run = a.local ? wide_runs_[a.task].local : wide_runs_[a.task].remote;
   const uint64_t due = t + run;

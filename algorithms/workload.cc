@@ -59,8 +59,8 @@ void Workload::Fill(uint64_t first, uint64_t count, ArrivalBatch& b) {
   b.job_sizes.clear();
   b.job_weights.clear();
   b.replicas.clear();
-  b.service_local.clear();
-  b.service_remote.clear();
+  b.runs.clear();
+  b.wide.clear();
   for (uint64_t s = 0; s < count; ++s) {
     const auto jobs = static_cast<uint32_t>(job_arrivals_(rng_));
     b.jobs_per_slot.push_back(jobs);
@@ -73,8 +73,11 @@ void Workload::Fill(uint64_t first, uint64_t count, ArrivalBatch& b) {
         // One uniform per task, read at both rates: the local and remote
         // durations of the same task are coupled, as in a speed-scaled run.
         const double log_u = std::log(rng_.Unit());
-        b.service_local.push_back(Geometric(log_u, inv_log_local_));
-        b.service_remote.push_back(Geometric(log_u, inv_log_remote_));
+        const uint32_t local = Geometric(log_u, inv_log_local_);
+        const uint32_t remote = Geometric(log_u, inv_log_remote_);
+        b.runs.push_back(PackRuns(local, remote));
+        if (b.runs.back() == kWideRuns)
+          b.wide.push_back(WideRuns{b.runs.size() - 1, local, remote});
       }
     }
   }

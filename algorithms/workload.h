@@ -14,15 +14,33 @@
 
 namespace locsched {
 
+/// A task's run lengths packed in one word: local in the low 16 bits, remote in the high
+/// 16, or kWideRuns when either is 0xFFFF or more (the batch's `wide` list has those).
+constexpr uint32_t kWideRuns = UINT32_MAX;
+/// PackRuns(local, remote): the word, or kWideRuns.
+constexpr uint32_t PackRuns(uint32_t local, uint32_t remote) {
+  return local < 0xFFFF && remote < 0xFFFF ? local | remote << 16 : kWideRuns;
+}
+/// The local or remote run length in a word from PackRuns other than kWideRuns.
+constexpr uint32_t PackedRun(uint32_t packed, bool local) {
+  return local ? packed & 0xFFFF : packed >> 16;
+}
+
+/// Run lengths of a task too long for PackRuns.
+struct WideRuns {
+  uint64_t task = 0;  ///< its index among the batch's tasks
+  uint32_t local = 0, remote = 0;
+};
+
 /// The arrivals of a run of consecutive time slots.
 struct ArrivalBatch {
   uint64_t first_slot = 0;
-  std::vector<uint32_t> jobs_per_slot;   ///< jobs arriving in each slot of the batch
-  std::vector<uint32_t> job_sizes;       ///< tasks of each job, in arrival order
-  std::vector<uint32_t> job_weights;     ///< weight of each job, in arrival order
-  std::vector<MachineId> replicas;       ///< `replicas` machines per task, tasks in order
-  std::vector<uint32_t> service_local;   ///< per task: slots it takes if run local
-  std::vector<uint32_t> service_remote;  ///< per task: slots it takes if run remote
+  std::vector<uint32_t> jobs_per_slot;  ///< jobs arriving in each slot of the batch
+  std::vector<uint32_t> job_sizes;      ///< tasks of each job, in arrival order
+  std::vector<uint32_t> job_weights;    ///< weight of each job, in arrival order
+  std::vector<MachineId> replicas;      ///< `replicas` machines per task, tasks in order
+  std::vector<uint32_t> runs;           ///< per task: PackRuns(slots run local, slots remote)
+  std::vector<WideRuns> wide;           ///< the tasks whose runs are kWideRuns, in order
 };
 
 /// Deterministic generator of the arrival process for one SimParams.
