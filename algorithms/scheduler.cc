@@ -115,7 +115,7 @@ Claim Scheduler::Begin(TaskId t, JobId j, MachineId m) {
 }
 
 Assignment Scheduler::Settle(const Claim& c) {
-  assert(unsettled_ > 0);
+  assert(unsettled_ > 0 && c.task != kNoId);
   --unsettled_;
   Task& task = cluster_.task(c.task);
   const bool local = task.IsLocalTo(c.machine);
