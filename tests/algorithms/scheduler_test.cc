@@ -128,6 +128,24 @@ std::vector<Assignment> AssignAll(Scheduler& s) {
 const PolicyKind kAllPolicies[] = {PolicyKind::kJsqMaxWeight, PolicyKind::kFair, PolicyKind::kFifo,
                                    PolicyKind::kDelay};
 
+PolicyParams Params(PolicyKind kind, IntraQueue intra, uint32_t delay_skips, uint64_t seed) {
+  PolicyParams p;
+  p.kind = kind;
+  p.intra = intra;
+  p.delay_skips = delay_skips;
+  p.seed = seed;
+  return p;
+}
+
+// Adds n machines with 1, 2, 3, 1, ... slots.
+void AddMixedMachines(Scheduler& s, uint32_t n) {
+  for (uint32_t m = 0; m < n; ++m) {
+    Machine machine;
+    machine.slots = 1 + m % 3;
+    s.AddMachine(machine);
+  }
+}
+
 TEST_CASE("Scheduler: reduces stay blocked until every map of their job finishes", "[scheduler]") {
   const PolicyKind kind = GENERATE(from_range(std::begin(kAllPolicies), std::end(kAllPolicies)));
   CAPTURE(PolicyKindName(kind));
@@ -309,17 +327,8 @@ TEST_CASE("Scheduler counters equal a recount through a long random run", "[sche
     return;
   }
   constexpr uint32_t kMachines = 8;
-  PolicyParams p;
-  p.kind = kind;
-  p.intra = intra;
-  p.delay_skips = 3;
-  p.seed = 5;
-  Scheduler s(p);
-  for (uint32_t m = 0; m < kMachines; ++m) {
-    Machine machine;
-    machine.slots = 1 + m % 3;
-    s.AddMachine(machine);
-  }
+  Scheduler s(Params(kind, intra, /*delay_skips=*/3, /*seed=*/5));
+  AddMixedMachines(s, kMachines);
   std::mt19937_64 rng(static_cast<uint64_t>(kind) * 31 + static_cast<uint64_t>(intra));
   auto pick = [&](const std::vector<TaskId>& v) { return v[rng() % v.size()]; };
   uint64_t jobs_done = 0, assigned = 0, requeued = 0, cancelled = 0, lost_tasks = 0;
@@ -434,19 +443,15 @@ TEST_CASE("Scheduler: slots claimed in rounds, then settled, get what Assign giv
   const PolicyKind kind = GENERATE(from_range(std::begin(kAllPolicies), std::end(kAllPolicies)));
   const IntraQueue intra = GENERATE(IntraQueue::kFair, IntraQueue::kFifo);
   CAPTURE(PolicyKindName(kind), IntraQueueName(intra));
-  constexpr uint32_t kMachines = 6;
-  PolicyParams p;
-  p.kind = kind;
-  p.intra = intra;
-  p.delay_skips = 2;
-  p.seed = 11;
-  Scheduler one(p), rounds(p);
-  for (uint32_t m = 0; m < kMachines; ++m) {
-    Machine machine;
-    machine.slots = 1 + m % 3;
-    one.AddMachine(machine);
-    rounds.AddMachine(machine);
+  if (kind != PolicyKind::kJsqMaxWeight && intra != IntraQueue::kFair) {
+    SUCCEED("the intra-queue policy only matters to JSQ+MaxWeight");
+    return;
   }
+  constexpr uint32_t kMachines = 6;
+  const PolicyParams p = Params(kind, intra, /*delay_skips=*/2, /*seed=*/11);
+  Scheduler one(p), rounds(p);
+  AddMixedMachines(one, kMachines);
+  AddMixedMachines(rounds, kMachines);
   std::mt19937_64 rng(7 + static_cast<uint64_t>(kind));
   uint64_t started = 0;
   for (int step = 0; step < 300; ++step) {
