@@ -6,6 +6,10 @@
 # Usage: bash bench/vm_noise.sh [ROUNDS] [SLOTS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then
+  sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'
+  exit 0
+fi
 rounds=${1:-5} slots=${2:-30000}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "vm_noise.sh: ROUNDS must be a positive integer" >&2; exit 2; }
 [[ $slots =~ ^[1-9][0-9]*$ ]] || { echo "vm_noise.sh: SLOTS must be a positive integer" >&2; exit 2; }
