@@ -27,13 +27,11 @@ bool AppendPlainQuoted(std::string_view s, char after, std::string* out) {
   return true;
 }
 
-}  // namespace
-
-// Runs of plain characters are appended whole; only quotes, backslashes and
-// control characters are escaped one by one.
-void AppendJsonString(std::string_view s, std::string* out) {
+// s quoted with escapes, for a string AppendPlainQuoted turned down. Runs of plain
+// characters are appended whole; only quotes, backslashes and control characters
+// are escaped one by one.
+void AppendEscapedQuoted(std::string_view s, std::string* out) {
   static constexpr char kHex[] = "0123456789abcdef";
-  if (AppendPlainQuoted(s, 0, out)) return;
   out->push_back('"');
   size_t run = 0;
   for (size_t i = 0; i < s.size(); ++i) {
@@ -58,6 +56,12 @@ void AppendJsonString(std::string_view s, std::string* out) {
   }
   out->append(s.data() + run, s.size() - run);
   out->push_back('"');
+}
+
+}  // namespace
+
+void AppendJsonString(std::string_view s, std::string* out) {
+  if (!AppendPlainQuoted(s, 0, out)) AppendEscapedQuoted(s, out);
 }
 
 void JsonWriter::BeforeValue() {
@@ -120,7 +124,7 @@ JsonWriter& JsonWriter::EndArray() {
 JsonWriter& JsonWriter::Key(std::string_view key) {
   BeforeValue();
   if (!AppendPlainQuoted(key, ':', out_)) {
-    AppendJsonString(key, out_);
+    AppendEscapedQuoted(key, out_);  // scanned once already: straight to the escapes
     out_->push_back(':');
   }
   after_key_ = true;
