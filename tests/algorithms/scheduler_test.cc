@@ -137,6 +137,14 @@ PolicyParams Params(PolicyKind kind, IntraQueue intra, uint32_t delay_skips, uin
   return p;
 }
 
+// True, noted as a pass, when `intra` cannot change what `kind` does: only
+// JSQ+MaxWeight reads the intra-queue policy, so a generated case can return early.
+bool IntraIrrelevant(PolicyKind kind, IntraQueue intra) {
+  if (kind == PolicyKind::kJsqMaxWeight || intra == IntraQueue::kFair) return false;
+  SUCCEED("the intra-queue policy only matters to JSQ+MaxWeight");
+  return true;
+}
+
 // Adds n machines with 1, 2, 3, 1, ... slots.
 void AddMixedMachines(Scheduler& s, uint32_t n) {
   for (uint32_t m = 0; m < n; ++m) {
@@ -322,10 +330,7 @@ TEST_CASE("Scheduler counters equal a recount through a long random run", "[sche
   const PolicyKind kind = GENERATE(from_range(std::begin(kAllPolicies), std::end(kAllPolicies)));
   const IntraQueue intra = GENERATE(IntraQueue::kFair, IntraQueue::kFifo);
   CAPTURE(PolicyKindName(kind), IntraQueueName(intra));
-  if (kind != PolicyKind::kJsqMaxWeight && intra != IntraQueue::kFair) {
-    SUCCEED("the intra-queue policy only matters to JSQ+MaxWeight");
-    return;
-  }
+  if (IntraIrrelevant(kind, intra)) return;
   constexpr uint32_t kMachines = 8;
   Scheduler s(Params(kind, intra, /*delay_skips=*/3, /*seed=*/5));
   AddMixedMachines(s, kMachines);
@@ -443,10 +448,7 @@ TEST_CASE("Scheduler: slots claimed in rounds, then settled, get what Assign giv
   const PolicyKind kind = GENERATE(from_range(std::begin(kAllPolicies), std::end(kAllPolicies)));
   const IntraQueue intra = GENERATE(IntraQueue::kFair, IntraQueue::kFifo);
   CAPTURE(PolicyKindName(kind), IntraQueueName(intra));
-  if (kind != PolicyKind::kJsqMaxWeight && intra != IntraQueue::kFair) {
-    SUCCEED("the intra-queue policy only matters to JSQ+MaxWeight");
-    return;
-  }
+  if (IntraIrrelevant(kind, intra)) return;
   constexpr uint32_t kMachines = 6;
   const PolicyParams p = Params(kind, intra, /*delay_skips=*/2, /*seed=*/11);
   Scheduler one(p), rounds(p);
