@@ -115,6 +115,10 @@ void LocalityQueues::RemoveAt(uint32_t queue, size_t i, TaskId t) {
 Pick LocalityQueues::PopBest(uint32_t queue) {
   const Queue& q = At(queue);
   if (Length(queue) == 0) return Pick{};
+  // Most pops empty their entry, and its erase moves the last entry into its place. That
+  // line's address is known now, so its load overlaps the pick's scan instead of
+  // following it (at ~100 jobs a queue it is seldom in cache).
+  __builtin_prefetch(&q.jobs.back(), 1);
   const size_t i = BestIndex(q);
   const Pick pick{q.jobs[i].head, q.jobs[i].job};  // read before RemoveAt may erase the entry
   RemoveAt(queue, i, pick.task);
