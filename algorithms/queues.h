@@ -140,8 +140,8 @@ class LocalityQueues {
   template <typename T, typename JobOf>
   size_t FairMin(const T* items, size_t n, JobOf job_of) const;
   size_t FindEntry(const Queue& q, uint32_t queue, JobId job) const;
-  template <typename T, typename JobOf>
-  static size_t FindJob(const T* items, size_t n, JobId job, JobOf job_of);
+  static size_t FindId(const JobId* ids, size_t n, JobId job);
+  static size_t FindJob(const Entry* entries, size_t n, JobId job);
   void RemoveAt(uint32_t queue, size_t i, TaskId t);
   void AddEntry(uint32_t queue, Entry e, uint64_t seq);
   void IndexLastEntry(Queue& q, uint32_t queue);
