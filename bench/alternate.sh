@@ -2,7 +2,7 @@
 # Runs this Release build and another build of the same benchmark alternately, round
 # by round, so that both see the same periods of a noisy machine (docs/benchmarks.md
 # §3 and §4 compare builds this way). Prints every round's figures, then per build
-# the median.
+# the median, minimum and maximum.
 #
 # Usage:
 #   bash bench/alternate.sh sim ROUNDS OTHER_SIM [SLOTS]
@@ -72,5 +72,6 @@ for line in open(log):
             runs[binary][name].append(float(value))
 for binary, rows in runs.items():
     for name, values in rows.items():
-        print("median %s %s: %g" % (binary, name, statistics.median(values)))
+        print("median %s %s: %g (min %g, max %g, %d runs)" % (
+            binary, name, statistics.median(values), min(values), max(values), len(values)))
 EOF
