@@ -148,9 +148,11 @@ Pick LocalityQueues::PopBest(uint32_t queue) {
   // following it (at ~100 jobs a queue it is seldom in cache).
   __builtin_prefetch(&q.jobs.back(), 1);
   const size_t i = BestIndex(q);
-  // Read before RemoveAt may erase the entry. A wide queue's scan just read the job from
-  // ids, so the caller's per-job counting need not wait for the entry's line.
-  const Pick pick{q.jobs[i].head, q.wide ? q.ids[i] : q.jobs[i].job};
+  // Read before RemoveAt may erase the entry. A wide queue's fair scan just read the job
+  // from ids, so the caller's per-job counting need not wait for the entry's line (a
+  // heap's root entry holds both).
+  const bool scanned_ids = q.wide && !Heaped();
+  const Pick pick{q.jobs[i].head, scanned_ids ? q.ids[i] : q.jobs[i].job};
   RemoveAt(queue, i, pick.task);
   return pick;
 }
