@@ -147,19 +147,15 @@ Pick LocalityQueues::PopBest(uint32_t queue) {
   // line's address is known now, so its load overlaps the pick's scan instead of
   // following it (at ~100 jobs a queue it is seldom in cache).
   __builtin_prefetch(&q.jobs.back(), 1);
-  const size_t i = BestIndex(q);
-  // Read before RemoveAt may erase the entry. A wide queue's fair scan just read the job
-  // from ids, so the caller's per-job counting need not wait for the entry's line (a
-  // heap's root entry holds both).
-  const bool scanned_ids = q.wide && !Heaped();
-  const Pick pick{q.jobs[i].head, scanned_ids ? q.ids[i] : q.jobs[i].job};
-  RemoveAt(queue, i, pick.task);
+  const Best best = BestOf(q);
+  const Pick pick{q.jobs[best.index].head, best.job};  // read before RemoveAt may erase it
+  RemoveAt(queue, best.index, pick.task);
   return pick;
 }
 
 JobId LocalityQueues::BestJob(uint32_t queue) const {
   const Queue& q = At(queue);
-  return Length(queue) == 0 ? kNoId : q.jobs[BestIndex(q)].job;
+  return Length(queue) == 0 ? kNoId : BestOf(q).job;
 }
 
 uint32_t LocalityQueues::TasksBefore(uint32_t queue, JobId j) const {
@@ -183,12 +179,19 @@ uint32_t LocalityQueues::TasksBefore(uint32_t queue, JobId j) const {
   return n;
 }
 
-size_t LocalityQueues::BestIndex(const Queue& q) const {
-  if (Heaped()) return 0;
+// The job comes from what the choice just read: a heap's root entry, or the ids a wide
+// queue's fair scan went through, so a pop's per-job counting need not wait for the
+// winning entry's line.
+LocalityQueues::Best LocalityQueues::BestOf(const Queue& q) const {
+  if (Heaped()) return Best{0, q.jobs[0].job};
   // Fair: running counts change on every start and finish of any task of a
   // job, so the keys are read live from the dense fair_keys_ mirror.
-  if (q.wide) return FairMin(q.ids.data(), q.ids.size(), [](JobId id) { return id; });
-  return FairMin(q.jobs.data(), q.jobs.size(), [](const Entry& e) { return e.job; });
+  if (q.wide) {
+    const size_t i = FairMin(q.ids.data(), q.ids.size(), [](JobId id) { return id; });
+    return Best{i, q.ids[i]};
+  }
+  const size_t i = FairMin(q.jobs.data(), q.jobs.size(), [](const Entry& e) { return e.job; });
+  return Best{i, q.jobs[i].job};
 }
 
 // The position of the job with the smallest fair key among n >= 1 items. Keys are
