@@ -4,13 +4,20 @@
 #      per point) -> docs/figures/paper-sweep.{csv,png}
 #   2. how naive fair sharing's breaking point depends on the job-size
 #      distribution -> docs/figures/job-size-sensitivity.csv
-#   3. the wall time of one paper-scale load point (load 640), three runs.
-# Usage: bash bench/sim_figures.sh [sweep|sensitivity|speed|all]  (default all)
+#   3. the wall time of one paper-scale load point (load 640), RUNS runs (default
+#      3), each with the CPU time the hypervisor stole meanwhile, then the median,
+#      minimum, maximum and how many runs took over 10 s (issue 2's target).
+# Usage: bash bench/sim_figures.sh [sweep|sensitivity|speed|all] [RUNS]  (default all 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sim=build/release/tools/locsched-sim
 [ -x "$sim" ] || { echo "sim_figures.sh: build first: bash tools/build.sh release" >&2; exit 1; }
-what=${1:-all}
+what=${1:-all} runs=${2:-3}
+case "$what" in
+  sweep | sensitivity | speed | all) ;;
+  *) echo "sim_figures.sh: unknown part '$what' (sweep, sensitivity, speed or all)" >&2; exit 2 ;;
+esac
+[[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "sim_figures.sh: RUNS must be a positive integer" >&2; exit 2; }
 mkdir -p docs/figures
 
 if [ "$what" = sweep ] || [ "$what" = all ]; then
@@ -37,8 +44,28 @@ for line in sys.stdin:
 fi
 
 if [ "$what" = speed ] || [ "$what" = all ]; then
-  for run in 1 2 3; do
-    "$sim" --load 640 --slots 100000 -q --json |
-      /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); print("load 640, 100000 slots: %.2f s wall, %d tasks done, %.2f M tasks/s" % (d["wall_seconds"], d["tasks_done"], d["tasks_done"]/d["wall_seconds"]/1e6))'
-  done
+  /usr/bin/python3 - "$sim" "$runs" <<'PY'
+import json, statistics, subprocess, sys
+
+sim, runs = sys.argv[1], int(sys.argv[2])
+
+def steal_seconds():
+    # /proc/stat's first line sums every CPU; its 8th figure is stolen time in ticks.
+    with open("/proc/stat") as f:
+        return int(f.readline().split()[8]) / 100
+
+walls = []
+for run in range(1, runs + 1):
+    before = steal_seconds()
+    out = subprocess.run([sim, "--load", "640", "--slots", "100000", "-q", "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    stolen = steal_seconds() - before
+    d = json.loads(out)
+    walls.append(d["wall_seconds"])
+    print("run %d: load 640, 100000 slots: %.2f s wall, %d tasks done, %.2f M tasks/s, "
+          "%.2f s stolen" % (run, d["wall_seconds"], d["tasks_done"],
+                             d["tasks_done"] / d["wall_seconds"] / 1e6, stolen), flush=True)
+print("%d runs: median %.2f s, min %.2f s, max %.2f s, %d over 10 s" %
+      (runs, statistics.median(walls), min(walls), max(walls), sum(w > 10 for w in walls)))
+PY
 fi
