@@ -7,9 +7,13 @@
 #   3. the wall time of one paper-scale load point (load 640), RUNS runs (default
 #      3), each with the CPU time the hypervisor stole meanwhile, then the median,
 #      minimum, maximum and how many runs took over 10 s (issue 2's target).
-# Usage: bash bench/sim_figures.sh [sweep|sensitivity|speed|all] [RUNS]  (default all 3)
+# Usage: bash bench/sim_figures.sh [sweep|sensitivity|speed|all] [RUNS]  (defaults: all, 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then
+  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+  exit 0
+fi
 sim=build/release/tools/locsched-sim
 [ -x "$sim" ] || { echo "sim_figures.sh: build first: bash tools/build.sh release" >&2; exit 1; }
 what=${1:-all} runs=${2:-3}
