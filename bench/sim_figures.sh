@@ -49,14 +49,14 @@ fi
 
 if [ "$what" = speed ] || [ "$what" = all ]; then
   /usr/bin/python3 - "$sim" "$runs" <<'PY'
-import json, statistics, subprocess, sys
+import json, os, statistics, subprocess, sys
 
 sim, runs = sys.argv[1], int(sys.argv[2])
 
 def steal_seconds():
-    # /proc/stat's first line sums every CPU; its 8th figure is stolen time in ticks.
+    # /proc/stat's first line sums every CPU; its 8th figure is stolen time in clock ticks.
     with open("/proc/stat") as f:
-        return int(f.readline().split()[8]) / 100
+        return int(f.readline().split()[8]) / os.sysconf("SC_CLK_TCK")
 
 walls = []
 for run in range(1, runs + 1):
