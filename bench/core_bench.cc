@@ -16,8 +16,8 @@
 
 #include <vector>
 
-#include "algorithms/rng.h"
-#include "algorithms/scheduler.h"
+#include "algorithms/core/scheduler.h"
+#include "base/rng.h"
 
 namespace locsched {
 namespace {

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/rng.h"
+#include "base/rng.h"
 #include "daemon/arrival_window.h"
 #include "daemon/clock.h"
 #include "daemon/dispatcher.h"
-#include "io/request.h"
+#include "io/wire/request.h"
 
 namespace locsched {
 namespace {

@@ -26,8 +26,8 @@
 #include <thread>
 #include <vector>
 
-#include "algorithms/rng.h"
-#include "io/client.h"
+#include "base/rng.h"
+#include "io/wire/client.h"
 
 namespace locsched {
 namespace {

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "algorithms/rng.h"
+#include "base/rng.h"
 #include "daemon/dispatcher.h"
 #include "daemon/lp_planner.h"
 

@@ -6,7 +6,7 @@
 #   OUT.jsonl  one line per run: trace, policy, settings, run, load average, the
 #              emulator's and the tailer's JSON summaries, and the daemon's final
 #              rebalance and lp status (runs, solves)
-#   OUT.png    the chart (tools/plot_policy_replay.py)
+#   OUT.png    the chart (bench/plot_policy_replay.py)
 # OUT is docs/figures/policy-replay (swim) or docs/figures/policy-replay-TRACE.
 # Usage: bash bench/policy_replay.sh [--trace swim|jobhistory|rumen|google] [--policies LIST]
 #          [--runs R] [--first-run F] [--hour H] [--speed N] [--machines M]
@@ -111,4 +111,4 @@ print("   jobs %d, mean JCT %.1f s, p95 %.1f s, locality %.1f%%, %.0f wall s, ma
       100 * a["all_locality"], a["wall_seconds"], a["max_lag"]))' >&2
   done
 done
-/usr/bin/python3 tools/plot_policy_replay.py "$out.jsonl" "$out.png"
+/usr/bin/python3 bench/plot_policy_replay.py "$out.jsonl" "$out.png"

@@ -9,7 +9,7 @@
 #   docs/figures/priority-sim.jsonl     one locsched-sim --json line per (routing, intra, load)
 #   docs/figures/priority-daemon.jsonl  one line per (routing, intra, load): the emulator's
 #                                       summary, the daemon's final `lp` status, load averages
-#   docs/figures/priority-online.png    the chart (tools/plot_priority.py)
+#   docs/figures/priority-online.png    the chart (bench/plot_priority.py)
 # Usage: bash bench/priority_online.sh [sim|daemon|all] [--build DIR] [--speed N] [--duration S]
 #                                      [--routing paper|biased|both]
 # A run replaces only the lines of the routings it runs. The daemon runs take about
@@ -141,5 +141,5 @@ case $what in
   daemon) run_daemon ;;
   all) run_sim; run_daemon ;;
 esac
-/usr/bin/python3 tools/plot_priority.py docs/figures/priority-sim.jsonl \
+/usr/bin/python3 bench/plot_priority.py docs/figures/priority-sim.jsonl \
   docs/figures/priority-daemon.jsonl docs/figures/priority-online.png

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <variant>
 
-#include "algorithms/policy.h"
-#include "algorithms/status.h"
+#include "algorithms/core/policy.h"
+#include "base/status.h"
 
 namespace locsched {
 

@@ -1,6 +1,6 @@
 #include "config/config_loader.h"
 
-#include "algorithms/edit_distance.h"
+#include "base/suggest.h"
 
 #include <toml++/toml.h>
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "algorithms/status.h"
+#include "base/status.h"
 #include "config/config.h"
 
 namespace locsched {

@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "algorithms/capacity_lp.h"
-#include "algorithms/scheduler.h"
+#include "algorithms/core/scheduler.h"
+#include "algorithms/lp/capacity_lp.h"
 
 namespace locsched {
 

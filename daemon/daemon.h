@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/status.h"
+#include "base/status.h"
 #include "config/config.h"
 
 namespace locsched {

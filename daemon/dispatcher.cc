@@ -3,8 +3,8 @@
 #include <cassert>
 #include <nlohmann/json.hpp>
 
-#include "io/json_writer.h"
-#include "io/request.h"
+#include "io/wire/json_writer.h"
+#include "io/wire/request.h"
 
 namespace locsched {
 

@@ -17,8 +17,8 @@
 #include "daemon/engine.h"
 #include "daemon/lp_planner.h"
 #include "daemon/rate_meter.h"
-#include "io/command_table.h"
-#include "io/journal.h"
+#include "io/store/journal.h"
+#include "io/wire/command_table.h"
 
 namespace locsched {
 

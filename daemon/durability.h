@@ -7,12 +7,12 @@
 #include <cstdint>
 #include <memory>
 
-#include "algorithms/status.h"
+#include "base/status.h"
 #include "config/config.h"
 #include "daemon/clock.h"
 #include "daemon/dispatcher.h"
-#include "io/json_writer.h"
-#include "io/snapshot_store.h"
+#include "io/store/snapshot_store.h"
+#include "io/wire/json_writer.h"
 
 namespace locsched {
 

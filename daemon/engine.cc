@@ -4,7 +4,7 @@
 #include <cassert>
 #include <utility>
 
-#include "algorithms/jsq_maxweight.h"
+#include "algorithms/core/jsq_maxweight.h"
 
 namespace locsched {
 

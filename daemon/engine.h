@@ -16,16 +16,16 @@
 #include <variant>
 #include <vector>
 
-#include "algorithms/rate_estimator.h"
-#include "algorithms/scheduler.h"
-#include "algorithms/status.h"
+#include "algorithms/core/rate_estimator.h"
+#include "algorithms/core/scheduler.h"
+#include "base/status.h"
 #include "config/config.h"
 #include "daemon/clock.h"
 #include "daemon/job_names.h"
 #include "daemon/name_index.h"
 #include "daemon/rebalancer.h"
-#include "io/json_writer.h"
-#include "io/request.h"
+#include "io/wire/json_writer.h"
+#include "io/wire/request.h"
 
 namespace locsched {
 

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "algorithms/cluster.h"
-#include "algorithms/flat_map.h"
+#include "algorithms/core/cluster.h"
+#include "base/flat_map.h"
 
 namespace locsched {
 

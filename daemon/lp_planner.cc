@@ -6,7 +6,7 @@
 #include <limits>
 #include <utility>
 
-#include "algorithms/capacity_flow.h"
+#include "algorithms/lp/capacity_flow.h"
 
 namespace locsched {
 

@@ -15,14 +15,14 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/backlog_lp.h"
-#include "algorithms/backlog_snapshot.h"
-#include "algorithms/capacity_lp.h"
-#include "algorithms/scheduler.h"
+#include "algorithms/core/scheduler.h"
+#include "algorithms/lp/backlog_instance.h"
+#include "algorithms/lp/backlog_lp.h"
+#include "algorithms/lp/capacity_lp.h"
 #include "config/config.h"
 #include "daemon/arrival_window.h"
 #include "daemon/engine.h"
-#include "io/json_writer.h"
+#include "io/wire/json_writer.h"
 
 namespace locsched {
 

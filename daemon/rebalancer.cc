@@ -6,8 +6,8 @@
 #include <cmath>
 #include <ctime>
 
-#include "algorithms/hta_flow.h"
-#include "algorithms/jsq_maxweight.h"
+#include "algorithms/core/jsq_maxweight.h"
+#include "algorithms/hta/hta_flow.h"
 
 namespace locsched {
 namespace {

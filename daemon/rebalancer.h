@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/hta_instance.h"
-#include "algorithms/max_cover.h"
-#include "algorithms/scheduler.h"
+#include "algorithms/core/scheduler.h"
+#include "algorithms/hta/hta_instance.h"
+#include "algorithms/hta/max_cover.h"
 #include "config/config.h"
-#include "io/json_writer.h"
+#include "io/wire/json_writer.h"
 
 namespace locsched {
 

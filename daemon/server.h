@@ -8,7 +8,7 @@
 #include <functional>
 #include <memory>
 
-#include "algorithms/status.h"
+#include "base/status.h"
 #include "config/config.h"
 
 namespace boost::asio {

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "algorithms/rng.h"
+#include "base/rng.h"
 
 namespace locsched {
 namespace {

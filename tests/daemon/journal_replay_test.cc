@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "algorithms/rng.h"
+#include "base/rng.h"
 #include "daemon/dispatcher.h"
-#include "io/journal.h"
+#include "io/store/journal.h"
 
 namespace locsched {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "algorithms/rng.h"
+#include "base/rng.h"
 
 namespace locsched {
 namespace {

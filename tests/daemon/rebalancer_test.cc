@@ -10,11 +10,11 @@
 #include <set>
 #include <string>
 
-#include "algorithms/jsq_maxweight.h"
-#include "algorithms/preflow_cover.h"
-#include "algorithms/rng.h"
+#include "algorithms/core/jsq_maxweight.h"
+#include "algorithms/hta/preflow_cover.h"
+#include "base/rng.h"
 #include "daemon/dispatcher.h"
-#include "io/journal.h"
+#include "io/store/journal.h"
 #include "tests/daemon/fake_clock.h"
 
 namespace locsched {

@@ -1,6 +1,6 @@
-// Fuzz target for the wire protocol's request decoder (io/request.h): any line
+// Fuzz target for the wire protocol's request decoder (io/wire/request.h): any line
 // either decodes to a Request that keeps the CommandTable's promises or is
-// rejected with "field: problem", and a line the fast path (io/flat_request.h)
+// rejected with "field: problem", and a line the fast path (io/wire/flat_request.h)
 // takes decodes the same through the general decoder. Run by libFuzzer (tools/fuzz.sh) and, over
 // the seed corpus, by fuzz_replay in every ctest run (fuzz/request_corpus).
 #include <cmath>
@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "io/flat_request.h"
-#include "io/request.h"
+#include "io/wire/flat_request.h"
+#include "io/wire/request.h"
 
 namespace locsched {
 namespace {

@@ -3,7 +3,7 @@
 
 Usage: sim_cli_test.py /path/to/locsched-sim [unittest options]
 --chart uses the plot script in LOCSCHED_PLOT_SCRIPT if set (CTest sets it to
-tools/plot_sweep.py), else the one locsched-sim finds itself.
+tools/sim/plot_sweep.py), else the one locsched-sim finds itself.
 """
 import csv
 import json

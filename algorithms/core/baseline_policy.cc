@@ -1,0 +1,83 @@
+#include "algorithms/core/baseline_policy.h"
+
+#include <cassert>
+
+namespace locsched {
+namespace {
+
+JobHeap::Less OrderFor(PolicyKind kind, const Cluster& cluster) {
+  if (kind == PolicyKind::kFifo) {
+    return [&cluster](JobId a, JobId b) { return cluster.job(a).seq < cluster.job(b).seq; };
+  }
+  return [&cluster](JobId a, JobId b) {
+    const Job& x = cluster.job(a);
+    const Job& y = cluster.job(b);
+    return x.running != y.running ? x.running < y.running : x.seq < y.seq;
+  };
+}
+
+}  // namespace
+
+BaselinePolicy::BaselinePolicy(const PolicyParams& params, Cluster& cluster)
+    : cluster_(cluster),
+      kind_(params.kind),
+      delay_skips_(params.delay_skips),
+      index_(cluster),
+      order_(OrderFor(params.kind, cluster)) {
+  assert(kind_ != PolicyKind::kJsqMaxWeight);
+}
+
+void BaselinePolicy::Enqueue(TaskId t) {
+  index_.Add(t);
+  ++queued_;
+}
+
+void BaselinePolicy::OnJobChanged(JobId j) {
+  const Job& job = cluster_.job(j);
+  if (!job.alive) index_.DropJob(j);
+  if (!job.alive || job.queued == 0) {
+    order_.Erase(j);
+  } else if (order_.Contains(j)) {
+    order_.Update(j);
+  } else {
+    order_.Insert(j);
+  }
+}
+
+Pick BaselinePolicy::PickFromJob(JobId j, MachineId m) {
+  TaskId t = index_.FindLocal(j, m);
+  if (t == kNoId) t = index_.FindAny(j);
+  assert(t != kNoId);
+  --queued_;
+  return Pick{t, j};
+}
+
+Pick BaselinePolicy::PickDelay(MachineId m) {
+  // Walk jobs in fair order. A job with a local task runs it (and its skip
+  // count resets); a job that has skipped D times runs any task; any other job
+  // records one more skip and passes. If every job passes, the slot idles.
+  Pick pick;
+  order_.ForEachInOrder([&](JobId j) {
+    Job& job = cluster_.job(j);
+    if (const TaskId t = index_.FindLocal(j, m); t != kNoId) {
+      job.skips = 0;
+      pick = Pick{t, j};
+    } else if (job.skips >= delay_skips_) {
+      pick = Pick{index_.FindAny(j), j};
+    } else {
+      ++job.skips;
+      return true;
+    }
+    return false;
+  });
+  if (pick.task != kNoId) --queued_;
+  return pick;
+}
+
+Pick BaselinePolicy::PickFor(MachineId m) {
+  if (kind_ == PolicyKind::kDelay) return PickDelay(m);
+  const JobId j = order_.Top();
+  return j == kNoId ? Pick{} : PickFromJob(j, m);
+}
+
+}  // namespace locsched

@@ -1,0 +1,47 @@
+// JobHeap: an indexed binary min-heap of job ids under a caller-supplied order
+// (fewest running tasks, or arrival). Keys are read live from the Cluster, so
+// the owner calls Update(j) after it changes a job's key. Used by the baseline
+// policies; single-threaded.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "algorithms/core/cluster.h"
+
+namespace locsched {
+
+/// Min-heap of jobs with O(log n) insert, erase and re-key, and ordered iteration.
+class JobHeap {
+ public:
+  /// `less(a, b)` says job a goes before job b.
+  using Less = std::function<bool(JobId, JobId)>;
+  explicit JobHeap(Less less) : less_(std::move(less)) {}
+
+  /// True if job j is in the heap.
+  bool Contains(JobId j) const { return j < pos_.size() && pos_[j] != kNoId; }
+  /// Inserts j (must not be present).
+  void Insert(JobId j);
+  /// Removes j if present.
+  void Erase(JobId j);
+  /// Restores order after j's key changed.
+  void Update(JobId j);
+  /// The first job, or kNoId when empty.
+  JobId Top() const { return heap_.empty() ? kNoId : heap_[0]; }
+  /// Jobs in the heap.
+  size_t size() const { return heap_.size(); }
+  /// Visits jobs in order until `visit` returns false; O(k log k) for k visited.
+  void ForEachInOrder(const std::function<bool(JobId)>& visit) const;
+
+ private:
+  void Place(size_t i, JobId j);
+  void SiftUp(size_t i);
+  void SiftDown(size_t i);
+
+  Less less_;
+  std::vector<JobId> heap_;
+  std::vector<uint32_t> pos_;  // by job id; kNoId if absent
+};
+
+}  // namespace locsched

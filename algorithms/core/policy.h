@@ -1,0 +1,117 @@
+// Policy: the interface every scheduling policy implements (JSQ+MaxWeight and
+// the baselines), plus the names and parameters that select one. The Scheduler
+// owns one Policy and calls it on every arrival and free slot. Single-threaded.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/core/cluster.h"
+
+namespace locsched {
+
+/// The scheduling policies.
+enum class PolicyKind {
+  kJsqMaxWeight,  ///< JSQ routing + MaxWeight serving over local queues and one remote queue
+  kFair,          ///< naive fair sharing: job with fewest running tasks, local task if any
+  kFifo,          ///< Hadoop's default: oldest job first, local task if any
+  kDelay,         ///< delay scheduling: fair order, a job skips up to D slots waiting for locality
+};
+
+/// How a machine picks a job inside the queue it chose (JSQ+MaxWeight only).
+enum class IntraQueue {
+  kFair,      ///< the job with the fewest running tasks (ties: oldest)
+  kFifo,      ///< the oldest job
+  kPriority,  ///< the job with the smallest priority rank (set by an LP re-solve; ties: oldest)
+};
+
+struct PolicyParams {
+  PolicyKind kind = PolicyKind::kJsqMaxWeight;
+  IntraQueue intra = IntraQueue::kFair;
+  double alpha = 0.8;           ///< local service rate
+  double gamma = 0.2;           ///< remote service rate, < alpha
+  uint32_t delay_skips = 1000;  ///< D for delay scheduling: skips before a job may run remotely
+  /// JSQ: a task joins R only if |R| + remote_bias is shorter than each usable local queue;
+  /// ties then go local, to the machine with the most free slots. 0: the paper's rule
+  /// (shortest of all, ties uniformly at random).
+  uint32_t remote_bias = 0;
+  /// `priority`: a task JSQ sends to R joins a local queue instead if that queue is at most
+  /// |R| + priority_slack long and at most |R| + remote_bias of its tasks would be served
+  /// before this one (higher ranked jobs, earlier tasks of its job). 0: off.
+  /// 5 by default: docs/benchmarks.md §14 measured it at 60-95% load.
+  uint32_t priority_slack = 5;
+  uint64_t seed = 1;  ///< seeds JSQ's random tie-breaks
+};
+
+/// Queue figures for status and tests.
+struct QueueStats {
+  uint64_t queued = 0;         ///< tasks waiting in all queues
+  uint64_t remote_queue = 0;   ///< tasks in the common remote queue (JSQ+MaxWeight)
+  uint64_t longest_local = 0;  ///< longest local queue (JSQ+MaxWeight)
+};
+
+/// A policy's choice for a free slot: the task and its job (kNoId, kNoId if none). Two
+/// 32-bit ids, so it comes back in one register, and the job is known without a read of
+/// the task's record (the Scheduler counts the start before that record is in cache).
+struct Pick {
+  TaskId task = kNoId;
+  JobId job = kNoId;
+};
+
+/// A scheduling policy: holds the queued tasks and decides what a free slot runs.
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  /// Adopts a newly added machine (ids are dense, added in order).
+  virtual void AddMachine(MachineId m) = 0;
+  /// Takes a task that just became runnable (state already kQueued).
+  virtual void Enqueue(TaskId t) = 0;
+  /// Puts a queued task back into the queue it held before a restart (loading a
+  /// snapshot); a policy without routing, or a queue no longer valid, routes it afresh.
+  virtual void EnqueueTo(TaskId t, uint32_t queue) {
+    (void)queue;
+    Enqueue(t);
+  }
+  /// Removes a queued task (cancel); its state is still kQueued when called.
+  virtual void Withdraw(TaskId t) = 0;
+  /// Chooses a task for one free slot of machine m and removes it from the queues; task
+  /// kNoId if none. (A plain pair of ids, not an optional: that return cost a
+  /// store-forwarding stall per decision. The Scheduler asks the task whether it is local
+  /// to m.) The task's state still reads kQueued until the Scheduler marks it running, which
+  /// it does before it asks again.
+  virtual Pick PickFor(MachineId m) = 0;
+  /// Job j's running or queued count changed (the Scheduler calls this after every change).
+  virtual void OnJobChanged(JobId j) = 0;
+  /// Machine m went down or started draining: it takes no more local work.
+  virtual void OnMachineUnavailable(MachineId m) = 0;
+  /// Machine m is up and not draining again.
+  virtual void OnMachineAvailable(MachineId m) = 0;
+  /// Updates the service rates (learnt online).
+  virtual void SetRates(double alpha, double gamma) = 0;
+  /// Random state a snapshot saves (empty if the policy draws no random numbers).
+  virtual std::vector<uint64_t> RandomState() const { return {}; }
+  /// Continues from what RandomState returned.
+  virtual void SetRandomState(std::span<const uint64_t> state) { (void)state; }
+  /// Queue lengths now.
+  virtual QueueStats Stats() const = 0;
+  /// Tasks queued for machine m specifically (its local queue), if the policy has one.
+  virtual uint64_t LocalQueueLength(MachineId m) const = 0;
+};
+
+/// Builds the policy selected by params over `cluster` (which must outlive it).
+std::unique_ptr<Policy> MakePolicy(const PolicyParams& params, Cluster& cluster);
+
+/// Parses "jsq-maxweight", "fair", "fifo", "delay"; nullopt if unknown.
+std::optional<PolicyKind> ParsePolicyKind(std::string_view name);
+/// The canonical name of a policy.
+std::string_view PolicyKindName(PolicyKind kind);
+/// Parses "fair", "fifo", "priority"; nullopt if unknown.
+std::optional<IntraQueue> ParseIntraQueue(std::string_view name);
+/// The canonical name of an intra-queue policy.
+std::string_view IntraQueueName(IntraQueue intra);
+
+}  // namespace locsched

@@ -1,0 +1,63 @@
+#include "algorithms/core/rate_estimator.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace locsched {
+
+namespace {
+// Durations below this are treated as this, so one instant task cannot make a rate infinite.
+constexpr double kMinSeconds = 1e-6;
+}  // namespace
+
+RateEstimator::RateEstimator(double alpha, double gamma, uint64_t window) {
+  Reset(alpha, gamma, window);
+}
+
+void RateEstimator::Reset(double alpha, double gamma, uint64_t window) {
+  local_ = Mean{alpha, 0, 0, 0};
+  remote_ = Mean{gamma, 0, 0, 0};
+  decay_ = 1.0 - 1.0 / static_cast<double>(std::max<uint64_t>(window, 1));
+}
+
+void RateEstimator::Observe(bool local, double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return;
+  Add(local ? local_ : remote_, std::max(seconds, kMinSeconds));
+}
+
+void RateEstimator::Add(Mean& m, double seconds) const {
+  m.sum = m.sum * decay_ + seconds;
+  m.weight = m.weight * decay_ + 1;
+  ++m.samples;
+}
+
+// The mean duration is the prior's kPriorWeight pseudo-durations of 1/rate
+// plus the decayed observations; the rate is its inverse.
+double RateEstimator::Mean::Rate() const {
+  const double mean = (kPriorWeight / prior_rate + sum) / (kPriorWeight + weight);
+  return 1.0 / mean;
+}
+
+RateEstimator::Observed RateEstimator::observed() const {
+  return Observed{local_.sum,     local_.weight,  remote_.sum,
+                  remote_.weight, local_.samples, remote_.samples};
+}
+
+void RateEstimator::Restore(const Observed& o) {
+  local_.sum = o.local_sum;
+  local_.weight = o.local_weight;
+  local_.samples = o.local_samples;
+  remote_.sum = o.remote_sum;
+  remote_.weight = o.remote_weight;
+  remote_.samples = o.remote_samples;
+}
+
+double RateEstimator::alpha() const {
+  return local_.Rate();
+}
+
+double RateEstimator::gamma() const {
+  return std::min(remote_.Rate(), alpha());
+}
+
+}  // namespace locsched

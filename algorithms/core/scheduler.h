@@ -1,0 +1,158 @@
+// Scheduler: the pure scheduling core that the daemon and the simulator both
+// drive. It owns the Cluster and one Policy, keeps task and job state
+// consistent (reduces wait for maps, counts, retries), and answers "what does
+// this free slot run?". No I/O, clocks or logging; single-threaded.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "algorithms/core/cluster.h"
+#include "algorithms/core/policy.h"
+
+namespace locsched {
+
+/// A task as submitted: its replica machines and optional attributes.
+struct TaskSpec {
+  std::span<const MachineId> replicas;  ///< distinct, existing machine ids (not owned)
+  TaskKind kind = TaskKind::kMap;
+  double size = 0;         ///< input bytes, 0 if unknown
+  double duration = 0;     ///< expected duration, 0 if unknown
+  uint32_t queue = kNoId;  ///< the policy queue to enter (snapshot load); kNoId = route it
+  uint32_t tag = 0;        ///< kept in Task::tag for the submitter (the simulator: run lengths)
+};
+
+/// A task started on a machine slot.
+struct Assignment {
+  TaskId task = kNoId;
+  JobId job = kNoId;
+  MachineId machine = kNoId;
+  bool local = false;  ///< the machine holds a replica of its input
+};
+
+/// A free slot's task, chosen and counted as running but not yet written into the
+/// task's own record (Scheduler::ClaimSlot, then Scheduler::Settle).
+struct Claim {
+  TaskId task = kNoId;  ///< kNoId: the slot gets nothing
+  JobId job = kNoId;
+  MachineId machine = kNoId;
+};
+
+/// What a task completion changed.
+struct Completion {
+  JobId job = kNoId;
+  bool job_done = false;  ///< the job finished and its ids were freed
+};
+
+/// Told when a task enters or leaves the policy's queues, or a machine starts or
+/// stops taking new work; the daemon's Rebalancer keeps its flow in step through
+/// it. Called on the Scheduler's thread, inside its methods; must be cheap.
+class BacklogObserver {
+ public:
+  virtual ~BacklogObserver() = default;
+  /// Task t became queued (submitted, released after its maps, requeued). During
+  /// SubmitJob the job's later tasks do not exist yet (job.tasks holds kNoId for them).
+  virtual void OnQueued(TaskId t) = 0;
+  /// Task t left the queues (started or cancelled).
+  virtual void OnUnqueued(TaskId t) = 0;
+  /// Machine m was added, or whether it takes new work (up, not draining) changed.
+  virtual void OnMachineUsable(MachineId m, bool usable) = 0;
+};
+
+/// The scheduling core: cluster state plus one policy.
+class Scheduler {
+ public:
+  /// A core running the policy described by params.
+  explicit Scheduler(const PolicyParams& params);
+  // The policy holds a reference to cluster_, so the core stays where it was built.
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  /// Adds a machine (up, idle) and returns its id.
+  MachineId AddMachine(Machine machine);
+  /// Submits a job; maps become runnable, reduces wait for all maps. Returns its id,
+  /// or kNoId for a job without tasks (it is finished at once and nothing is kept).
+  JobId SubmitJob(double weight, std::span<const TaskSpec> tasks);
+  /// Fills one free slot of machine m; nullopt if m is full, down, draining or nothing fits.
+  std::optional<Assignment> Assign(MachineId m);
+  /// Assign's first half: the policy's choice for one free slot of m, counted in the job,
+  /// the machine and the totals, and marked running. Task kNoId if Assign would give
+  /// nullopt. A caller filling many slots claims several, then settles them in order, so
+  /// the chosen tasks' records load in parallel. Until every claim is settled it may
+  /// call nothing on the core but ClaimSlot.
+  Claim ClaimSlot(MachineId m);
+  /// Assign's second half: writes where and how the claimed task runs (locality,
+  /// attempts) and tells the observer. Settling each claim at once is Assign.
+  Assignment Settle(const Claim& c);
+  /// Starts queued task t on machine m, bypassing the policy's choice (journal
+  /// replay re-applies decisions made before a restart). m must have a free slot.
+  Assignment AssignTask(TaskId t, MachineId m);
+  /// A running task finished successfully.
+  Completion Finish(TaskId t);
+  /// A running task failed or was lost: it becomes runnable again.
+  void Requeue(TaskId t);
+  /// Removes a job: its queued tasks leave the queues, running ones are forgotten.
+  void CancelJob(JobId j);
+  /// Marks m down and requeues the tasks running on it; returns them.
+  std::vector<TaskId> MachineDown(MachineId m);
+  /// Marks m up again (it takes work on its next free slot).
+  void MachineUp(MachineId m);
+  /// Changes a machine's slot count and rack (a machine re-registering).
+  void UpdateMachine(MachineId m, uint32_t slots, uint32_t rack);
+  /// Sets or clears draining: a draining machine finishes its tasks and takes no new ones.
+  void SetDraining(MachineId m, bool draining);
+  /// Moves queued task t into `queue` (loading a snapshot restores the policy's routing).
+  void Reroute(TaskId t, uint32_t queue) {
+    policy_->Withdraw(t);
+    policy_->EnqueueTo(t, queue);
+  }
+  /// Restores how often task t was started (loading a snapshot).
+  void SetAttempts(TaskId t, uint32_t attempts) { cluster_.task(t).attempts = attempts; }
+  /// Installs who hears of backlog changes (nullptr: nobody); it must outlive the core.
+  void SetObserver(BacklogObserver* observer) { observer_ = observer; }
+  /// Sets the `priority` intra-queue policy's job ranks (index = job id; a rank holds for
+  /// the job whose arrival seq is seqs[id]; other jobs are placed among the ranked ones by
+  /// Smith's rule); false if the policy is not JSQ+MaxWeight.
+  bool SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs);
+  /// Updates the service rates the policy weighs queues by.
+  void SetRates(double alpha, double gamma) { policy_->SetRates(alpha, gamma); }
+
+  /// The cluster state (read-only).
+  const Cluster& cluster() const { return cluster_; }
+  /// The policy (for inspection and policy-specific controls).
+  Policy& policy() { return *policy_; }
+  /// The policy (read-only).
+  const Policy& policy() const { return *policy_; }
+  /// The parameters the policy was built with.
+  const PolicyParams& params() const { return params_; }
+  /// Tasks runnable and waiting.
+  uint64_t queued() const { return queued_; }
+  /// Tasks running.
+  uint64_t running() const { return running_; }
+  /// Reduces waiting for their job's maps.
+  uint64_t blocked() const { return blocked_; }
+
+ private:
+  // Queues a task that became runnable, without telling the policy its job changed
+  // (SubmitJob tells it once for the whole job).
+  void Enqueue(TaskId t, uint32_t queue);
+  // Enqueue, then tell the policy (a single task: a requeue).
+  void MakeRunnable(TaskId t);
+  Claim Begin(TaskId t, JobId j, MachineId m);
+  void ReleaseReduces(Job& job);
+  void StopRunning(Task& task);
+
+  PolicyParams params_;
+  Cluster cluster_;
+  std::unique_ptr<Policy> policy_;
+  BacklogObserver* observer_ = nullptr;
+  uint64_t queued_ = 0;
+  uint64_t running_ = 0;
+  uint64_t blocked_ = 0;
+  uint32_t unsettled_ = 0;  // claims not yet settled (checked by asserts)
+};
+
+}  // namespace locsched

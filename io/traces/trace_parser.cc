@@ -1,0 +1,47 @@
+#include "io/traces/trace_parser.h"
+
+#include <algorithm>
+
+#include "base/rng.h"
+#include "io/traces/google_job_events_parser.h"
+#include "io/traces/jobhistory_parser.h"
+#include "io/traces/jsonl_parser.h"
+#include "io/traces/rumen_parser.h"
+#include "io/traces/swim_parser.h"
+
+namespace locsched {
+
+std::unique_ptr<TraceParser> MakeTraceParser(TraceFormat format, const SynthesisOptions& options) {
+  switch (format) {
+    case TraceFormat::kLocsched:
+      return std::make_unique<JsonlParser>();
+    case TraceFormat::kJobHistory:
+      return std::make_unique<JobHistoryParser>();
+    case TraceFormat::kRumen:
+      return std::make_unique<RumenParser>();
+    case TraceFormat::kSwim:
+      return std::make_unique<SwimParser>(options);
+    case TraceFormat::kGoogleJobEvents:
+      return std::make_unique<GoogleJobEventsParser>(options);
+  }
+  return nullptr;
+}
+
+std::vector<std::string> PlaceReplicas(const SynthesisOptions& o, std::string_view job,
+                                       uint64_t index) {
+  // FNV-1a of the job name, so a job's placement does not depend on where it sits in the log.
+  uint64_t h = 1469598103934665603ull;
+  for (const char c : job) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  Rng rng(o.seed ^ h ^ (index * 0x9e3779b97f4a7c15ull));
+  const uint32_t want = std::min(o.replication, o.machines);
+  std::vector<uint32_t> picked;
+  while (picked.size() < want) {
+    const uint32_t m = rng.Below(o.machines);
+    if (std::find(picked.begin(), picked.end(), m) == picked.end()) picked.push_back(m);
+  }
+  std::vector<std::string> out;
+  for (const uint32_t m : picked) out.push_back(o.machine_prefix + std::to_string(m));
+  return out;
+}
+
+}  // namespace locsched

@@ -1,0 +1,55 @@
+// TraceParser: the line-oriented interface every workload-log parser implements,
+// so one driver serves --check, replays and follow mode: feed whole lines in
+// order, collect events and malformed records. MakeTraceParser picks one by format.
+// One parser per input stream; not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/traces/trace_event.h"
+
+namespace locsched {
+
+/// Where parsed events and malformed records go.
+struct ParseSink {
+  std::vector<TraceEvent> events;    ///< finished events, in input order
+  std::vector<Malformed> malformed;  ///< skipped records, in input order
+};
+
+/// Settings for formats that lack task-level data (SWIM, Google job_events).
+struct SynthesisOptions {
+  uint32_t machines = 600;           ///< cluster size replicas are placed on (FB-2009: 600)
+  uint32_t replication = 3;          ///< replicas per task, on distinct machines
+  uint64_t seed = 1;                 ///< seeds replica placement (per job, order-independent)
+  std::string machine_prefix = "m";  ///< machine i is named prefix + i (locsched-agents' names)
+  double block_bytes = 64.0 * 1024 * 1024;     ///< SWIM: maps = ceil(input bytes / block)
+  double reduce_bytes = 1024.0 * 1024 * 1024;  ///< SWIM: reduces = ceil(shuffle bytes / this)
+};
+
+/// Turns the lines of one log into events.
+class TraceParser {
+ public:
+  virtual ~TraceParser() = default;
+  /// Feeds one line without its newline; `pos` is that line's own position.
+  virtual void Feed(std::string_view line, const SourcePos& pos, ParseSink* sink) = 0;
+  /// End of input: a record still open is reported as truncated.
+  virtual void Finish(ParseSink* sink) = 0;
+  /// True while a multi-line record is open (a restart must resume at its first line).
+  virtual bool InRecord() const { return false; }
+  /// While InRecord(): the byte offset and line of the open record's first line.
+  virtual SourcePos OpenRecord() const { return {}; }
+};
+
+/// A parser for `format`.
+std::unique_ptr<TraceParser> MakeTraceParser(TraceFormat format, const SynthesisOptions& options);
+
+/// Places `replication` distinct replicas for task `index` of `job` (seeded by job name, not
+/// order).
+std::vector<std::string> PlaceReplicas(const SynthesisOptions& o, std::string_view job,
+                                       uint64_t index);
+
+}  // namespace locsched

@@ -1,0 +1,190 @@
+#include "io/wire/client.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+namespace locsched {
+namespace {
+
+constexpr size_t kReadChunk = 64 * 1024;
+
+std::string ErrnoText(int err) {
+  return std::strerror(err);
+}
+
+}  // namespace
+
+LineClient::~LineClient() {
+  Close();
+}
+
+LineClient::LineClient(LineClient&& other) noexcept {
+  *this = std::move(other);
+}
+
+LineClient& LineClient::operator=(LineClient&& other) noexcept {
+  if (this == &other) return *this;
+  Close();
+  fd_ = std::exchange(other.fd_, -1);
+  name_ = std::move(other.name_);
+  in_ = std::move(other.in_);
+  in_begin_ = std::exchange(other.in_begin_, 0);
+  in_end_ = std::exchange(other.in_end_, 0);
+  timeout_ = other.timeout_;
+  max_line_bytes_ = other.max_line_bytes_;
+  return *this;
+}
+
+Status LineClient::Connect(const std::string& path) {
+  Close();
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.empty() || path.size() >= sizeof addr.sun_path)
+    return Status::InvalidArgument(path, "not a usable Unix socket path (empty or too long)");
+  std::memcpy(addr.sun_path, path.data(), path.size());
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Status::IoError(path, "socket() failed: " + ErrnoText(errno));
+  int rc;
+  do {
+    rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+  } while (rc < 0 && errno == EINTR);
+  if (rc < 0) {
+    const int err = errno;
+    ::close(fd);
+    return Status::IoError(path, "cannot connect: " + ErrnoText(err));
+  }
+  Adopt(fd, path);
+  return Status::Ok();
+}
+
+void LineClient::Adopt(int fd, std::string name) {
+  Close();
+  fd_ = fd;
+  name_ = std::move(name);
+}
+
+void LineClient::Close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  in_begin_ = in_end_ = 0;
+}
+
+Status LineClient::Send(std::string_view line) {
+  // One write for the line and its newline: a copy is cheaper than a second syscall.
+  std::string buf;
+  buf.reserve(line.size() + 1);
+  buf.append(line);
+  buf.push_back('\n');
+  return SendRaw(buf);
+}
+
+Status LineClient::SendRaw(std::string_view bytes) {
+  if (fd_ < 0) return Status::FailedPrecondition(name_.empty() ? "client" : name_, "not connected");
+  while (!bytes.empty()) {
+    // MSG_NOSIGNAL: a peer that went away is an error here, not a SIGPIPE.
+    const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::IoError(name_, "write failed: " + ErrnoText(errno));
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return Status::Ok();
+}
+
+Status LineClient::WaitReadable() {
+  if (timeout_.count() <= 0) return Status::Ok();
+  pollfd p{fd_, POLLIN, 0};
+  int rc;
+  do {
+    rc = ::poll(&p, 1, static_cast<int>(timeout_.count()));
+  } while (rc < 0 && errno == EINTR);
+  if (rc < 0) return Status::IoError(name_, "poll failed: " + ErrnoText(errno));
+  if (rc == 0)
+    return Status::IoError(name_, "no reply within " + std::to_string(timeout_.count()) + " ms");
+  return Status::Ok();
+}
+
+// Reads at least one more byte into in_, first moving the unreturned bytes to the front.
+Status LineClient::Fill() {
+  if (in_begin_ > 0) {
+    std::memmove(in_.data(), in_.data() + in_begin_, in_end_ - in_begin_);
+    in_end_ -= in_begin_;
+    in_begin_ = 0;
+  }
+  if (in_.size() - in_end_ < kReadChunk) in_.resize(std::max(in_.size() * 2, in_end_ + kReadChunk));
+  if (Status s = WaitReadable(); !s.ok()) return s;
+  ssize_t n;
+  do {
+    n = ::recv(fd_, in_.data() + in_end_, in_.size() - in_end_, 0);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) return Status::IoError(name_, "read failed: " + ErrnoText(errno));
+  if (n == 0)
+    return Status::IoError(name_, in_end_ == 0 ? "connection closed by the peer"
+                                               : "connection closed in the middle of a line");
+  in_end_ += static_cast<size_t>(n);
+  return Status::Ok();
+}
+
+Status LineClient::ReadLine(std::string* out) {
+  if (fd_ < 0) return Status::FailedPrecondition(name_.empty() ? "client" : name_, "not connected");
+  size_t scanned = 0;  // unreturned bytes already known to hold no newline
+  for (;;) {
+    const char* begin = in_.data() + in_begin_;
+    const size_t avail = in_end_ - in_begin_;
+    const void* nl =
+        avail > scanned ? std::memchr(begin + scanned, '\n', avail - scanned) : nullptr;
+    if (nl != nullptr) {
+      const size_t len = static_cast<size_t>(static_cast<const char*>(nl) - begin);
+      out->assign(begin, len);
+      in_begin_ += len + 1;
+      return Status::Ok();
+    }
+    if (avail > max_line_bytes_)
+      return Status::ResourceExhausted(
+          name_, "reply line longer than " + std::to_string(max_line_bytes_) + " bytes");
+    scanned = avail;
+    if (Status s = Fill(); !s.ok()) return s;
+  }
+}
+
+bool LineClient::LineBuffered() const {
+  return in_end_ > in_begin_ &&
+         std::memchr(in_.data() + in_begin_, '\n', in_end_ - in_begin_) != nullptr;
+}
+
+Status LineClient::Call(std::string_view line, std::string* reply) {
+  if (Status s = Send(line); !s.ok()) return s;
+  return ReadLine(reply);
+}
+
+Status LineClient::CallBatch(const std::vector<std::string>& lines,
+                             std::vector<std::string>* replies, size_t window) {
+  window = std::max<size_t>(window, 1);
+  replies->resize(lines.size());
+  size_t sent = 0;
+  std::string buf;
+  // Sends lines up to index `limit` (exclusive) in one write.
+  auto send_upto = [&](size_t limit) {
+    buf.clear();
+    for (; sent < limit; ++sent) buf.append(lines[sent]).push_back('\n');
+    return SendRaw(buf);
+  };
+  if (Status s = send_upto(std::min(lines.size(), window)); !s.ok()) return s;
+  const size_t refill = std::max<size_t>(window / 2, 1);  // top up when half are answered
+  for (size_t got = 0; got < lines.size(); ++got) {
+    if (Status s = ReadLine(&(*replies)[got]); !s.ok()) return s;
+    const size_t answered = got + 1;
+    if (sent < lines.size() && sent - answered <= window - refill) {
+      if (Status s = send_upto(std::min(lines.size(), answered + window)); !s.ok()) return s;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace locsched

@@ -1,0 +1,76 @@
+// LineClient: a blocking client of locschedd's newline-delimited JSON sockets, in
+// plain POSIX (no Asio). Shared by locschedctl, the log tailer, the cluster
+// emulator and the load generator. One thread may Send while another ReadLines
+// (they touch disjoint state); any other sharing needs the caller's lock.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace locsched {
+
+/// A connection to a Unix stream socket that speaks one line per message.
+class LineClient {
+ public:
+  /// An unconnected client.
+  LineClient() = default;
+  /// Closes the socket.
+  ~LineClient();
+  /// Not copyable: one owner per socket.
+  LineClient(const LineClient&) = delete;
+  /// Not copyable: one owner per socket.
+  LineClient& operator=(const LineClient&) = delete;
+  /// Takes over the other client's socket and buffered input.
+  LineClient(LineClient&& other) noexcept;
+  /// Closes this socket and takes over the other's.
+  LineClient& operator=(LineClient&& other) noexcept;
+
+  /// Connects to the Unix socket at `path`; the error names the path.
+  Status Connect(const std::string& path);
+  /// Adopts an already connected stream socket (tests use a socketpair); takes ownership.
+  void Adopt(int fd, std::string name);
+  /// Closes the socket (safe to call twice).
+  void Close();
+  /// True while a socket is open.
+  bool connected() const { return fd_ >= 0; }
+  /// The socket descriptor, or -1.
+  int fd() const { return fd_; }
+
+  /// Gives up a ReadLine that waits longer than `timeout` for data; zero (default) waits forever.
+  void set_timeout(std::chrono::milliseconds timeout) { timeout_ = timeout; }
+  /// Refuses reply lines longer than `bytes` (default 64 MiB) instead of buffering them.
+  void set_max_line_bytes(size_t bytes) { max_line_bytes_ = bytes; }
+
+  /// Sends `line` plus a newline; retries partial writes and EINTR.
+  Status Send(std::string_view line);
+  /// Sends `bytes` exactly as given (several lines already ending in '\n').
+  Status SendRaw(std::string_view bytes);
+  /// Reads the next line, without its newline, into *out; end of stream is an error.
+  Status ReadLine(std::string* out);
+  /// True if a whole line is buffered, so the next ReadLine will not touch the socket.
+  bool LineBuffered() const;
+  /// Sends one request line and reads its reply line.
+  Status Call(std::string_view line, std::string* reply);
+  /// Pipelines `lines`, at most `window` unanswered at a time; replies come back in order.
+  Status CallBatch(const std::vector<std::string>& lines, std::vector<std::string>* replies,
+                   size_t window = 1024);
+
+ private:
+  Status WaitReadable();
+  Status Fill();
+
+  int fd_ = -1;
+  std::string name_;
+  std::vector<char> in_;  // in_[in_begin_, in_end_) was read but not yet returned
+  size_t in_begin_ = 0;
+  size_t in_end_ = 0;
+  std::chrono::milliseconds timeout_{0};
+  size_t max_line_bytes_ = size_t{64} << 20;
+};
+
+}  // namespace locsched

@@ -1,0 +1,135 @@
+#include "io/wire/command_table.h"
+
+#include "base/suggest.h"
+
+#include <array>
+
+namespace locsched {
+namespace {
+
+using F = FieldSpec;
+using T = FieldType;
+
+constexpr F kMachineUp[] = {
+    {"machine", T::kName, true, "machine name"},
+    {"rack", T::kString, false, "rack name (default: none)"},
+    {"slots", T::kPositive, false, "concurrent task slots (default 1)"},
+};
+constexpr F kMachine[] = {{"machine", T::kName, true, "machine name"}};
+constexpr F kDrain[] = {
+    {"machine", T::kName, true, "machine name"},
+    {"drain", T::kBool, false, "true to drain (default), false to undrain"},
+};
+constexpr F kJobSubmit[] = {
+    {"job", T::kName, true, "job name, unique among live jobs"},
+    {"weight", T::kNumber, false, "weight in weighted completion time (default 1)"},
+    {"tasks", T::kTasks, true, "the job's tasks (at least one)"},
+};
+constexpr F kTask[] = {
+    {"task", T::kName, true, "task name, unique within the job"},
+    {"replicas", T::kNames, true, "machines holding the task's input"},
+    {"kind", T::kKind, false, "map (default) or reduce; reduces wait for all maps"},
+    {"size", T::kNumber, false, "input bytes"},
+    {"duration", T::kNumber, false, "expected duration in seconds"},
+};
+constexpr F kHeartbeat[] = {
+    {"machine", T::kName, true, "machine name"},
+    {"free_slots", T::kCount, true, "slots free now; the reply assigns up to this many tasks"},
+};
+constexpr F kTaskEvent[] = {
+    {"job", T::kName, true, "job name"},
+    {"task", T::kName, true, "task name"},
+    {"machine", T::kName, false, "machine that ran it (checked if given)"},
+};
+constexpr F kTaskFailed[] = {
+    {"job", T::kName, true, "job name"},
+    {"task", T::kName, true, "task name"},
+    {"machine", T::kName, false, "machine that ran it (checked if given)"},
+    {"reason", T::kString, false, "free text, logged"},
+};
+constexpr F kJob[] = {{"job", T::kName, true, "job name"}};
+constexpr F kQueues[] = {{"top", T::kCount, false, "how many local queues to list (default 10)"}};
+constexpr F kHelp[] = {{"command", T::kString, false, "a command to describe (default: all)"}};
+constexpr std::span<const F> kNone;
+
+constexpr uint32_t kEvent = kEventSocket | kMutating;
+constexpr uint32_t kRead = kEventSocket | kControlSocket;
+
+constexpr std::array<CommandSpec, 20> kTable{{
+    {"machine_up", Op::kMachineUp, kEvent, kMachineUp, "a machine joins or comes back"},
+    {"machine_down", Op::kMachineDown, kEvent | kControlSocket | kAdmin, kMachine,
+     "a machine is gone; its running tasks are requeued"},
+    {"machine_drain", Op::kMachineDrain, kEvent | kControlSocket | kAdmin, kDrain,
+     "stop giving a machine new tasks (or resume)"},
+    {"job_submit", Op::kJobSubmit, kEvent, kJobSubmit, "a job arrives with its tasks"},
+    {"heartbeat", Op::kHeartbeat, kEvent, kHeartbeat,
+     "a machine reports free slots and gets assignments"},
+    {"task_started", Op::kTaskStarted, kEvent, kTaskEvent, "the cluster confirms a start"},
+    {"task_done", Op::kTaskDone, kEvent, kTaskEvent, "a task finished successfully"},
+    {"task_failed", Op::kTaskFailed, kEvent, kTaskFailed,
+     "a task failed; it is retried up to a limit"},
+    {"job_cancel", Op::kJobCancel, kEvent | kControlSocket | kAdmin, kJob,
+     "remove a job and its queued tasks"},
+    {"status", Op::kStatus, kRead, kNone, "uptime, machines, queued and running tasks, rates"},
+    {"queues", Op::kQueues, kRead, kQueues, "remote queue, longest local queues, histogram"},
+    {"jobs", Op::kJobs, kRead, kNone, "live jobs with their counts"},
+    {"job", Op::kJob, kRead, kJob, "one job in detail"},
+    {"machines", Op::kMachines, kRead, kNone, "machines with their state and queues"},
+    {"help", Op::kHelp, kRead, kHelp, "the commands and their fields"},
+    {"metrics", Op::kMetrics, kRead, kNone, "Prometheus text exposition"},
+    {"reload", Op::kReload, kControlSocket | kAdmin, kNone, "re-read the configuration file"},
+    {"snapshot", Op::kSnapshot, kControlSocket | kAdmin, kNone,
+     "write a snapshot now and start a new journal after it"},
+    {"rebalance", Op::kRebalance, kControlSocket | kAdmin, kNone,
+     "rebalance the queued backlog now (max-cover + bal-assign; jsq-maxweight)"},
+    {"resolve-lp", Op::kResolveLp, kControlSocket | kAdmin, kNone,
+     "re-solve the backlog LP now (job order of the priority policy, headroom)"},
+}};
+
+constexpr bool InOpOrder() {
+  for (size_t i = 0; i < kTable.size(); ++i)
+    if (static_cast<size_t>(kTable[i].op) != i) return false;
+  return true;
+}
+static_assert(InOpOrder(), "kTable rows must follow the Op enum order");
+
+}  // namespace
+
+std::span<const CommandSpec> CommandTable() {
+  return kTable;
+}
+
+const CommandSpec* FindCommand(std::string_view name) {
+  for (const CommandSpec& c : kTable)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+const CommandSpec& SpecOf(Op op) {
+  return kTable[static_cast<size_t>(op)];
+}
+
+std::string_view SuggestCommand(std::string_view name) {
+  std::string_view best;
+  size_t best_distance = 4;
+  for (const CommandSpec& c : kTable) {
+    const size_t d = EditDistance(name, c.name);
+    if (d < best_distance) {
+      best = c.name;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+std::span<const FieldSpec> TaskFields() {
+  return kTask;
+}
+
+const FieldSpec* FindField(std::span<const FieldSpec> fields, std::string_view name) {
+  for (const FieldSpec& f : fields)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+}  // namespace locsched

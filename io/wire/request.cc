@@ -1,0 +1,246 @@
+#include "io/wire/request.h"
+
+#include "io/wire/flat_request.h"
+
+#include <simdjson.h>
+
+#include <cmath>
+
+namespace locsched {
+namespace {
+
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+Status Bad(const std::string& path, const std::string& what) {
+  return Status::InvalidArgument(path, what);
+}
+
+bool IsCount(const element& v) {
+  uint64_t n;
+  return v.get(n) == simdjson::SUCCESS;
+}
+
+// What is wrong with v as a `type` (arrays are checked element-wise later), or
+// nullptr. The caller builds the field path only when there is an error.
+const char* TypeError(FieldType type, const element& v) {
+  std::string_view s;
+  switch (type) {
+    case FieldType::kName:
+      return v.get(s) == simdjson::SUCCESS && !s.empty() ? nullptr : "must be a non-empty string";
+    case FieldType::kString:
+      return v.is_string() ? nullptr : "must be a string";
+    case FieldType::kCount:
+      return IsCount(v) ? nullptr : "must be an integer >= 0";
+    case FieldType::kPositive:
+      return IsCount(v) && uint64_t(v) >= 1 ? nullptr : "must be an integer >= 1";
+    case FieldType::kNumber:
+      return v.is_number() && std::isfinite(double(v)) && double(v) >= 0 ? nullptr
+                                                                         : "must be a number >= 0";
+    case FieldType::kBool:
+      return v.is_bool() ? nullptr : "must be true or false";
+    case FieldType::kKind:
+      return v.get(s) == simdjson::SUCCESS && (s == "map" || s == "reduce")
+                 ? nullptr
+                 : "must be \"map\" or \"reduce\"";
+    case FieldType::kNames:
+    case FieldType::kTasks:
+      return v.is_array() ? nullptr : "must be an array";
+  }
+  return nullptr;
+}
+
+// Field paths ("tasks[3].replicas[0]") are built only when there is an error to
+// report: `Path` is a callable returning the prefix ("" or "tasks[3].").
+std::string KeyPath(const std::string& prefix, std::string_view key) {
+  return prefix + (key.empty() ? std::string("\"\"") : std::string(key));
+}
+
+// True if `key` appears in obj before the member at position `index`.
+bool SeenBefore(const object& obj, std::string_view key, size_t index) {
+  size_t i = 0;
+  for (const auto field : obj) {
+    if (i++ == index) return false;
+    if (field.key == key) return true;
+  }
+  return false;
+}
+
+// Rejects repeated, unknown and mistyped keys and missing required keys of one object.
+template <typename Path>
+Status CheckObject(const object& obj, std::span<const FieldSpec> fields, Path prefix,
+                   bool top_level) {
+  size_t index = 0;
+  for (const auto [key, value] : obj) {
+    if (SeenBefore(obj, key, index++)) return Bad(KeyPath(prefix(), key), "appears twice");
+    if (top_level && (key == "op" || key == "id")) continue;
+    const FieldSpec* f = FindField(fields, key);
+    if (f == nullptr) return Bad(KeyPath(prefix(), key), "unknown field");
+    if (const char* error = TypeError(f->type, value)) return Bad(KeyPath(prefix(), key), error);
+  }
+  for (const FieldSpec& f : fields)
+    if (f.required && obj.at_key(f.name).error() != simdjson::SUCCESS)
+      return Bad(prefix() + std::string(f.name), "is required");
+  return Status::Ok();
+}
+
+template <typename Path>
+Status DecodeNames(const array& arr, Path path, std::vector<std::string>* out) {
+  if (arr.size() == 0) return Bad(path(), "must name at least one machine");
+  out->reserve(arr.size());  // one allocation per task, not one per doubling
+  size_t i = 0;
+  for (const element item : arr) {
+    if (const char* error = TypeError(FieldType::kName, item))
+      return Bad(path() + "[" + std::to_string(i) + "]", error);
+    out->emplace_back(std::string_view(item));
+    ++i;
+  }
+  return Status::Ok();
+}
+
+Status DecodeTask(const element& v, size_t index, TaskRequest* t) {
+  const auto path = [index] { return "tasks[" + std::to_string(index) + "]"; };
+  object obj;
+  if (v.get(obj) != simdjson::SUCCESS) return Bad(path(), "must be an object");
+  if (Status s = CheckObject(
+          obj, TaskFields(), [&] { return path() + "."; }, false);
+      !s.ok())
+    return s;
+  for (const auto [key, value] : obj) {
+    if (key == "task")
+      t->task = std::string_view(value);
+    else if (key == "kind")
+      t->kind = std::string_view(value) == "reduce" ? TaskKind::kReduce : TaskKind::kMap;
+    else if (key == "size")
+      t->size = double(value);
+    else if (key == "duration")
+      t->duration = double(value);
+  }
+  return DecodeNames(
+      obj["replicas"].get_array().value_unsafe(), [&] { return path() + ".replicas"; },
+      &t->replicas);
+}
+
+Status DecodeTasks(const array& arr, Request* out) {
+  if (arr.size() == 0) return Bad("tasks", "must hold at least one task");
+  out->tasks.resize(arr.size());
+  size_t i = 0;
+  for (const element task : arr) {
+    Status s = DecodeTask(task, i, &out->tasks[i]);
+    if (!s.ok()) return s;
+    ++i;
+  }
+  return Status::Ok();
+}
+
+// Copies the checked fields of obj into *out, in one pass over its members.
+Status Fill(const object& obj, Request* out) {
+  Status tasks;  // decoded in place; its error (if any) is returned after the scalars
+  for (const auto [key, v] : obj) {
+    if (std::string* s = StringField(*out, key))
+      *s = std::string_view(v);
+    else if (uint64_t* n = CountField(*out, key))
+      *n = uint64_t(v);
+    else if (key == "weight")
+      out->weight = double(v);
+    else if (key == "drain")
+      out->drain = bool(v);
+    else if (key == "tasks")
+      tasks = DecodeTasks(v.get_array().value_unsafe(), out);
+  }
+  return tasks;
+}
+
+Status DecodeId(const object& obj, Request* out) {
+  element id;
+  if (obj.at_key("id").get(id) != simdjson::SUCCESS) return Status::Ok();
+  std::string_view s;
+  uint64_t n;
+  if (id.get(s) == simdjson::SUCCESS && !s.empty()) {
+    out->id = s;
+  } else if (id.get(n) == simdjson::SUCCESS) {
+    out->id = std::to_string(n);
+    out->id_is_number = true;
+  } else {
+    return Bad("id", "must be a non-empty string or an integer >= 0");
+  }
+  out->has_id = true;
+  return Status::Ok();
+}
+
+Status DecodeOp(const object& obj, const CommandSpec** spec) {
+  element op;
+  if (obj.at_key("op").get(op) != simdjson::SUCCESS) return Bad("op", "is required");
+  std::string_view name;
+  if (op.get(name) != simdjson::SUCCESS) return Bad("op", "must be a string");
+  *spec = FindCommand(name);
+  if (*spec != nullptr) return Status::Ok();
+  const std::string_view guess = SuggestCommand(name);
+  return Bad("op", "unknown operation '" + std::string(name) + "'" +
+                       (guess.empty() ? std::string(" (try \"help\")")
+                                      : "; did you mean '" + std::string(guess) + "'?"));
+}
+
+}  // namespace
+
+std::string* StringField(Request& r, std::string_view key) {
+  if (key == "machine") return &r.machine;
+  if (key == "job") return &r.job;
+  if (key == "task") return &r.task;
+  if (key == "rack") return &r.rack;
+  if (key == "reason") return &r.reason;
+  if (key == "command") return &r.command;
+  return nullptr;
+}
+
+uint64_t* CountField(Request& r, std::string_view key) {
+  if (key == "free_slots") return &r.free_slots;
+  if (key == "slots") return &r.slots;
+  if (key == "top") return &r.top;
+  return nullptr;
+}
+
+// Every field back to its initializer in request.h (a test checks Clear
+// against a default-constructed Request after every command's full request).
+void Request::Clear() {
+  op = Op::kStatus;
+  has_id = id_is_number = false;
+  for (std::string* s : {&id, &machine, &job, &task, &rack, &reason, &command}) s->clear();
+  slots = 1;
+  free_slots = 0;
+  top = 10;
+  weight = 1;
+  drain = true;
+  tasks.clear();
+}
+
+Status DecodeRequest(std::string_view line, Request* out) {
+  if (DecodeFlatRequest(line, out)) return Status::Ok();
+  return DecodeRequestGeneral(line, out);
+}
+
+Status DecodeRequestGeneral(std::string_view line, Request* out) {
+  out->Clear();
+  // A NUL byte would otherwise surface as a bare parse error.
+  if (line.find('\0') != std::string_view::npos) return Bad("request", "contains a NUL byte");
+  // One parser per thread, reused: it keeps its buffers between lines.
+  thread_local simdjson::dom::parser parser;
+  element doc;
+  if (parser.parse(line.data(), line.size(), /*realloc_if_needed=*/true).get(doc) !=
+      simdjson::SUCCESS)
+    return Bad("request", "is not valid JSON");
+  object obj;
+  if (doc.get(obj) != simdjson::SUCCESS) return Bad("request", "must be a JSON object");
+  const CommandSpec* spec = nullptr;
+  if (Status s = DecodeOp(obj, &spec); !s.ok()) return s;
+  out->op = spec->op;
+  if (Status s = DecodeId(obj, out); !s.ok()) return s;
+  if (Status s = CheckObject(
+          obj, spec->fields, [] { return std::string(); }, true);
+      !s.ok())
+    return s;
+  return Fill(obj, out);
+}
+
+}  // namespace locsched

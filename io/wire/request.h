@@ -1,0 +1,62 @@
+// Request: one decoded line of the wire protocol, and DecodeRequest, which
+// turns a JSON line into it using the CommandTable. Every rejection is a
+// Status naming the offending field by its path ("tasks[2].replicas[0]").
+// Pure: called by connections on the event-loop thread; no shared state.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/core/cluster.h"
+#include "base/status.h"
+#include "io/wire/command_table.h"
+
+namespace locsched {
+
+/// A task inside job_submit.
+struct TaskRequest {
+  std::string task;
+  std::vector<std::string> replicas;
+  TaskKind kind = TaskKind::kMap;
+  double size = 0;
+  double duration = 0;
+  /// Field by field (tests compare the decoder's two paths).
+  bool operator==(const TaskRequest&) const = default;
+};
+
+/// A decoded request; fields the op does not use keep their defaults.
+struct Request {
+  Op op = Op::kStatus;
+  bool has_id = false;        ///< the request carried an "id" (mutating ops are deduplicated by it)
+  std::string id;             ///< the "id" as text (a string, or an integer's digits)
+  bool id_is_number = false;  ///< the "id" was an integer (replies echo it as one)
+  std::string machine, job, task, rack, reason, command;
+  uint64_t slots = 1;
+  uint64_t free_slots = 0;
+  uint64_t top = 10;
+  double weight = 1;
+  bool drain = true;
+  std::vector<TaskRequest> tasks;
+  /// Field by field (tests compare the decoder's two paths).
+  bool operator==(const Request&) const = default;
+  /// Back to a default-constructed request, keeping the strings' capacity.
+  void Clear();
+};
+
+/// The string member that a field named `key` fills (machine, job, task, rack,
+/// reason, command), or nullptr. Both decoders map fields through it (the fuzz target
+/// keeps its own map, as an independent check).
+std::string* StringField(Request& r, std::string_view key);
+/// The unsigned integer member that a field named `key` fills (free_slots, slots, top),
+/// or nullptr.
+uint64_t* CountField(Request& r, std::string_view key);
+
+/// Decodes one protocol line (without its newline) into *out.
+Status DecodeRequest(std::string_view line, Request* out);
+/// DecodeRequest without its fast path for compact flat lines (io/wire/flat_request.h):
+/// simdjson and the command table's checks for every line.
+Status DecodeRequestGeneral(std::string_view line, Request* out);
+
+}  // namespace locsched

@@ -1,0 +1,327 @@
+// Tests the baseline policies (algorithms/core/baseline_policy.h) through the Scheduler, plus
+// their building blocks JobHeap (ordering, ordered iteration) and JobIndex (lazy deletion).
+#include "algorithms/core/baseline_policy.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "algorithms/core/job_heap.h"
+#include "algorithms/core/job_index.h"
+#include "algorithms/core/scheduler.h"
+
+namespace locsched {
+namespace {
+
+// A scheduler running `kind` over `machines` machines with plenty of slots each.
+// (Held by pointer: its policy refers to its cluster, so it must not move.)
+std::unique_ptr<Scheduler> MakeScheduler(PolicyKind kind, uint32_t machines,
+                                         uint32_t delay_skips = 1000) {
+  PolicyParams p;
+  p.kind = kind;
+  p.delay_skips = delay_skips;
+  auto s = std::make_unique<Scheduler>(p);
+  for (uint32_t m = 0; m < machines; ++m) {
+    Machine machine;
+    machine.slots = 100;
+    s->AddMachine(machine);
+  }
+  return s;
+}
+
+// Submits a job of map tasks, one per replica list; returns the job and its task ids.
+std::pair<JobId, std::vector<TaskId>> Submit(Scheduler& s,
+                                             const std::vector<std::vector<MachineId>>& tasks) {
+  std::vector<TaskSpec> specs(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) specs[i].replicas = tasks[i];
+  const JobId j = s.SubmitJob(1, specs);
+  return {j, s.cluster().job(j).tasks};
+}
+
+TEST_CASE("Naive fair serves the job with the fewest running tasks", "[baselines]") {
+  auto s_owner = MakeScheduler(PolicyKind::kFair, 4);
+  Scheduler& s = *s_owner;
+  const auto [a, ta] = Submit(s, {{3}, {3}, {3}});
+  const auto [b, tb] = Submit(s, {{3}, {3}, {3}});
+  const auto [c, tc] = Submit(s, {{3}, {3}, {3}});
+  std::vector<JobId> order;
+  for (int i = 0; i < 4; ++i) order.push_back(s.Assign(0)->job);
+  CHECK(order == std::vector<JobId>{a, b, c, a});  // ties go to the oldest job
+  // b now runs 1 task, a 2, c 1: finishing b's task leaves b with the fewest.
+  const TaskId b_running = [&] {
+    for (TaskId t : tb)
+      if (s.cluster().task(t).state == TaskState::kRunning) return t;
+    return kNoId;
+  }();
+  REQUIRE(b_running != kNoId);
+  s.Finish(b_running);
+  CHECK(s.Assign(0)->job == b);  // a 2, b 0, c 1
+  CHECK(s.Assign(0)->job == b);  // a 2, b 1, c 1: b and c tie, b is older
+  CHECK(s.Assign(0)->job == c);  // a 2, b 2, c 1
+}
+
+TEST_CASE("Naive fair runs a local task of the chosen job if it has one, else any", "[baselines]") {
+  auto s_owner = MakeScheduler(PolicyKind::kFair, 4);
+  Scheduler& s = *s_owner;
+  SECTION("the job's own local task wins over its older tasks") {
+    const auto [a, ta] = Submit(s, {{1}, {0, 3}, {2}});
+    auto x = s.Assign(0);
+    REQUIRE(x);
+    CHECK(x->task == ta[1]);
+    CHECK(x->local);
+    x = s.Assign(0);  // no local task left for machine 0: the oldest queued task, remote
+    REQUIRE(x);
+    CHECK(x->task == ta[0]);
+    CHECK_FALSE(x->local);
+    x = s.Assign(2);
+    REQUIRE(x);
+    CHECK(x->task == ta[2]);
+    CHECK(x->local);
+    CHECK(s.cluster().task(ta[2]).ran_local);
+  }
+  SECTION("another job's local task does not change the job choice") {
+    const auto [a, ta] = Submit(s, {{1}, {1}});
+    const auto [b, tb] = Submit(s, {{0}, {0}});
+    const auto x = s.Assign(0);
+    REQUIRE(x);
+    CHECK(x->job == a);  // fewest running (tie), oldest
+    CHECK_FALSE(x->local);
+    const auto y = s.Assign(0);
+    REQUIRE(y);
+    CHECK(y->job == b);  // a now runs one task, b none
+    CHECK(y->local);
+  }
+}
+
+TEST_CASE("FIFO serves the oldest job, with greedy locality inside it", "[baselines]") {
+  auto s_owner = MakeScheduler(PolicyKind::kFifo, 4);
+  Scheduler& s = *s_owner;
+  const auto [a, ta] = Submit(s, {{2}, {0}, {2}});
+  const auto [b, tb] = Submit(s, {{0}, {0}});
+  auto x = s.Assign(0);
+  REQUIRE(x);
+  CHECK(x->task == ta[1]);  // a's local task first
+  CHECK(x->local);
+  x = s.Assign(0);
+  REQUIRE(x);
+  CHECK(x->task == ta[0]);  // a is still the oldest: its oldest task, remote
+  CHECK_FALSE(x->local);    // (b's local tasks wait)
+  x = s.Assign(2);
+  REQUIRE(x);
+  CHECK(x->task == ta[2]);
+  x = s.Assign(0);
+  REQUIRE(x);
+  CHECK(x->job == b);
+  CHECK(x->local);
+  // A job that keeps running many tasks still goes first while it has queued ones.
+  const auto [c, tc] = Submit(s, {{3}, {3}, {3}});
+  const auto [d, td] = Submit(s, {{3}});
+  CHECK(s.Assign(1)->job == b);
+  for (int i = 0; i < 3; ++i) CHECK(s.Assign(1)->job == c);
+  CHECK(s.Assign(1)->job == d);
+  CHECK_FALSE(s.Assign(1).has_value());
+}
+
+TEST_CASE("Delay scheduling skips a job without a local task, then runs it remotely",
+          "[baselines]") {
+  constexpr uint32_t kD = 2;
+  auto s_owner = MakeScheduler(PolicyKind::kDelay, 4, kD);
+  Scheduler& s = *s_owner;
+  SECTION("a skipped job lets the next job run locally") {
+    const auto [a, ta] = Submit(s, {{1}});
+    const auto [b, tb] = Submit(s, {{0}});
+    const auto x = s.Assign(0);
+    REQUIRE(x);
+    CHECK(x->job == b);
+    CHECK(x->local);
+    CHECK(s.cluster().job(a).skips == 1);
+    CHECK(s.cluster().job(b).skips == 0);
+  }
+  SECTION("the slot idles while every job skips; after D skips the job runs remote") {
+    const auto [a, ta] = Submit(s, {{1}, {1}, {1}});
+    for (uint32_t i = 1; i <= kD; ++i) {
+      CHECK_FALSE(s.Assign(0).has_value());
+      CHECK(s.cluster().job(a).skips == i);
+      CHECK(s.queued() == 3);
+    }
+    const auto x = s.Assign(0);
+    REQUIRE(x);
+    CHECK(x->job == a);
+    CHECK_FALSE(x->local);
+    CHECK(s.queued() == 2);
+    // A local launch resets the skip count.
+    const auto y = s.Assign(1);
+    REQUIRE(y);
+    CHECK(y->local);
+    CHECK(s.cluster().job(a).skips == 0);
+    CHECK_FALSE(s.Assign(0).has_value());  // skipping starts over
+    CHECK(s.cluster().job(a).skips == 1);
+  }
+  SECTION("with D = 0 a job runs remotely at once") {
+    auto s0_owner = MakeScheduler(PolicyKind::kDelay, 4, 0);
+    Scheduler& s0 = *s0_owner;
+    Submit(s0, {{1}});
+    const auto x = s0.Assign(0);
+    REQUIRE(x);
+    CHECK_FALSE(x->local);
+  }
+}
+
+TEST_CASE("JobHeap keeps order under insert, erase and update and iterates in order",
+          "[baselines][job_heap]") {
+  std::vector<int> keys(300, 0);
+  JobHeap heap(
+      [&keys](JobId a, JobId b) { return keys[a] != keys[b] ? keys[a] < keys[b] : a < b; });
+  std::vector<bool> in(keys.size(), false);
+  std::mt19937_64 rng(99);
+  auto sorted_members = [&] {
+    std::vector<JobId> v;
+    for (JobId j = 0; j < keys.size(); ++j)
+      if (in[j]) v.push_back(j);
+    std::sort(v.begin(), v.end(),
+              [&](JobId a, JobId b) { return keys[a] != keys[b] ? keys[a] < keys[b] : a < b; });
+    return v;
+  };
+  CHECK(heap.Top() == kNoId);
+  for (int step = 0; step < 20000; ++step) {
+    const JobId j = static_cast<JobId>(rng() % keys.size());
+    const uint64_t roll = rng() % 10;
+    if (roll < 4) {
+      if (!in[j]) {
+        keys[j] = static_cast<int>(rng() % 50);  // many ties, broken by id
+        heap.Insert(j);
+        in[j] = true;
+      }
+    } else if (roll < 6) {
+      heap.Erase(j);  // absent ids are a no-op
+      in[j] = false;
+    } else {
+      keys[j] = static_cast<int>(rng() % 50);
+      heap.Update(j);  // absent ids are a no-op
+    }
+    REQUIRE(heap.Contains(j) == in[j]);
+    JobId first = kNoId;  // the smallest member, by a linear scan
+    size_t members = 0;
+    for (JobId x = 0; x < keys.size(); ++x) {
+      if (!in[x]) continue;
+      ++members;
+      if (first == kNoId || keys[x] < keys[first]) first = x;  // ties: the lower id, seen first
+    }
+    REQUIRE(heap.size() == members);
+    REQUIRE(heap.Top() == first);
+    if (step % 50 == 0) {
+      const std::vector<JobId> expect = sorted_members();
+      std::vector<JobId> visited;
+      heap.ForEachInOrder([&](JobId x) {
+        visited.push_back(x);
+        return true;
+      });
+      REQUIRE(visited == expect);
+      // Stopping early visits exactly the k first.
+      const size_t k = expect.empty() ? 0 : rng() % expect.size();
+      visited.clear();
+      heap.ForEachInOrder([&](JobId x) {
+        visited.push_back(x);
+        return visited.size() < k;
+      });
+      REQUIRE(visited.size() == std::min<size_t>(std::max<size_t>(k, 1), expect.size()));
+      REQUIRE(std::equal(visited.begin(), visited.end(), expect.begin()));
+    }
+  }
+}
+
+// Puts task t into the queued state with a fresh generation, as the Scheduler does.
+void MarkQueued(Cluster& c, TaskId t) {
+  c.task(t).state = TaskState::kQueued;
+  ++c.task(t).generation;
+}
+// Takes task t out of the queues (started), as the Scheduler does.
+void MarkRunning(Cluster& c, TaskId t) {
+  c.task(t).state = TaskState::kRunning;
+  ++c.task(t).generation;
+}
+
+TEST_CASE("JobIndex finds the oldest local/any task and deletes lazily", "[baselines][job_index]") {
+  Cluster c;
+  JobIndex index(c);
+  const JobId j = c.NewJob(1);
+  std::vector<TaskId> t;
+  const std::vector<std::vector<MachineId>> replicas{{0, 1}, {1}, {2}, {}};
+  for (const auto& r : replicas) {
+    t.push_back(c.NewTask(j, TaskKind::kMap));
+    c.task(t.back()).replicas.Assign(r);
+    MarkQueued(c, t.back());
+    index.Add(t.back());
+  }
+  CHECK(index.FindLocal(j, 1) == t[0]);
+  CHECK(index.FindLocal(j, 1) == t[0]);  // finding does not remove
+  CHECK(index.FindLocal(j, 2) == t[2]);
+  CHECK(index.FindLocal(j, 7) == kNoId);
+  CHECK(index.FindAny(j) == t[0]);
+
+  // t0 is picked through machine 1's list; no other list may return it.
+  MarkRunning(c, t[0]);
+  CHECK(index.FindAny(j) == t[1]);
+  CHECK(index.FindLocal(j, 0) == kNoId);
+  CHECK(index.FindLocal(j, 1) == t[1]);
+
+  // Requeued (a failure): it is indexed again, behind the older entries.
+  MarkQueued(c, t[0]);
+  index.Add(t[0]);
+  CHECK(index.FindLocal(j, 0) == t[0]);
+  CHECK(index.FindAny(j) == t[1]);
+
+  // An entry from an older generation is dead even though the task is queued.
+  ++c.task(t[1]).generation;
+  CHECK(index.FindAny(j) == t[2]);
+  CHECK(index.FindLocal(j, 1) == t[0]);
+
+  // Stale entries are reclaimed as they are met; DropJob frees the rest.
+  const size_t before = index.entries();
+  MarkRunning(c, t[2]);
+  MarkRunning(c, t[3]);
+  CHECK(index.FindAny(j) == t[0]);
+  CHECK(index.entries() < before);
+  index.DropJob(j);
+  CHECK(index.entries() == 0);
+  CHECK(index.FindAny(j) == kNoId);
+}
+
+TEST_CASE("JobIndex never returns tasks of a freed job whose ids were recycled",
+          "[baselines][job_index]") {
+  Cluster c;
+  JobIndex index(c);
+  const JobId j = c.NewJob(1);
+  std::vector<TaskId> old;
+  for (int i = 0; i < 3; ++i) {
+    old.push_back(c.NewTask(j, TaskKind::kMap));
+    c.task(old.back()).replicas.Assign(std::vector<MachineId>{4});
+    MarkQueued(c, old.back());
+    index.Add(old.back());
+  }
+  // The job is cancelled without the index being told (no DropJob), then
+  // its job and task ids come back for a new job.
+  for (TaskId t : old) c.task(t).state = TaskState::kDone;
+  c.FreeJob(j);
+  const JobId j2 = c.NewJob(1);
+  REQUIRE(j2 == j);
+  const TaskId fresh = c.NewTask(j2, TaskKind::kMap);
+  REQUIRE(std::find(old.begin(), old.end(), fresh) != old.end());  // a recycled id
+  c.task(fresh).replicas.Assign(std::vector<MachineId>{4});
+  CHECK(index.FindLocal(j2, 4) == kNoId);
+  CHECK(index.FindAny(j2) == kNoId);
+  MarkQueued(c, fresh);
+  index.Add(fresh);
+  CHECK(index.FindLocal(j2, 4) == fresh);
+  MarkRunning(c, fresh);
+  CHECK(index.FindLocal(j2, 4) == kNoId);
+  CHECK(index.FindAny(j2) == kNoId);
+}
+
+}  // namespace
+}  // namespace locsched

@@ -1,0 +1,44 @@
+// RateEstimator: starts at the prior, converges to observed rates, keeps gamma <= alpha.
+#include "algorithms/core/rate_estimator.h"
+
+#include <catch2/catch.hpp>
+#include <limits>
+
+namespace locsched {
+namespace {
+
+TEST_CASE("rates start at the prior") {
+  RateEstimator r(0.8, 0.2, 100);
+  CHECK(r.alpha() == Approx(0.8));
+  CHECK(r.gamma() == Approx(0.2));
+}
+
+TEST_CASE("rates converge to the inverse of the observed mean durations") {
+  RateEstimator r(0.8, 0.2, 1000);
+  for (int i = 0; i < 20000; ++i) {
+    r.Observe(true, 2.0);   // local tasks take 2 s -> 0.5/s
+    r.Observe(false, 8.0);  // remote tasks take 8 s -> 0.125/s
+  }
+  CHECK(r.alpha() == Approx(0.5).epsilon(0.01));
+  CHECK(r.gamma() == Approx(0.125).epsilon(0.01));
+  CHECK(r.local_samples() == 20000);
+}
+
+TEST_CASE("the window forgets old observations") {
+  RateEstimator r(1, 1, 10);
+  for (int i = 0; i < 1000; ++i) r.Observe(true, 10.0);
+  for (int i = 0; i < 200; ++i) r.Observe(true, 1.0);
+  CHECK(r.alpha() == Approx(1.0).epsilon(0.05));
+}
+
+TEST_CASE("gamma never exceeds alpha, and bad durations are ignored") {
+  RateEstimator r(0.5, 0.4, 100);
+  for (int i = 0; i < 1000; ++i) r.Observe(false, 0.1);
+  CHECK(r.gamma() == r.alpha());
+  r.Observe(true, -1);
+  r.Observe(true, std::numeric_limits<double>::quiet_NaN());
+  CHECK(r.local_samples() == 0);
+}
+
+}  // namespace
+}  // namespace locsched

@@ -1,0 +1,156 @@
+#include "tools/ctl/render.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+namespace locsched {
+
+namespace {
+
+using nlohmann::json;
+using Rows = std::vector<std::vector<std::string>>;
+
+// A JSON value as a table cell: strings bare, numbers short, null as "-".
+std::string Cell(const json& v) {
+  if (v.is_null()) return "-";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+  if (v.is_number_float()) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", v.get<double>());
+    return buf;
+  }
+  return v.dump();
+}
+
+std::string Percent(const json& v) {
+  if (!v.is_number()) return "-";
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * v.get<double>());
+  return buf;
+}
+
+// Rows of `items` (objects), one column per key in `keys`.
+Rows ObjectRows(const json& items, const std::vector<std::string>& keys) {
+  Rows rows{keys};
+  for (const json& item : items) {
+    std::vector<std::string> row;
+    for (const std::string& k : keys) row.push_back(item.contains(k) ? Cell(item[k]) : "");
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string RenderStatus(const json& r) {
+  const json& m = r["machines"];
+  const json& t = r["tasks"];
+  const json& j = r["jobs"];
+  const json& rates = r["rates"];
+  std::string out;
+  out += "policy     " + Cell(r["policy"]) + ", up " + Cell(r["uptime_s"]) + " s\n";
+  out += "machines   " + Cell(m["up"]) + " up, " + Cell(m["draining"]) + " draining, " +
+         Cell(m["down"]) + " down; slots " + Cell(r["slots"]["busy"]) + "/" +
+         Cell(r["slots"]["total"]) + " busy\n";
+  out += "tasks      " + Cell(t["queued"]) + " queued, " + Cell(t["running"]) + " running, " +
+         Cell(t["blocked"]) + " blocked; " + Cell(t["done"]) + " done, " + Cell(t["failed"]) +
+         " failed\n";
+  out += "jobs       " + Cell(j["live"]) + " live; " + Cell(j["done"]) + " done, " +
+         Cell(j["failed"]) + " failed, " + Cell(j["cancelled"]) + " cancelled\n";
+  out += "locality   " + Percent(r["locality"]) + " of " +
+         std::to_string(r["assigned"]["local"].get<uint64_t>() +
+                        r["assigned"]["remote"].get<uint64_t>()) +
+         " assignments\n";
+  out +=
+      "rates      alpha " + Cell(rates["alpha"]) + "/s, gamma " + Cell(rates["gamma"]) + "/s (" +
+      (rates["learning"].get<bool>() ? "learnt from " +
+                                           std::to_string(rates["local_samples"].get<uint64_t>() +
+                                                          rates["remote_samples"].get<uint64_t>()) +
+                                           " completions"
+                                     : "fixed") +
+      ")\n";
+  out += "daemon     " + Cell(r["daemon"]["clients"]) + " clients, " +
+         Cell(r["daemon"]["requests"]) + " requests, " + Cell(r["daemon"]["requests_per_s"]) +
+         "/s over the last 10 s\n";
+  return out;
+}
+
+std::string RenderQueues(const json& r) {
+  std::string out = "queued " + Cell(r["queued"]) + ", remote queue " + Cell(r["remote"]) + "\n\n";
+  out += "longest local queues:\n" + RenderTable(ObjectRows(r["longest"], {"machine", "length"}));
+  out += "\nlocal queue lengths:\n";
+  Rows hist{{"length", "machines"}};
+  for (const json& b : r["histogram"])
+    hist.push_back({b["min"] == b["max"] ? Cell(b["min"]) : Cell(b["min"]) + "-" + Cell(b["max"]),
+                    Cell(b["machines"])});
+  return out + RenderTable(hist);
+}
+
+std::string RenderJob(const json& r) {
+  std::string out;
+  for (const char* k : {"job", "state", "weight", "tasks", "queued", "running", "done", "maps_left",
+                        "age_s", "seconds"})
+    if (r.contains(k)) out += std::string(k) + ": " + Cell(r[k]) + "\n";
+  if (!r.contains("task_list")) return out;
+  out += "\n" + RenderTable(ObjectRows(r["task_list"],
+                                       {"task", "kind", "state", "attempts", "machine", "local"}));
+  if (r["tasks_truncated"].get<bool>()) out += "(list truncated)\n";
+  return out;
+}
+
+std::string RenderGeneric(const json& r) {
+  std::string out;
+  for (const auto& [k, v] : r.items())
+    if (k != "ok") out += k + ": " + (v.is_structured() ? v.dump() : Cell(v)) + "\n";
+  return out.empty() ? "ok\n" : out;
+}
+
+}  // namespace
+
+std::string RenderTable(const Rows& rows) {
+  std::vector<size_t> width;
+  for (const auto& row : rows)
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (width.size() <= c) width.push_back(0);
+      width[c] = std::max(width[c], row[c].size());
+    }
+  std::string out;
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) {
+      out += row[c];
+      if (c + 1 < row.size()) out += std::string(width[c] - row[c].size() + 2, ' ');
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string RenderReply(std::string_view command, const json& r) {
+  if (command == "status") return RenderStatus(r);
+  if (command == "queues") return RenderQueues(r);
+  if (command == "job") return RenderJob(r);
+  if (command == "metrics") return r["text"].get<std::string>();
+  if (command == "jobs")
+    return RenderTable(ObjectRows(
+               r["jobs"], {"job", "weight", "tasks", "queued", "running", "done", "age_s"})) +
+           (r["truncated"].get<bool>() ? "(list truncated)\n" : "");
+  if (command == "machines")
+    return RenderTable(ObjectRows(
+        r["machines"], {"machine", "slots", "running", "up", "draining", "local_queue"}));
+  if (command == "help" && r.contains("commands"))
+    return RenderTable(ObjectRows(r["commands"], {"command", "summary"}));
+  if (command == "help")
+    return Cell(r["command"]) + ": " + Cell(r["summary"]) + "\n\n" +
+           RenderTable(ObjectRows(r["fields"], {"name", "type", "required", "help"}));
+  return RenderGeneric(r);
+}
+
+std::string RenderWatch(const json& status, const json& queues, double events_per_second) {
+  char rate[64];
+  std::snprintf(rate, sizeof rate, "events     %.0f/s\n", events_per_second);
+  std::string out = RenderStatus(status) + rate + "\nlongest local queues (remote queue " +
+                    Cell(queues["remote"]) + "):\n";
+  return out + RenderTable(ObjectRows(queues["longest"], {"machine", "length"}));
+}
+
+}  // namespace locsched

@@ -1,0 +1,337 @@
+// The LP rows of locsched-solve: instance parsing (with field-path errors), the
+// shared CLI, and the JSON/text report. The format is documented in docs/lp.md.
+#include "tools/solve/lp_commands.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "algorithms/lp/interval_lp.h"
+#include "algorithms/lp/lp_instance.h"
+#include "algorithms/lp/mrs.h"
+#include "algorithms/lp/offline_schedule.h"
+#include "algorithms/lp/packing_baselines.h"
+#include "algorithms/lp/synchpack.h"
+
+namespace locsched {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kDefaultMaxColumns = 20000;
+constexpr size_t kHardMaxColumns = 200000;
+
+// Bad input: the message starts with the field path.
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void Fail(const std::string& path, const std::string& what) {
+  throw InputError(path + ": " + what);
+}
+
+void OnlyKeys(const json& obj, const std::string& path, const std::set<std::string>& keys) {
+  if (!obj.is_object()) Fail(path.empty() ? "instance" : path, "must be an object");
+  for (const auto& [key, value] : obj.items())
+    if (!keys.count(key)) Fail(path.empty() ? key : path + "." + key, "unknown field");
+}
+
+double Number(const json& obj, const std::string& key, const std::string& path, double fallback,
+              bool required) {
+  const auto it = obj.find(key);
+  if (it == obj.end()) {
+    if (required) Fail(path + "." + key, "missing");
+    return fallback;
+  }
+  if (!it->is_number()) Fail(path + "." + key, "must be a number");
+  return it->get<double>();
+}
+
+LpTask ParseTask(const json& t, const std::string& path) {
+  OnlyKeys(t, path, {"demand", "placement", "duration", "remote_penalty", "kind", "shuffle"});
+  LpTask task;
+  task.demand = Number(t, "demand", path, 0, true);
+  task.duration = Number(t, "duration", path, 0, true);
+  task.remote_penalty = Number(t, "remote_penalty", path, 0, false);
+  task.shuffle = Number(t, "shuffle", path, 0, false);
+  if (t.contains("remote_penalty") && !(task.remote_penalty >= 1))
+    Fail(path + ".remote_penalty", "must be >= 1");
+  if (t.contains("placement")) {
+    const json& p = t["placement"];
+    if (!p.is_array()) Fail(path + ".placement", "must be a list of machine indices");
+    for (size_t k = 0; k < p.size(); ++k) {
+      if (!p[k].is_number_unsigned())
+        Fail(path + ".placement[" + std::to_string(k) + "]", "must be a machine index");
+      const uint64_t machine = p[k].get<uint64_t>();  // no silent truncation to 32 bits
+      task.placement.push_back(machine > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(machine));
+    }
+  }
+  if (t.contains("kind")) {
+    const json& k = t["kind"];
+    if (k == "map")
+      task.kind = LpTaskKind::kMap;
+    else if (k == "reduce")
+      task.kind = LpTaskKind::kReduce;
+    else
+      Fail(path + ".kind", "must be \"map\" or \"reduce\"");
+  }
+  return task;
+}
+
+// Parses and validates the instance; every error names its field path.
+LpInstance ParseInstance(const json& root) {
+  OnlyKeys(root, "", {"machines", "jobs"});
+  LpInstance in;
+  if (!root.contains("machines") || !root["machines"].is_array())
+    Fail("machines", "must be a list of {\"capacity\": c}");
+  for (size_t i = 0; i < root["machines"].size(); ++i) {
+    const std::string path = "machines[" + std::to_string(i) + "]";
+    OnlyKeys(root["machines"][i], path, {"capacity"});
+    in.capacity.push_back(Number(root["machines"][i], "capacity", path, 0, true));
+  }
+  if (!root.contains("jobs") || !root["jobs"].is_array()) Fail("jobs", "must be a list of jobs");
+  for (size_t j = 0; j < root["jobs"].size(); ++j) {
+    const json& jj = root["jobs"][j];
+    const std::string path = "jobs[" + std::to_string(j) + "]";
+    OnlyKeys(jj, path, {"weight", "release", "tasks"});
+    LpJob job;
+    job.weight = Number(jj, "weight", path, 1.0, false);
+    job.release = Number(jj, "release", path, 0.0, false);
+    if (!jj.contains("tasks") || !jj["tasks"].is_array()) Fail(path + ".tasks", "must be a list");
+    for (size_t k = 0; k < jj["tasks"].size(); ++k)
+      job.tasks.push_back(ParseTask(jj["tasks"][k], path + ".tasks[" + std::to_string(k) + "]"));
+    in.jobs.push_back(std::move(job));
+  }
+  const Status s = ValidateInstance(in);
+  if (!s.ok()) throw InputError(s.message());
+  return in;
+}
+
+LpInstance ReadInstance(const std::string& file) {
+  std::ifstream f(file);
+  if (!f) throw InputError(file + ": cannot be read");
+  std::stringstream text;
+  text << f.rdbuf();
+  const json root = json::parse(text.str(), nullptr, false);
+  if (root.is_discarded()) throw InputError(file + ": not valid JSON");
+  return ParseInstance(root);
+}
+
+// A lower bound on the LP's columns: every usable machine of a task has at least
+// one interval its task can end in (the grid reaches past the latest possible end).
+size_t MinColumns(const LpInstance& in) {
+  size_t columns = 0;
+  for (const LpJob& job : in.jobs)
+    for (const LpTask& task : job.tasks)
+      columns += task.remote_penalty >= 1 ? in.capacity.size() : task.placement.size();
+  return columns;
+}
+
+struct Options {
+  std::string instance;
+  bool json = false;
+  double epsilon = 1.0;
+  size_t max_columns = kDefaultMaxColumns;
+};
+
+// What a row runs: the solver, given the instance and options.
+using SolveFn = Status (*)(const LpInstance&, const Options&, SolverResult*, json* extra);
+
+// The schedule in input indices; a reduce with a shuffle also gets shuffle_end.
+json ScheduleJson(const LpInstance& in, const Schedule& schedule) {
+  json out = json::array();
+  for (const ScheduledTask& e : schedule) {
+    json entry = {{"job", e.job},
+                  {"task", e.task},
+                  {"machine", e.machine},
+                  {"start", e.start},
+                  {"end", e.end}};
+    const double shuffle = in.jobs[e.job].tasks[e.task].shuffle;
+    if (shuffle > 0) entry["shuffle_end"] = e.start + shuffle;
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+void Print(const char* name, const LpInstance& in, const Options& o, const SolverResult& r,
+           const json& extra, double seconds) {
+  const double ratio = r.lower_bound > 0 ? r.objective / r.lower_bound : 0;
+  if (o.json) {
+    json out = {{"solver", name},
+                {"objective", r.objective},
+                {"lower_bound", r.lower_bound},
+                {"ratio", r.lower_bound > 0 ? json(ratio) : json(nullptr)},
+                {"epsilon", o.epsilon},
+                {"lp_columns", IntervalLpColumns(in, {o.epsilon, o.max_columns, LpStage::kAll})},
+                {"seconds", seconds},
+                {"completion", JobCompletions(in, r.schedule)},
+                {"schedule", ScheduleJson(in, r.schedule)}};
+    out.update(extra);
+    if (out.contains("bound_only"))
+      for (const char* key : {"bound_only", "objective", "ratio", "completion", "schedule"})
+        out.erase(key);
+    std::printf("%s\n", out.dump().c_str());
+    return;
+  }
+  std::printf("%s: %zu jobs, %zu tasks, %zu machines\n", name, in.jobs.size(),
+              FlattenTasks(in).size(), in.capacity.size());
+  if (extra.contains("bound_only")) {
+    std::printf("  LP lower bound           %.6g\n  solve time               %.3f s\n",
+                r.lower_bound, seconds);
+    return;
+  }
+  std::printf("  objective (sum w_j C_j)  %.6g\n  LP lower bound           %.6g\n", r.objective,
+              r.lower_bound);
+  std::printf("  ratio                    %.4f\n  solve time               %.3f s\n", ratio,
+              seconds);
+}
+
+// The subcommand's flags.
+void AddFlags(CLI::App& app, Options& o) {
+  app.add_option("--instance", o.instance, "Instance JSON file (format: docs/lp.md)")->required();
+  app.add_flag("--json", o.json, "Print one JSON object with the schedule");
+  app.add_option("--epsilon", o.epsilon, "LP interval growth: d_l = d_1 (1+E)^(l-1), E in (0, 10]")
+      ->capture_default_str();
+  app.add_option("--max-columns", o.max_columns,
+                 "Refuse instances whose LP has more columns (at most " +
+                     std::to_string(kHardMaxColumns) + ")")
+      ->capture_default_str();
+}
+
+// The flag ranges and the LP size limit; throws InputError.
+void CheckLimits(const LpInstance& in, const Options& o) {
+  const size_t floor = MinColumns(in);  // cheap, so huge inputs are refused at once
+  const size_t columns = floor > o.max_columns
+                             ? floor
+                             : IntervalLpColumns(in, {o.epsilon, o.max_columns, LpStage::kAll});
+  if (columns > o.max_columns)
+    throw InputError("instance: the LP would have " +
+                     std::string(columns == floor ? "at least " : "") + std::to_string(columns) +
+                     " columns, more than --max-columns " + std::to_string(o.max_columns) +
+                     " (fewer tasks, machines with placement, or a larger --epsilon)");
+}
+
+// Solves, checks the schedule (unless the row makes none) and prints; the exit code.
+int SolveAndPrint(const char* name, SolveFn solve, bool schedules, const LpInstance& in,
+                  const Options& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SolverResult r;
+  json extra = json::object();
+  const Status s = solve(in, o, &r, &extra);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!s.ok()) {
+    std::fprintf(stderr, "locsched-solve %s: %s\n", name, s.message().c_str());
+    return s.code() == Status::Code::kInternal ? 1 : 2;
+  }
+  const Status feasible = schedules ? CheckSchedule(in, r.schedule) : Status::Ok();
+  if (!feasible.ok()) {
+    std::fprintf(stderr, "locsched-solve %s: infeasible schedule: %s\n", name,
+                 feasible.message().c_str());
+    return 1;
+  }
+  if (!schedules) extra["bound_only"] = true;
+  Print(name, in, o, r, extra, seconds);
+  return 0;
+}
+
+int Run(const char* name, const char* what, SolveFn solve, int argc, char** argv,
+        bool schedules = true) {
+  CLI::App app{std::string("locsched-solve ") + name + ": " + what +
+               "\nReads an instance (docs/lp.md), prints Σ w_j C_j, the interval LP's lower bound "
+               "and the schedule."};
+  app.name(std::string("locsched-solve ") + name);
+  Options o;
+  AddFlags(app, o);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  try {
+    if (!(o.epsilon > 0) || o.epsilon > 10) throw InputError("--epsilon: must be in (0, 10]");
+    if (o.max_columns < 1 || o.max_columns > kHardMaxColumns)
+      throw InputError("--max-columns: must be in [1, " + std::to_string(kHardMaxColumns) + "]");
+    const LpInstance in = ReadInstance(o.instance);
+    CheckLimits(in, o);
+    return SolveAndPrint(name, solve, schedules, in, o);
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "locsched-solve %s: %s\n", name, e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "locsched-solve %s: %s\n", name, e.what());
+    return 1;
+  }
+}
+
+Status SolveSp(const LpInstance& in, const Options& o, SolverResult* r, json*) {
+  SynchPackOptions options;
+  options.epsilon = o.epsilon;
+  options.max_columns = o.max_columns;
+  return SolveSynchPack(in, options, r);
+}
+
+Status SolveMr(const LpInstance& in, const Options& o, SolverResult* r, json* extra) {
+  MrsOptions options;
+  options.epsilon = o.epsilon;
+  options.max_columns = o.max_columns;
+  MrsResult m;
+  const Status s = SolveMrs(in, options, &m);
+  *r = m.solved;
+  (*extra)["width"] = m.width;
+  return s;
+}
+
+Status SolveJsq(const LpInstance& in, const Options& o, SolverResult* r, json*) {
+  return SolveJsqMaxWeight(in, {o.epsilon, o.max_columns, true}, r);
+}
+
+Status SolveTet(const LpInstance& in, const Options& o, SolverResult* r, json*) {
+  return SolveTetris(in, {o.epsilon, o.max_columns, true}, r);
+}
+
+// Only the LP: lower_bound and LP C_j, no schedule (for timing the LP alone).
+Status SolveBound(const LpInstance& in, const Options& o, SolverResult* r, json* extra) {
+  IntervalLpResult lp;
+  const Status s = SolveIntervalLp(in, {o.epsilon, o.max_columns, LpStage::kAll, false}, &lp);
+  r->lower_bound = lp.objective;
+  (*extra)["lp_completion"] = lp.completion;
+  (*extra)["intervals"] = lp.endpoints.size() - 1;
+  return s;
+}
+
+}  // namespace
+
+int RunLpBoundCommand(int argc, char** argv) {
+  return Run("lp-bound", "only the interval LP: its lower bound and LP completion times",
+             SolveBound, argc, argv, false);
+}
+int RunSynchPackCommand(int argc, char** argv) {
+  return Run("synchpack", "SynchPack-2 (interval LP, slow motion, matching, greedy packing)",
+             SolveSp, argc, argv);
+}
+int RunMrsCommand(int argc, char** argv) {
+  return Run("mrs", "MRS (per-stage LPs, widths, reduces released at their job's width)", SolveMr,
+             argc, argv);
+}
+int RunJsqMwCommand(int argc, char** argv) {
+  return Run("jsq-mw", "JSQ+MaxWeight with greedy packing (baseline)", SolveJsq, argc, argv);
+}
+int RunTetrisCommand(int argc, char** argv) {
+  return Run("tetris", "Tetris-style packing score, less remaining work first (baseline)", SolveTet,
+             argc, argv);
+}
+
+}  // namespace locsched

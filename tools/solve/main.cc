@@ -1,0 +1,66 @@
+// locsched-solve: offline solvers over instance files. The first argument
+// picks a row of kCommands (tools/solve/solve_command.h); the rest is that
+// subcommand's own CLI. Exit codes: 0 ok, 1 solver failure, 2 usage or input error.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "base/suggest.h"
+#include "tools/solve/lp_commands.h"
+#include "tools/solve/solve_command.h"
+
+namespace locsched {
+
+int RunHta(int argc, char** argv);  // tools/solve/hta_command.cc
+
+namespace {
+
+// Each solver adds its row here (and its tools/solve_*.cc to tools/CMakeLists.txt).
+const SolveCommand kCommands[] = {
+    {"hta", "assign tasks to servers by max load (Fischer-Su-Yin; flow, round-robin, exact)",
+     RunHta},
+    {"synchpack", "SynchPack-2 schedule vs the interval LP bound (issue 6)", RunSynchPackCommand},
+    {"mrs", "MRS Map->Reduce merge schedule vs the interval LP bound", RunMrsCommand},
+    {"jsq-mw", "JSQ+MaxWeight with greedy packing (baseline)", RunJsqMwCommand},
+    {"tetris", "Tetris-style packing score (baseline)", RunTetrisCommand},
+    {"lp-bound", "only the interval LP's lower bound (for timing the LP)", RunLpBoundCommand},
+};
+
+void PrintUsage(FILE* out) {
+  std::fprintf(out,
+               "Usage: locsched-solve COMMAND --instance FILE [options]\n\n"
+               "Offline solvers; COMMAND --help describes each.\n\nCommands:\n");
+  for (const SolveCommand& c : kCommands) std::fprintf(out, "  %-12s %s\n", c.name, c.summary);
+}
+
+// The closest command name, for a did-you-mean.
+std::string Closest(const std::string& name) {
+  std::string best;
+  size_t best_distance = 3;  // farther than this is no suggestion
+  for (const SolveCommand& c : kCommands) {
+    size_t d = EditDistance(name, c.name);
+    if (d < best_distance) best_distance = d, best = c.name;
+  }
+  return best;
+}
+
+int Main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    PrintUsage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  for (const SolveCommand& c : kCommands)
+    if (!std::strcmp(c.name, argv[1])) return c.run(argc - 1, argv + 1);
+  std::string hint = Closest(argv[1]);
+  std::fprintf(stderr, "locsched-solve: unknown command '%s'%s%s%s\n", argv[1],
+               hint.empty() ? "" : " (did you mean '", hint.c_str(), hint.empty() ? "" : "'?)");
+  PrintUsage(stderr);
+  return 2;
+}
+
+}  // namespace
+}  // namespace locsched
+
+int main(int argc, char** argv) {
+  return locsched::Main(argc, argv);
+}

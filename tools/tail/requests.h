@@ -1,0 +1,34 @@
+// Turning parsed trace events into locschedd requests for locsched-tail: each
+// request gets an "id" derived from the event's source position, so the daemon
+// drops a duplicate after a retry or a restart. Pure functions; any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "io/traces/trace_parser.h"
+
+namespace locsched {
+
+/// The id of `e` read from `source` (the path as given) at rotation `generation`.
+std::string EventId(std::string_view source, uint64_t generation, const TraceEvent& e);
+
+/// The request line for `e` with `id`, or "" when the event is not sent (attempt events,
+/// JobHistory job records without tasks). Tasks without replicas get placed ones.
+std::string RequestLine(const TraceEvent& e, const std::string& id, const SynthesisOptions& o);
+
+/// For --announce-machines: machine_up requests for the replica hosts of a job_submit line
+/// that were not announced before (ids "up:<host>", so repeats are dropped by the daemon).
+class MachineAnnouncer {
+ public:
+  /// Appends to *out a machine_up line per new replica host named in `request`.
+  void Lines(const std::string& request, std::vector<std::string>* out);
+
+ private:
+  std::unordered_set<std::string> announced_;
+};
+
+}  // namespace locsched
