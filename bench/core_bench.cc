@@ -1,5 +1,5 @@
 // core_bench: route + serve decisions per second of the scheduling core at
-// 10,000 machines with 1,000,000 queued tasks (issue 2's target: >= 5 million
+// 10,000 machines with 1,000,000 queued tasks (target: >= 5 million
 // decisions/s), for JSQ+MaxWeight (fair and fifo inside queues) and, as the
 // baseline measured in the same run, Hadoop's FIFO with greedy locality.
 //

@@ -1,4 +1,4 @@
-// hta_bench: Algorithm 2 (algorithms/hta/hta_flow.h) at issue 5's scale: 12,500
+// hta_bench: Algorithm 2 (algorithms/hta/hta_flow.h) at 12,500
 // machines, 100,000 queued tasks with 3 replicas each, and 1% churn (1,000 tasks
 // leave, 1,000 arrive) between rebalances. Measured in the same run:
 //  - Scratch: a fresh MaxCover over the backlog and the full Algorithm 2 (tau = 1, 2, ...).

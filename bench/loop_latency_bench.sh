@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The event loop's heartbeat latency while background solves run (docs/benchmarks.md,
-# "Heartbeat latency during rebalances and LP solves"): issue 5 asks that the p99
-# during rebalances stay within 1.2x of idle, issue 6 the same while the LP solves.
+# "Heartbeat latency during rebalances and LP solves"): the target is that the p99
+# during rebalances stay within 1.2x of idle, and the same while the LP solves.
 # Each round starts a fresh locschedd per mode, with BENCH_MACHINES machines and
 # BENCH_QUEUED queued tasks (3 replicas), and drives it with locsched-loadgen. Modes
 # run interleaved, round by round, so that drift on the machine hits all of them:

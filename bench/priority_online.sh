@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 6, online: the `priority` intra-queue policy (the backlog LP's job order) against
+# LP priority, online: the `priority` intra-queue policy (the backlog LP's job order) against
 # `fair` and `fifo` under JSQ+MaxWeight at 60, 70, 80 and 90% of capacity, once in the
 # simulator and once through the daemon (locschedd + the emulator locsched-agents).
 # Same workload in both: 100 machines (80 hold data, 3 replicas), alpha 0.8, gamma 0.2,

@@ -6,7 +6,7 @@
 #      distribution -> docs/figures/job-size-sensitivity.csv
 #   3. the wall time of one paper-scale load point (load 640), RUNS runs (default
 #      3), each with the CPU time the hypervisor stole meanwhile, then the median,
-#      minimum, maximum and how many runs took over 10 s (issue 2's target).
+#      minimum, maximum and how many runs took over 10 s (the target).
 # Usage: bash bench/sim_figures.sh [sweep|sensitivity|speed|all] [RUNS]  (defaults: all, 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."

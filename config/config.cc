@@ -352,7 +352,7 @@ const ConfigKey kTable[] = {
              "0 = only on the snapshot command and at a clean stop",
      .apply = ApplyInt<kJournal, &JournalConfig::snapshot_mb>,
      .format = FormatInt<kJournal, &JournalConfig::snapshot_mb>},
-    // [lp] (issue 6)
+    // [lp]
     {.key = "lp.enabled",
      .type = ConfigType::kBool,
      .default_text = "true",

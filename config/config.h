@@ -84,7 +84,7 @@ struct WatchdogConfig {
   bool operator==(const WatchdogConfig&) const = default;  ///< field-wise equality
 };
 
-/// [rebalance]: issue 5's max-cover rebalance of the queued backlog (jsq-maxweight only).
+/// [rebalance]: the max-cover rebalance of the queued backlog (jsq-maxweight only).
 struct RebalanceConfig {
   bool enabled = false;              ///< automatic runs (big job, imbalance, adaptive timer)
   uint64_t big_job_tasks = 1000;     ///< a job with at least this many tasks triggers a run
@@ -96,7 +96,7 @@ struct RebalanceConfig {
   bool operator==(const RebalanceConfig&) const = default;  ///< field-wise equality
 };
 
-/// [lp]: the periodic backlog LP re-solve and the capacity headroom (issue 6).
+/// [lp]: the periodic backlog LP re-solve and the capacity headroom.
 struct LpConfig {
   bool enabled = true;          ///< run the periodic backlog LP re-solve and the capacity headroom
   double base_interval_s = 5;   ///< seconds between re-solves after a burst

@@ -1,4 +1,4 @@
-// LpPlanner: the daemon's periodic backlog LP and capacity headroom (issue 6). On
+// LpPlanner: the daemon's periodic backlog LP and capacity headroom. On
 // the event-loop thread it snapshots the backlog and the windowed arrival rates,
 // hands both LPs to an Executor (locschedd's worker thread; inline in tests), and
 // applies the job order that comes back to the `priority` intra-queue policy, for

@@ -1,4 +1,4 @@
-// Rebalancer: issue 5 in the daemon. As the Scheduler's BacklogObserver it logs
+// Rebalancer: max-cover task assignment in the daemon. As the Scheduler's BacklogObserver it logs
 // every change of the queued backlog (O(1) or O(replicas) per event; only while
 // automatic runs are on, else a forced run lists the backlog) and keeps ONE
 // MaxCover across runs; a run absorbs the log, solves max-cover + bal-assign

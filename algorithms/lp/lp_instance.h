@@ -1,4 +1,4 @@
-// LpInstance: the offline weighted-completion-time problem of issue 6 (machines
+// LpInstance: the offline weighted-completion-time problem (machines
 // with a capacity; jobs with a weight, a release time and map/reduce tasks with a
 // demand, a placement, a duration and an optional remote penalty). Built by
 // tools/solve/lp_commands.cc and the tests, read by every LP solver. Plain data; no threads.

@@ -1,4 +1,4 @@
-// The LP rows of locsched-solve (issue 6): synchpack, mrs, jsq-mw and tetris read
+// The LP rows of locsched-solve: synchpack, mrs, jsq-mw and tetris read
 // an instance file, solve it and print the schedule next to the LP lower bound.
 // Registered in tools/solve/main.cc's kCommands; single-threaded CLI code.
 #pragma once

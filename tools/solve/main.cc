@@ -19,7 +19,7 @@ namespace {
 const SolveCommand kCommands[] = {
     {"hta", "assign tasks to servers by max load (Fischer-Su-Yin; flow, round-robin, exact)",
      RunHta},
-    {"synchpack", "SynchPack-2 schedule vs the interval LP bound (issue 6)", RunSynchPackCommand},
+    {"synchpack", "SynchPack-2 schedule vs the interval LP bound", RunSynchPackCommand},
     {"mrs", "MRS Map->Reduce merge schedule vs the interval LP bound", RunMrsCommand},
     {"jsq-mw", "JSQ+MaxWeight with greedy packing (baseline)", RunJsqMwCommand},
     {"tetris", "Tetris-style packing score (baseline)", RunTetrisCommand},
