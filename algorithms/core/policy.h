@@ -92,6 +92,10 @@ class Policy {
   virtual void OnMachineAvailable(MachineId m) = 0;
   /// Updates the service rates (learnt online).
   virtual void SetRates(double alpha, double gamma) = 0;
+  /// The driver's clock in seconds, monotone (the core reads no clock of its own: the
+  /// daemon passes its workload clock, the simulator its simulated time). Policies that
+  /// wait a time, or bound a job's wait, read it; the others ignore it.
+  virtual void SetNow(double now_s) { (void)now_s; }
   /// Random state a snapshot saves (empty if the policy draws no random numbers).
   virtual std::vector<uint64_t> RandomState() const { return {}; }
   /// Continues from what RandomState returned.

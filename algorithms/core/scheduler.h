@@ -119,6 +119,13 @@ class Scheduler {
   bool SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs);
   /// Updates the service rates the policy weighs queues by.
   void SetRates(double alpha, double gamma) { policy_->SetRates(alpha, gamma); }
+  /// Advances the core's notion of time (seconds, monotone; see Policy::SetNow).
+  void SetNow(double now_s) {
+    now_ = now_s;
+    policy_->SetNow(now_s);
+  }
+  /// The time last passed to SetNow (0 before the first call).
+  double now() const { return now_; }
 
   /// The cluster state (read-only).
   const Cluster& cluster() const { return cluster_; }
@@ -152,6 +159,7 @@ class Scheduler {
   uint64_t queued_ = 0;
   uint64_t running_ = 0;
   uint64_t blocked_ = 0;
+  double now_ = 0;
   uint32_t unsettled_ = 0;  // claims not yet settled (checked by asserts)
 };
 
