@@ -15,7 +15,8 @@ int RunHta(int argc, char** argv);  // tools/solve/hta_command.cc
 
 namespace {
 
-// Each solver adds its row here (and its tools/solve_*.cc to tools/CMakeLists.txt).
+// Each solver adds its row here (and its tools/solve/*_command(s).cc to
+// tools/solve/CMakeLists.txt).
 const SolveCommand kCommands[] = {
     {"hta", "assign tasks to servers by max load (Fischer-Su-Yin; flow, round-robin, exact)",
      RunHta},

@@ -1,5 +1,5 @@
 // SolveCommand: one row of locsched-solve's subcommand table. Each offline
-// solver (tools/solve_*.cc) provides a row; tools/solve/main.cc dispatches on
+// solver (tools/solve/*_command(s).cc) provides a row; tools/solve/main.cc dispatches on
 // the first argument and prints the table as help. Single-threaded CLI code.
 #pragma once
 

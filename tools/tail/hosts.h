@@ -1,7 +1,7 @@
 // HostMapper: locsched-tail's --map-hosts. Renames the replica hosts a real trace
 // names (JobHistory SPLITS, Rumen preferredLocations) to emulated machine names,
 // prefix + index in first-seen order, so locsched-agents can run the trace's tasks.
-// Used by the replay and --check modes of tools/tail_*.cc; one thread.
+// Used by the replay and --check modes of tools/tail/*_mode(s).cc; one thread.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // locsched-tail's settings and its three modes (check, replay, follow), each in
-// its own tools/tail_*.cc; tail_main.cc parses the flags and picks one.
+// its own tools/tail/*_mode(s).cc; tools/tail/main.cc parses the flags and picks one.
 // Everything runs on the main thread; SIGINT/SIGTERM only set g_tail_stop.
 #pragma once
 
