@@ -10,6 +10,7 @@ Usage: crash_test.py /path/to/locschedd [cycles]
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -146,14 +147,22 @@ class Ctl:
 
 
 def main():
-    with tempfile.TemporaryDirectory() as tmp:
-        d = Daemon(tmp)
-        try:
-            run(d)
-        finally:  # a failed check must not leave the daemon holding CTest's output open
-            if d.proc and d.proc.poll() is None:
-                d.proc.kill()
-                d.proc.wait()
+    tmp = tempfile.mkdtemp(prefix="locsched-crash-")
+    d = Daemon(tmp)
+    try:
+        run(d)
+    except BaseException:
+        # Keep the folder (journal, snapshots, daemon log) for the post-mortem.
+        d.log.flush()
+        with open(d.log.name, errors="replace") as log:
+            tail = log.readlines()[-40:]
+        sys.stderr.write("crash test failed; kept %s; daemon log tail:\n%s" % (tmp, "".join(tail)))
+        raise
+    finally:  # a failed check must not leave the daemon holding CTest's output open
+        if d.proc and d.proc.poll() is None:
+            d.proc.kill()
+            d.proc.wait()
+    shutil.rmtree(tmp)
 
 
 def run(d):
