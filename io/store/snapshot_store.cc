@@ -154,6 +154,40 @@ bool ChainComplete(const std::map<uint64_t, JournalFile>& journals, uint64_t g) 
   return journals.count(g) || newest == g;
 }
 
+// A snapshot killed after it started its own journal but before its file took
+// P.snap's place: P.snap.tmp is complete and journal g exists, and P.prev may already
+// hold a journal newer than P.snap needs, so the tmp file is the only usable state.
+// Loads it into *rec; false (and nothing reported) for a torn or unstarted tmp file.
+bool TakeInterruptedSnapshot(const std::string& path,
+                             const std::map<uint64_t, JournalFile>& journals, uint64_t* g,
+                             Recovery* rec) {
+  const std::string tmp = path + ".snap.tmp";
+  Recovery quiet;  // a torn tmp file is the normal trace of a kill while writing it
+  std::vector<std::string> records;
+  uint64_t gen = 0;
+  if (!LoadSnapshot(tmp, &gen, &records, &quiet)) return false;
+  if (!journals.count(gen) || !ChainComplete(journals, gen)) return false;
+  *g = gen;
+  rec->snapshot_file = path + ".snap";
+  rec->snapshot = std::move(records);
+  rec->warnings.push_back(tmp + ": a snapshot interrupted before it was installed; installing it");
+  return true;
+}
+
+// Gives an interrupted snapshot the place Snapshot would have: P.snap -> P.snap.prev,
+// P.snap.tmp -> P.snap. A crash in between leaves the tmp file to be taken again.
+Status InstallSnapshot(const std::string& path) {
+  if (Exists(path + ".snap"))
+    if (Status s = Rename(path + ".snap", path + ".snap.prev"); !s.ok()) return s;
+  if (Status s = Rename(path + ".snap.tmp", path + ".snap"); !s.ok()) return s;
+  return SyncDir(path);
+}
+
+Status Unlink(const std::string& path) {
+  if (::unlink(path.c_str()) == 0 || errno == ENOENT) return Status::Ok();
+  return Status::IoError(path, "unlink: " + ErrnoText(errno));
+}
+
 }  // namespace
 
 std::string SnapshotStore::JournalHeader(uint64_t g) {
@@ -174,16 +208,18 @@ Status SnapshotStore::Open(const std::string& path, SyncMode mode, double interv
     *out = std::move(store);
     return Status::Ok();
   }
-  ::unlink((path + ".snap.tmp").c_str());
   std::map<uint64_t, JournalFile> journals;
   for (const std::string& p : {path + ".prev", path, path + ".next"}) {
     JournalFile f;
     if (LoadJournal(p, &f, rec)) journals[f.gen] = std::move(f);  // a later file wins a tie
   }
-  // Candidates, newest first: P.snap, P.snap.prev, then the empty state (generation 0).
+  // Candidates, newest first: an interrupted P.snap.tmp, P.snap, P.snap.prev, then the
+  // empty state (generation 0).
   uint64_t g = 0;
-  bool chosen = false;
+  const bool from_tmp = TakeInterruptedSnapshot(path, journals, &g, rec);
+  bool chosen = from_tmp;
   for (const std::string& p : {path + ".snap", path + ".snap.prev"}) {
+    if (chosen) break;
     std::vector<std::string> records;
     if (!LoadSnapshot(p, &g, &records, rec)) continue;
     if (ChainComplete(journals, g)) {
@@ -217,6 +253,7 @@ Status SnapshotStore::Open(const std::string& path, SyncMode mode, double interv
       return s;
   }
   ::unlink((path + ".next").c_str());
+  if (Status s = from_tmp ? InstallSnapshot(path) : Unlink(path + ".snap.tmp"); !s.ok()) return s;
   if (Status s = store->OpenJournal(); !s.ok()) return s;
   rec->generation = store->generation_;
   *out = std::move(store);
