@@ -20,4 +20,27 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return d[a.size()][b.size()];
 }
 
+namespace {
+
+// The part after the last dot ("alpha" of "scheduler.alpha"), or all of `name`.
+std::string_view LastPart(std::string_view name) {
+  const size_t dot = name.rfind('.');
+  return dot == std::string_view::npos ? name : name.substr(dot + 1);
+}
+
+}  // namespace
+
+std::string_view SuggestName(std::string_view name, std::span<const std::string_view> candidates) {
+  const std::string_view last = LastPart(name);
+  size_t best_distance = std::max<size_t>(2, last.size() / 3) + 1;  // no farther than the rule
+  std::string_view best;
+  for (std::string_view cand : candidates) {
+    size_t d = EditDistance(name, cand);
+    if (cand.find('.') != std::string_view::npos)
+      d = std::min(d, EditDistance(last, LastPart(cand)) + 1);
+    if (d < best_distance) best_distance = d, best = cand;
+  }
+  return best;
+}
+
 }  // namespace locsched

@@ -19,7 +19,8 @@
 # BENCH_SECONDS (measured window, default 10), BENCH_WINDOW (requests in flight,
 # default 128), BENCH_QUEUED (default 100000), BENCH_ROUNDS (default 3),
 # BENCH_OUT (JSON path), BENCH_BASELINE (another locschedd binary, e.g. main's
-# before a change: its two rows run in the same rounds, after this build's).
+# before a change: its two rows run in the same rounds, after this build's),
+# BENCH_BUILD (0: use the binaries already in BUILD_DIR, build nothing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build/release}
@@ -30,36 +31,24 @@ rounds=${BENCH_ROUNDS:-3}
 baseline=${BENCH_BASELINE:-}
 out=${BENCH_OUT:-docs/figures/daemon_bench.json}
 
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j "${JOBS:-$(nproc)}" --target locschedd locsched-echo locsched-loadgen
+if [[ ${BENCH_BUILD:-1} != 0 ]]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$build" -j "${JOBS:-$(nproc)}" --target locschedd locsched-echo locsched-loadgen
+fi
 daemon=$build/daemon/locschedd
 echo_server=$build/bench/locsched-echo
 loadgen=$build/bench/locsched-loadgen
 
+# shellcheck source=bench/daemon_lib.sh
+source bench/daemon_lib.sh
 tmp=$(mktemp -d /tmp/locsched-bench-XXXXXX)
-server_pid=""
+echo_pid=""
 cleanup() {
-  if [[ -n $server_pid ]]; then kill "$server_pid" 2>/dev/null || true; fi
+  daemon_stop
+  if [[ -n $echo_pid ]]; then kill "$echo_pid" 2>/dev/null || true; fi
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-# Waits until the socket file $1 exists (the server is listening).
-wait_for() {
-  for _ in $(seq 200); do
-    [[ -S $1 ]] && return 0
-    kill -0 "$server_pid" 2>/dev/null || { echo "server died; its log:" >&2; cat "$tmp/server.log" >&2; exit 1; }
-    sleep 0.05
-  done
-  echo "no socket at $1 after 10 s" >&2
-  exit 1
-}
-
-stop_server() {
-  kill "$server_pid"
-  wait "$server_pid" || true
-  server_pid=""
-}
 
 load() {  # load NAME WINDOW [loadgen flags...]
   local name=$1 w=$2
@@ -68,26 +57,26 @@ load() {  # load NAME WINDOW [loadgen flags...]
   "$loadgen" --seconds "$seconds" --window "$w" --queued "$queued" "$@" >"$tmp/$name.json"
 }
 
-start_daemon() {  # start_daemon [BINARY]
-  "${1:-$daemon}" --set "sockets.event_path=$tmp/ev.sock" --set "sockets.control_path=$tmp/ctl.sock" \
-    --set log.level=warn --set log.target=stderr 2>"$tmp/server.log" &
-  server_pid=$!
-  wait_for "$tmp/ev.sock"
-}
-
 echo_run() {  # echo_run NAME: one measurement of the echo ceiling
-  "$echo_server" --socket "$tmp/echo.sock" 2>"$tmp/server.log" &
-  server_pid=$!
-  wait_for "$tmp/echo.sock"
-  load "$1" "$window" --socket "$tmp/echo.sock" --echo --machines 1000 --pid "$server_pid"
-  stop_server
+  "$echo_server" --socket "$tmp/echo.sock" 2>"$tmp/echo.log" &
+  echo_pid=$!
+  for _ in $(seq 200); do
+    [[ -S $tmp/echo.sock ]] && break
+    kill -0 "$echo_pid" 2>/dev/null || { echo "locsched-echo exited; its log:" >&2; cat "$tmp/echo.log" >&2; exit 1; }
+    sleep 0.05
+  done
+  load "$1" "$window" --socket "$tmp/echo.sock" --echo --machines 1000 --pid "$echo_pid"
+  kill "$echo_pid"
+  wait "$echo_pid" || true
+  echo_pid=""
+  rm -f "$tmp/echo.sock"
   echo "$1" >>"$tmp/order"
 }
 
 daemon_run() {  # daemon_run NAME MACHINES WINDOW [BINARY]
-  start_daemon "${4:-}"
-  load "$1" "$3" --socket "$tmp/ev.sock" --machines "$2" --pid "$server_pid"
-  stop_server
+  daemon_start "${4:-$daemon}" "$tmp"
+  load "$1" "$3" --socket "$tmp/ev.sock" --machines "$2" --pid "$DAEMON_PID"
+  daemon_stop
   echo "$1" >>"$tmp/order"
 }
 

@@ -1,7 +1,13 @@
-# Shared by the bench scripts that drive a real locschedd: start it on temporary
-# sockets, wait for its control socket, stop it. Source it, then:
+# shellcheck shell=bash
+# Shared by every bench script that drives a real locschedd (daemon_bench.sh,
+# journal_bench.sh, loop_latency_bench.sh, rebalance_bench.sh, priority_online.sh):
+# start it on temporary sockets, wait for its control socket, stop it. Source it, then:
 #   daemon_start DAEMON DIR [--set KEY=VALUE ...]   sockets DIR/ev.sock and DIR/ctl.sock,
-#                                                   log DIR/server.log; sets DAEMON_PID
+#                                                   log DIR/server.log (warn level unless
+#                                                   a later --set log.level says otherwise);
+#                                                   sets DAEMON_PID; fails, printing the
+#                                                   log, if the daemon exits or is not up
+#                                                   after 10 s
 #   daemon_stop                                     SIGTERM, wait; no-op when none runs
 #   daemon_status DIR                               the `status` reply (one JSON line)
 DAEMON_PID=""
@@ -14,6 +20,12 @@ daemon_start() {
   DAEMON_PID=$!
   for _ in $(seq 200); do
     [[ -S $dir/ctl.sock ]] && return 0
+    if ! kill -0 "$DAEMON_PID" 2>/dev/null; then
+      echo "daemon_start: $bin exited; its log:" >&2
+      cat "$dir/server.log" >&2
+      DAEMON_PID=""
+      return 1
+    fi
     sleep 0.05
   done
   echo "daemon_start: no control socket after 10 s" >&2

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Algorithm 2 against round robin and the lower bound on trace-derived batches
-(docs/benchmarks.md, "Task assignment quality on SWIM batches").
+(docs/benchmarks.md, "Quality on SWIM-derived batches").
 
 Each batch is the jobs of one window of a SWIM FB-2009 hour, split into map
 tasks of 64 MB of input (at least one per job), each with `--replicas` replica

@@ -9,7 +9,8 @@
 # Environment: BUILD_DIR (default build/release), BENCH_SECONDS (default 10),
 # BENCH_WINDOW (requests in flight, default 128), BENCH_DIR (where the journals
 # go; default a new directory under /var/tmp, which must be a real disk, not
-# tmpfs, for fdatasync to cost what it costs), BENCH_OUT (JSON path).
+# tmpfs, for fdatasync to cost what it costs), BENCH_OUT (JSON path), BENCH_BUILD
+# (0: use the binaries already in BUILD_DIR, build nothing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build/release}
@@ -17,35 +18,35 @@ seconds=${BENCH_SECONDS:-10}
 window=${BENCH_WINDOW:-128}
 out=${BENCH_OUT:-docs/figures/journal_bench.json}
 
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j "$(nproc)" --target locschedd locsched-loadgen
+if [[ ${BENCH_BUILD:-1} != 0 ]]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$build" -j "$(nproc)" --target locschedd locsched-loadgen
+fi
 daemon=$build/daemon/locschedd
 loadgen=$build/bench/locsched-loadgen
 
+# shellcheck source=bench/daemon_lib.sh
+source bench/daemon_lib.sh
 tmp=${BENCH_DIR:-$(mktemp -d /var/tmp/locsched-journal-bench-XXXXXX)}
 mkdir -p "$tmp"
-pid=""
 cleanup() {
-  if [[ -n $pid ]]; then kill "$pid" 2>/dev/null || true; fi
+  daemon_stop
   rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-# run NAME [--set KEY=VALUE ...]: a fresh daemon, the load, its JSON in $tmp/NAME.json.
+# run NAME [--set KEY=VALUE ...]: a fresh daemon, the load, its JSON in $tmp/NAME.json and
+# its log (info level: the snapshot lines are counted below) in $tmp/NAME.log.
 run() {
   local name=$1
   shift
   rm -f "$tmp"/journal.log*
-  "$daemon" --set "sockets.event_path=$tmp/ev.sock" --set "sockets.control_path=$tmp/ctl.sock" \
-    --set log.level=info --set log.target=stderr "$@" 2>"$tmp/$name.log" &
-  pid=$!
-  for _ in $(seq 200); do [[ -S $tmp/ev.sock ]] && break; sleep 0.05; done
+  daemon_start "$daemon" "$tmp" --set log.level=info "$@"
   echo "== $name" >&2
   "$loadgen" --socket "$tmp/ev.sock" --machines 1000 --seconds "$seconds" --window "$window" \
-    --pid "$pid" >"$tmp/$name.json"
-  kill "$pid"
-  wait "$pid" || true
-  pid=""
+    --pid "$DAEMON_PID" >"$tmp/$name.json"
+  daemon_stop
+  mv "$tmp/server.log" "$tmp/$name.log"
   { du -b "$tmp"/journal.log* 2>/dev/null || true; } | awk '{s += $1} END {print s + 0}' >"$tmp/$name.bytes"
 }
 

@@ -34,10 +34,11 @@ for bin in "$daemon" "$loadgen"; do
   [[ -x $bin ]] || { echo "loop_latency_bench: $bin is missing; run: bash tools/build.sh release" >&2; exit 1; }
 done
 
+# shellcheck source=bench/daemon_lib.sh
+source bench/daemon_lib.sh
 tmp=$(mktemp -d /tmp/locsched-looplat-XXXXXX)
-server_pid=""
 cleanup() {
-  if [[ -n $server_pid ]]; then kill "$server_pid" 2>/dev/null || true; fi
+  daemon_stop
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -56,18 +57,9 @@ settings() {  # settings MODE: the --set flags of one mode
 }
 
 start_daemon() {  # start_daemon MODE
-  local flags=()
+  local flags=() kv
   for kv in $(settings "$1"); do flags+=(--set "$kv"); done
-  "$daemon" --set "sockets.event_path=$tmp/ev.sock" --set "sockets.control_path=$tmp/ctl.sock" \
-    --set log.level=warn --set log.target=stderr "${flags[@]}" 2>"$tmp/server.log" &
-  server_pid=$!
-  for _ in $(seq 200); do
-    [[ -S $tmp/ctl.sock ]] && return 0
-    kill -0 "$server_pid" 2>/dev/null || { cat "$tmp/server.log" >&2; exit 1; }
-    sleep 0.05
-  done
-  echo "loop_latency_bench: no control socket after 10 s" >&2
-  exit 1
+  daemon_start "$daemon" "$tmp" "${flags[@]}"
 }
 
 # Polls status until $tmp/stop appears; writes the last rebalance and lp figures seen
@@ -110,9 +102,7 @@ for round in $(seq "$rounds"); do
       --queued "$queued" --machines "$machines" >"$tmp/load.json"
     touch "$tmp/stop"
     wait "$poller"
-    kill "$server_pid"
-    wait "$server_pid" || true
-    server_pid=""
+    daemon_stop
     /usr/bin/python3 - "$tmp" "$round" "$mode" >>"$tmp/rows.jsonl" <<'PY'
 import json, os, sys
 tmp, round_, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]

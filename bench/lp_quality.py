@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Offline quality of the LP solvers on trace-built instances (docs/benchmarks.md,
-section "LP schedules on trace instances"), and LP solve time against backlog size.
+section "Offline LP schedules on trace instances"), and LP solve time against backlog size.
 
 Builds instances at run time from the traces in TRACES (default
 /work/shared/data/traces; never copied into the repo), runs locsched-solve

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <vector>
 
 namespace locsched {
 namespace {
@@ -20,11 +21,6 @@ struct LoadError {
   toml::source_position pos;
   std::string text;  // "key: problem"
 };
-
-std::string_view Leaf(std::string_view key) {
-  size_t dot = key.rfind('.');
-  return dot == std::string_view::npos ? key : key.substr(dot + 1);
-}
 
 std::string UnknownKey(std::string_view key, std::string_view what) {
   std::string text = std::string(key) + ": " + std::string(what);
@@ -130,17 +126,9 @@ std::string SuggestConfigKey(std::string_view unknown) {
     candidates.insert(k.key);
     candidates.insert(ConfigSection(k));
   }
-  std::string_view leaf = Leaf(unknown);
-  size_t best = std::max<size_t>(2, leaf.size() / 3) + 1;
-  std::string_view best_key;
-  for (std::string_view cand : candidates) {
-    size_t d = EditDistance(unknown, cand);
-    // A known name in the wrong section (or at the top level) is one edit away.
-    if (cand.find('.') != std::string_view::npos)
-      d = std::min(d, EditDistance(leaf, Leaf(cand)) + 1);
-    if (d < best) best = d, best_key = cand;
-  }
-  return std::string(best_key);
+  // SuggestName counts a known key in the wrong section (or at the top level) as one edit.
+  const std::vector<std::string_view> names(candidates.begin(), candidates.end());
+  return std::string(SuggestName(unknown, names));
 }
 
 Status LoadConfigText(std::string_view text, std::string_view source_name, Config* out) {

@@ -3,6 +3,7 @@
 #include "base/suggest.h"
 
 #include <array>
+#include <vector>
 
 namespace locsched {
 namespace {
@@ -110,16 +111,9 @@ const CommandSpec& SpecOf(Op op) {
 }
 
 std::string_view SuggestCommand(std::string_view name) {
-  std::string_view best;
-  size_t best_distance = 4;
-  for (const CommandSpec& c : kTable) {
-    const size_t d = EditDistance(name, c.name);
-    if (d < best_distance) {
-      best = c.name;
-      best_distance = d;
-    }
-  }
-  return best;
+  std::vector<std::string_view> names;
+  for (const CommandSpec& c : kTable) names.push_back(c.name);
+  return SuggestName(name, names);
 }
 
 std::span<const FieldSpec> TaskFields() {

@@ -78,7 +78,7 @@ std::span<const CommandSpec> CommandTable();
 const CommandSpec* FindCommand(std::string_view name);
 /// The spec of op.
 const CommandSpec& SpecOf(Op op);
-/// The closest command name to `name` (edit distance <= 3), or "" if none is close.
+/// The closest command name to `name` by SuggestName's rule, or "" if none is close.
 std::string_view SuggestCommand(std::string_view name);
 /// The fields of task objects inside job_submit's "tasks".
 std::span<const FieldSpec> TaskFields();

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "base/suggest.h"
 #include "tools/solve/lp_commands.h"
@@ -34,15 +36,11 @@ void PrintUsage(FILE* out) {
   for (const SolveCommand& c : kCommands) std::fprintf(out, "  %-12s %s\n", c.name, c.summary);
 }
 
-// The closest command name, for a did-you-mean.
+// The closest command name, for a did-you-mean ("" if none is close).
 std::string Closest(const std::string& name) {
-  std::string best;
-  size_t best_distance = 3;  // farther than this is no suggestion
-  for (const SolveCommand& c : kCommands) {
-    size_t d = EditDistance(name, c.name);
-    if (d < best_distance) best_distance = d, best = c.name;
-  }
-  return best;
+  std::vector<std::string_view> names;
+  for (const SolveCommand& c : kCommands) names.push_back(c.name);
+  return std::string(SuggestName(name, names));
 }
 
 int Main(int argc, char** argv) {

@@ -7,7 +7,7 @@ namespace {
 
 using testing::ParseText;
 
-TEST_CASE("jsonl: the requests of docs/protocol.md's session parse; counts match the text") {
+TEST_CASE("jsonl: docs/protocol.md's example requests parse; counts match the text") {
   // Independent count: the event-socket lines ("→ ") of the transcript and their ops.
   std::string log;
   uint64_t lines = 0, submits = 0, starts = 0;

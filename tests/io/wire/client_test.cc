@@ -1,4 +1,4 @@
-// Tests io/client: LineClient against a socketpair and a listening Unix socket:
+// Tests io/wire/client: LineClient against a socketpair and a listening Unix socket:
 // buffered line splitting, partial writes of big lines, pipelined batches, and
 // errors that name the path (no such socket, peer gone, timeout, overlong line).
 #include "io/wire/client.h"

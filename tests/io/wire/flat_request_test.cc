@@ -1,4 +1,4 @@
-// Tests io/flat_request: the fast path takes the compact flat lines agents
+// Tests io/wire/flat_request: the fast path takes the compact flat lines agents
 // send, leaves every other line to the general decoder, and never decodes a
 // line differently from it (checked on seeded mutations).
 #include "io/wire/flat_request.h"

@@ -1,4 +1,4 @@
-// Tests io/command_table and io/request: every command decodes from its table
+// Tests io/wire/command_table and io/wire/request: every command decodes from its table
 // row, every malformed input is rejected with the offending field's path, and
 // mutated lines never crash the decoder.
 #include "io/wire/request.h"

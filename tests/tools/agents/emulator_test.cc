@@ -1,4 +1,4 @@
-// Tests tools/agents (the cluster emulator) without sockets: a fake scheduler
+// Tests tools/agents/emulator (the cluster emulator) without sockets: a fake scheduler
 // behind the Transport decodes every request with the real protocol decoder,
 // assigns local tasks first, and can be told to misbehave. Checks the workload
 // rates, the bookkeeping, stopping rules and the detection of bad replies.
