@@ -82,8 +82,16 @@ class Engine {
   Status TaskDone(const Request& r, JsonWriter& w);
   /// task_failed: retried up to the limit, then its job fails.
   Status TaskFailed(const Request& r, JsonWriter& w);
-  /// Journal replay of one assignment a heartbeat made before a restart.
-  Status ReplayAssign(const std::string& machine, const std::string& job, const std::string& task);
+  /// Journal replay of one assignment a heartbeat made before a restart; writes it into
+  /// w as the heartbeat's reply did.
+  Status ReplayAssign(const std::string& machine, std::string_view job, std::string_view task,
+                      JsonWriter& w);
+  /// The assignments of the last successful heartbeat (valid until the next command).
+  std::span<const Assignment> last_assigned() const { return assigned_; }
+  /// The name of live job j.
+  std::string_view JobName(JobId j) const { return jobs_[j].name; }
+  /// The name of task t (of a live job).
+  std::string_view TaskName(TaskId t) const;
   /// job_cancel: removes a live job.
   Status JobCancel(const Request& r, JsonWriter& w);
   /// rebalance, run on the calling thread (no worker installed): writes the run's figures.
@@ -153,7 +161,6 @@ class Engine {
   void NoteStarted(const Assignment& a, double now);
   Status CheckSubmit(const Request& r, std::vector<MachineId>* replicas, NameIndex* names) const;
   void IndexJob(const std::string& name, JobId j, NameIndex names, double submitted_at);
-  std::string_view TaskName(TaskId t) const;
   void ForgetJob(JobId j, JobOutcome outcome);
   void ObserveDuration(TaskId t);
   uint32_t RackId(const std::string& rack);
@@ -194,6 +201,7 @@ class Engine {
   std::vector<double> task_started_;  // by TaskId; start of the current run
   std::unordered_map<std::string, Finished> finished_;
   std::deque<std::string> finished_order_;
+  std::vector<Assignment> assigned_;  // the last heartbeat's (reused, no allocation per beat)
 
   uint64_t jobs_submitted_ = 0, jobs_done_ = 0, jobs_failed_ = 0, jobs_cancelled_ = 0;
   uint64_t tasks_done_ = 0, tasks_failed_ = 0, tasks_requeued_ = 0;
