@@ -1,10 +1,7 @@
-// CommitStep: the event loop's per-burst step, run once after the loop has
-// handled the sockets that were ready together (as redis's beforeSleep runs
-// before the loop waits again). It makes the burst's journal records durable
-// with one sync (group commit) before their replies are released, writes a
-// snapshot when the journal has grown past journal.snapshot_mb, and ends the
-// burst clock. Connections only open a burst and wait on it; they never sync.
-// Event-loop thread only.
+// CommitStep: the loop's per-burst step (as redis's beforeSleep), run after the
+// connections that were ready together: one journal sync for the burst (group
+// commit) before their replies go out, the snapshot trigger, the burst clock.
+// Connections open bursts and park on it; event-loop thread only.
 #pragma once
 
 #include <boost/asio/io_context.hpp>

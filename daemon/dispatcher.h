@@ -1,9 +1,7 @@
-// Dispatcher: turns one request line into one reply line. It decodes with the
-// CommandTable, checks the socket and the peer, deduplicates event ids, calls
-// the command's handler from its handler table, counts the line, appends the
-// journal record of a mutating event and serializes the reply. Syncing the
-// journal is the loop's per-burst commit step, not the Dispatcher's.
-// Connections call HandleLine on the event-loop thread; it never blocks.
+// Dispatcher: one request line in, one reply line out: decode (CommandTable),
+// socket and peer checks, id dedupe, the handler table, counters, and the
+// EventLog record of a mutating event; it never syncs (the CommitStep does).
+// Connections and JournalReplay call it on the event-loop thread; never blocks.
 #pragma once
 
 #include <cstdint>

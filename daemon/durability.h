@@ -1,8 +1,7 @@
-// Durability: the daemon's side of "acknowledged means durable". At start it
-// opens the SnapshotStore, loads the snapshot into the Dispatcher, replays the
-// journal after it (JournalReplay) and attaches the journal to the EventLog;
-// later it writes snapshots (on `snapshot`, from the commit step when the
-// journal passes journal.snapshot_mb, at a clean stop). Event-loop thread only.
+// Durability: "acknowledged means durable". At start it opens the SnapshotStore,
+// loads the snapshot into the Dispatcher, replays the journal (JournalReplay)
+// and attaches it to the EventLog; later it writes snapshots (`snapshot`, the
+// CommitStep past journal.snapshot_mb, a clean stop). Event-loop thread only.
 #pragma once
 
 #include <cstdint>

@@ -1,9 +1,7 @@
-// EventLog: the daemon's write side of the journal. It refuses mutating events
-// while the journal's disk is nearly full, appends one record per applied event
-// (a heartbeat's record lists its assignments as job/task pairs), counts what is
-// not yet synced and says when a snapshot is due. The Dispatcher appends, the
-// per-burst commit step syncs, Durability attaches each new journal.
-// Event-loop thread only.
+// EventLog: the journal's write side: the full-disk guard, one record per
+// applied event (a heartbeat's lists its [job, task] assignments), the unsynced
+// count, "snapshot due". The Dispatcher appends, the CommitStep syncs,
+// Durability attaches each new journal. Event-loop thread only.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,7 @@
-// JournalReplay: re-applies the journal records EventLog wrote, at start and
-// after the snapshot they follow. Each record's time pins the clock; a
-// heartbeat's recorded assignments are imposed (the policy is not asked again);
-// every other event goes through Dispatcher::HandleLine as it did live.
-// Durability calls it before journaling resumes; event-loop thread only.
+// JournalReplay: re-applies the records EventLog wrote, pinning the clock to
+// each record's time; a heartbeat's recorded assignments are imposed, every
+// other event goes through Dispatcher::HandleLine as it did live. Durability
+// calls it at start, before journaling resumes; event-loop thread only.
 #pragma once
 
 #include <string_view>

@@ -239,7 +239,7 @@ awaitable<void> Server::Impl::Answer(Connection& c, std::string_view data) {
 }
 
 // Reply bytes gathered before they are written. While they wait for the
-// journal, a whole burst (group commit: one sync per write, up to
+// journal, a whole burst (group commit: one sync per commit step, up to
 // limits.client_buffer_bytes). Otherwise a small chunk, so a pipelining client
 // reads replies and sends more requests while the daemon answers the rest of
 // its burst, instead of both sides taking turns (docs/benchmarks.md §6).

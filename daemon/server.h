@@ -1,8 +1,7 @@
-// Server: the two Unix sockets (event and control) and their connections on
-// the daemon's io_context. A connection only splits lines, hands each to the
-// Dispatcher and writes the replies back; it never touches scheduling state.
-// Replies to journaled events wait for the loop's CommitStep. Everything runs
-// on the one event-loop thread.
+// Server: the event and control Unix sockets and their connections on the
+// daemon's io_context. A connection only splits lines, hands each to the
+// Dispatcher and writes the replies, parked on the CommitStep while the journal
+// owes them a sync; it never touches scheduling state. Event-loop thread only.
 #pragma once
 
 #include <cstdint>
