@@ -78,13 +78,11 @@ class Daemon final : public DaemonControl {
   Daemon(const Config& cfg, const DaemonOptions& opts)
       : cfg_(cfg),
         opts_(opts),
-        engine_(cfg, clock_),
+        engine_(cfg, clock_, [](const std::string& line) { spdlog::warn("{}", line); }),
         log_(clock_, cfg.journal, [path = cfg.journal.path] { return JournalDiskFreeBytes(path); }),
         planner_(cfg.lp.enabled ? MakePlanner() : nullptr),
         dispatcher_(engine_, cfg, &log_, planner_.get(), this),
-        server_(io_, dispatcher_, commit_, cfg) {
-    engine_.SetNotify([](const std::string& line) { spdlog::warn("{}", line); });
-  }
+        server_(io_, dispatcher_, commit_, cfg) {}
 
   int Run();
 
@@ -292,14 +290,13 @@ void Daemon::ApplyRebalance() {
 // Solves run on worker_ over a snapshot the planner took on the loop; the result
 // is posted back and applied on the loop.
 std::unique_ptr<LpPlanner> Daemon::MakePlanner() {
-  auto planner = std::make_unique<LpPlanner>(engine_, cfg_.lp);
-  planner->SetExecutor([this](std::function<void()> work, std::function<void()> done) {
-    asio::post(worker_, [this, work = std::move(work), done = std::move(done)]() mutable {
-      work();
-      asio::post(io_, std::move(done));
-    });
-  });
-  return planner;
+  return std::make_unique<LpPlanner>(
+      engine_, cfg_.lp, [this](std::function<void()> work, std::function<void()> done) {
+        asio::post(worker_, [this, work = std::move(work), done = std::move(done)]() mutable {
+          work();
+          asio::post(io_, std::move(done));
+        });
+      });
 }
 
 // Once a second the planner decides whether the interval passed or a burst came.

@@ -41,8 +41,9 @@ std::string_view JobOutcomeName(JobOutcome o) {
   return "done";
 }
 
-Engine::Engine(const Config& cfg, const Clock& clock)
+Engine::Engine(const Config& cfg, const Clock& clock, Notify notify)
     : clock_(clock),
+      notify_(std::move(notify)),
       sched_(PolicyFrom(cfg.scheduler)),
       rebalancer_(cfg.scheduler.policy == PolicyKind::kJsqMaxWeight
                       ? std::make_unique<Rebalancer>(sched_, cfg.rebalance)

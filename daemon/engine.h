@@ -41,15 +41,14 @@ enum class JobOutcome : uint8_t { kDone, kFailed, kCancelled };
 /// Scheduling state keyed by name; one handler per state-touching command.
 class Engine {
  public:
-  /// State built from cfg's [scheduler] and [limits]; `clock` must outlive it.
-  Engine(const Config& cfg, const Clock& clock);
-  Engine(const Engine&) = delete;
-  Engine& operator=(const Engine&) = delete;
-
   /// Receives one line for each notable event (a failure, a lost machine) to log.
   using Notify = std::function<void(const std::string&)>;
-  /// Installs where notable events go (main logs them); none by default.
-  void SetNotify(Notify notify) { notify_ = std::move(notify); }
+
+  /// State built from cfg's [scheduler] and [limits]; `clock` must outlive it. Notable
+  /// events go to `notify` (locschedd logs them; none: dropped).
+  Engine(const Config& cfg, const Clock& clock, Notify notify = nullptr);
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
 
   /// Receives the tasks of each accepted job_submit at time `now` (the LP planner's rates).
   using ArrivalHook = std::function<void(double now, std::span<const TaskSpec> tasks)>;

@@ -32,6 +32,7 @@ struct HarnessOptions {
   bool planner = false;              ///< an LpPlanner (resolve-lp, lp status)
   DaemonControl* control = nullptr;  ///< reload, snapshot, worker rebalance
   EventLog::FreeBytes free_bytes;    ///< the journal disk's free bytes (none: unchecked)
+  LpPlanner::Executor executor;      ///< where the planner's solves run (none: inline)
 };
 
 /// The rig over clock type ClockT (FakeClock, or DaemonClock to pin times).
@@ -41,7 +42,8 @@ struct BasicHarness {
       : cfg(std::move(c)),
         engine(cfg, clock),
         log(clock, cfg.journal, std::move(o.free_bytes)),
-        lp(o.planner ? std::make_unique<LpPlanner>(engine, cfg.lp) : nullptr),
+        lp(o.planner ? std::make_unique<LpPlanner>(engine, cfg.lp, std::move(o.executor))
+                     : nullptr),
         dispatcher(engine, cfg, &log, lp.get(), o.control) {}
 
   /// Sends one line; the reply must be exactly one line.

@@ -24,11 +24,13 @@ Config PriorityConfig() {
 
 // The shared harness with a planner whose solves run inline, and two helpers.
 struct PlannerHarness : BasicHarness<FakeClock> {
-  explicit PlannerHarness(Config c = PriorityConfig(), bool planner = true)
-      : BasicHarness(std::move(c), Options(planner)) {}
-  static HarnessOptions Options(bool planner) {
+  explicit PlannerHarness(Config c = PriorityConfig(), bool planner = true,
+                          LpPlanner::Executor executor = nullptr)
+      : BasicHarness(std::move(c), Options(planner, std::move(executor))) {}
+  static HarnessOptions Options(bool planner, LpPlanner::Executor executor) {
     HarnessOptions o;
     o.planner = planner;
+    o.executor = std::move(executor);
     return o;
   }
   // A job of `tasks` map tasks, all with their input on m0.
@@ -154,12 +156,12 @@ TEST_CASE("a failed solve keeps the last good order and backs off") {
 }
 
 TEST_CASE("a solve in flight is not doubled, and its result applies when it lands") {
-  PlannerHarness h;
   std::function<void()> pending;
-  h.lp->SetExecutor([&](std::function<void()> work, std::function<void()> done) {
-    work();
-    pending = std::move(done);
-  });
+  PlannerHarness h(PriorityConfig(), true,
+                   [&](std::function<void()> work, std::function<void()> done) {
+                     work();
+                     pending = std::move(done);
+                   });
   h.Ok(R"({"op":"machine_up","machine":"m0"})");
   h.Submit("big", 5, 1);
   h.Submit("small", 1, 3);
