@@ -43,6 +43,7 @@ struct Options {
   bool json = false;
   bool quiet = false;
   bool list_policies = false;
+  std::vector<double> delay_waits{PolicyParams{}.delay_wait};
   TraceModeOptions trace;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
 };
@@ -115,9 +116,10 @@ void AddWorkloadFlags(CLI::App& app, Options& o) {
                  "paper's routing)")
       ->check(kNotNegative)
       ->capture_default_str();
-  app.add_option("--delay-wait", p.policy.delay_wait,
+  app.add_option("--delay-wait", o.delay_waits,
                  "Delay scheduling: time a job without a local task waits before it may run "
-                 "remote (slots here; seconds with --trace)")
+                 "remote (slots here; seconds with --trace, where a comma list runs each)")
+      ->delimiter(',')
       ->capture_default_str();
   app.add_option("--warmup", p.warmup_fraction, "Leading share of slots left out of the figures")
       ->capture_default_str();
@@ -259,6 +261,7 @@ nlohmann::json ToJson(const Point& pt, const SimParams& p) {
           {"intra", IntraQueueName(p.policy.intra)},
           {"weight_max", p.weight_max},
           {"remote_bias", p.policy.remote_bias},
+          {"delay_wait", p.policy.delay_wait},
           {"priority_slack", p.policy.priority_slack},
           {"mean_job_delay", Measured(r, r.mean_job_delay)},
           {"weighted_mean_job_delay", Measured(r, r.weighted_mean_job_delay)},
@@ -461,7 +464,7 @@ int main(int argc, char** argv) {
       s.intra = o.intra;
       s.machines = app.count("--machines") > 0 ? o.params.machines : 0;
       s.slots_per_machine = o.params.slots_per_machine;
-      s.delay_wait = o.params.policy.delay_wait;
+      s.delay_waits = o.delay_waits;
       s.remote_bias = o.params.policy.remote_bias;
       s.seed = o.params.seed;
       s.json = o.json;
@@ -469,6 +472,9 @@ int main(int argc, char** argv) {
         throw std::invalid_argument("--machines: must be at least 1");
       return RunTraceMode(o.trace, s);
     }
+    if (o.delay_waits.size() != 1)
+      throw std::invalid_argument("--delay-wait: a list needs --trace");
+    o.params.policy.delay_wait = o.delay_waits[0];
     ResolveChoices(o);
     if ((!o.csv.empty() || !o.chart.empty()) && o.sweep.empty())
       throw std::invalid_argument("--csv and --chart need --sweep");

@@ -1,9 +1,12 @@
 #include "tools/sim/trace_mode.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <stdexcept>
 
 #include "tools/sim/trace_jobs.h"
@@ -20,7 +23,7 @@ constexpr const char* kSlottedOnly[] = {
     "--lp-epsilon", "--priority-slack"};
 constexpr const char* kTraceOnly[] = {
     "--format",     "--hour",      "--racks",           "--remote-slowdown", "--rack-slowdown",
-    "--local-mean", "--heartbeat", "--fixed-durations", "--placement-seed"};
+    "--local-mean", "--heartbeat", "--fixed-durations", "--placement-seed",  "--utilization"};
 
 // "1", "2-10", ">1000": a bucket's job sizes.
 std::string BucketName(const JctBucket& b) {
@@ -47,7 +50,8 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
           {"policy", PolicyKindName(p.policy.kind)},
           {"intra", IntraQueueName(p.policy.intra)},
           {"remote_bias", p.policy.remote_bias},
-          {"delay_wait_s", p.policy.delay_wait},
+          {"delay_wait_s", p.policy.kind == PolicyKind::kDelay ? nlohmann::json(p.policy.delay_wait)
+                                                               : nlohmann::json(nullptr)},
           {"machines", p.cluster.machines},
           {"racks", p.cluster.racks},
           {"slots_per_machine", p.cluster.slots_per_machine},
@@ -96,30 +100,76 @@ void PrintText(const TraceSimResult& r, const TraceSimParams& p, double wall) {
   }
 }
 
-TraceSimParams Params(const TraceModeOptions& o, const TraceRunSettings& s, uint32_t machines) {
+// The run of `policy` (with `wait` if it is delay) at remote slowdown `slowdown`.
+TraceSimParams Params(const TraceModeOptions& o, const TraceRunSettings& s, PolicyKind policy,
+                      IntraQueue intra, double wait, double slowdown, uint32_t machines) {
   TraceSimParams p;
-  const auto kind = ParsePolicyKind(s.policy);
-  if (!kind) throw std::invalid_argument("--policy: unknown policy '" + s.policy + "'");
-  const auto intra = ParseIntraQueue(s.intra);
-  if (!intra || *intra == IntraQueue::kPriority)
-    throw std::invalid_argument("--intra: with --trace choose fair or fifo, not '" + s.intra + "'");
-  p.policy.kind = *kind;
-  p.policy.intra = *intra;
-  p.policy.delay_wait = s.delay_wait;
+  p.policy.kind = policy;
+  p.policy.intra = intra;
+  p.policy.delay_wait = wait;
   p.policy.remote_bias = s.remote_bias;
   p.policy.alpha = 1 / o.local_mean;
-  p.policy.gamma = p.policy.alpha / o.remote_slowdown;
+  p.policy.gamma = p.policy.alpha / slowdown;
   p.policy.seed = s.seed;
   p.seed = s.seed;
   p.cluster.machines = machines;
   p.cluster.slots_per_machine = s.slots_per_machine;
   p.cluster.racks = o.racks;
   p.cluster.local_mean_s = o.local_mean;
-  p.cluster.remote_slowdown = o.remote_slowdown;
+  p.cluster.remote_slowdown = slowdown;
   p.cluster.rack_slowdown = o.rack_slowdown;
   p.cluster.heartbeat_s = o.heartbeat;
   p.cluster.fixed_durations = o.fixed_durations;
   return p;
+}
+
+std::vector<PolicyKind> Policies(const std::string& list) {
+  std::vector<PolicyKind> out;
+  std::stringstream in(list);
+  for (std::string name; std::getline(in, name, ',');) {
+    const auto kind = ParsePolicyKind(name);
+    if (!kind)
+      throw std::invalid_argument("--policy: unknown policy '" + name + "' (see --list-policies)");
+    out.push_back(*kind);
+  }
+  if (out.empty()) throw std::invalid_argument("--policy: empty");
+  return out;
+}
+
+// Loads the trace; with --utilization, twice: once to measure its work, once placed on the
+// cluster that work fills to that share.
+TraceJobs Load(const TraceModeOptions& o, const TraceRunSettings& s) {
+  TraceJobsOptions load;
+  load.path = o.trace;
+  load.hour = o.hour;
+  load.machines = s.machines;
+  load.seed = o.placement_seed;
+  if (Status st = ParseTraceFormat(o.format, &load.format); !st.ok())
+    throw std::invalid_argument(
+        "--format: choose swim, jobhistory, rumen, google or locsched, not '" + o.format + "'");
+  if (o.hour < -1 || o.hour > 23) throw std::invalid_argument("--hour: must be 0-23");
+  if (o.utilization != 0 && !(o.utilization > 0 && o.utilization <= 10))
+    throw std::invalid_argument("--utilization: must be in (0, 10]");
+  if (o.utilization > 0 && s.machines > 0)
+    throw std::invalid_argument("--utilization: give it or --machines, not both");
+  TraceJobs jobs;
+  auto read = [&] {
+    jobs = TraceJobs{};
+    if (Status st = LoadTraceJobs(load, &jobs); !st.ok()) {
+      if (st.message().rfind("--", 0) == 0) throw std::invalid_argument(st.message());
+      throw std::runtime_error(st.message());
+    }
+  };
+  read();
+  if (o.utilization > 0) {
+    const TraceWorkload& w = jobs.workload;
+    const double span = std::max(o.local_mean, w.jobs.empty() ? 0 : w.jobs.back().submit_s);
+    const double slots = w.num_tasks() * o.local_mean / (o.utilization * span);
+    load.machines = static_cast<uint32_t>(
+        std::max(1.0, std::ceil(slots / static_cast<double>(s.slots_per_machine))));
+    read();
+  }
+  return jobs;
 }
 
 }  // namespace
@@ -134,9 +184,14 @@ void AddTraceFlags(CLI::App& app, TraceModeOptions& o) {
   app.add_option("--racks", o.racks,
                  "With --trace: racks (machine m in rack m*R/M); 0: no topology")
       ->capture_default_str();
-  app.add_option("--remote-slowdown", o.remote_slowdown,
-                 "With --trace: a task runs this many times longer off its replicas")
+  app.add_option("--remote-slowdown", o.remote_slowdowns,
+                 "With --trace: a task runs this many times longer off its replicas (a comma "
+                 "list runs each)")
+      ->delimiter(',')
       ->capture_default_str();
+  app.add_option("--utilization", o.utilization,
+                 "With --trace, instead of --machines: size the cluster so the trace's work, "
+                 "run local, fills this share of its slots over the trace's span");
   app.add_option("--rack-slowdown", o.rack_slowdown,
                  "With --trace and --racks: slowdown of a rack-local task (0: as remote)")
       ->capture_default_str();
@@ -164,31 +219,32 @@ void CheckTraceFlagUse(const CLI::App& app, const TraceModeOptions& o) {
 }
 
 int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
-  TraceJobsOptions load;
-  load.path = o.trace;
-  load.hour = o.hour;
-  load.machines = s.machines;
-  load.seed = o.placement_seed;
-  if (Status st = ParseTraceFormat(o.format, &load.format); !st.ok())
-    throw std::invalid_argument(
-        "--format: choose swim, jobhistory, rumen, google or locsched, not '" + o.format + "'");
-  if (o.hour < -1 || o.hour > 23) throw std::invalid_argument("--hour: must be 0-23");
-  TraceJobs jobs;
-  if (Status st = LoadTraceJobs(load, &jobs); !st.ok()) {
-    if (st.message().rfind("--", 0) == 0) throw std::invalid_argument(st.message());
-    throw std::runtime_error(st.message());
+  const std::vector<PolicyKind> policies = Policies(s.policy);
+  const auto intra = ParseIntraQueue(s.intra);
+  if (!intra || *intra == IntraQueue::kPriority)
+    throw std::invalid_argument("--intra: with --trace choose fair or fifo, not '" + s.intra + "'");
+  if (s.delay_waits.empty()) throw std::invalid_argument("--delay-wait: empty");
+  if (o.remote_slowdowns.empty()) throw std::invalid_argument("--remote-slowdown: empty");
+  const TraceJobs jobs = Load(o, s);
+  for (const double slowdown : o.remote_slowdowns) {
+    for (const PolicyKind policy : policies) {
+      const size_t waits = policy == PolicyKind::kDelay ? s.delay_waits.size() : 1;
+      for (size_t i = 0; i < waits; ++i) {
+        const TraceSimParams p =
+            Params(o, s, policy, *intra, s.delay_waits[i], slowdown, jobs.machines);
+        if (const std::string err = ValidateTraceSim(jobs.workload, p); !err.empty())
+          throw std::invalid_argument("--" + err);
+        const auto start = std::chrono::steady_clock::now();
+        const TraceSimResult r = SimulateTrace(jobs.workload, p);
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (s.json)
+          std::cout << ToJson(r, o, p, wall).dump() << std::endl;
+        else
+          PrintText(r, p, wall);
+      }
+    }
   }
-  const TraceSimParams p = Params(o, s, jobs.machines);
-  if (const std::string err = ValidateTraceSim(jobs.workload, p); !err.empty())
-    throw std::invalid_argument("--" + err);
-  const auto start = std::chrono::steady_clock::now();
-  const TraceSimResult r = SimulateTrace(jobs.workload, p);
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (s.json)
-    std::cout << ToJson(r, o, p, wall).dump() << "\n";
-  else
-    PrintText(r, p, wall);
   return 0;
 }
 
