@@ -213,6 +213,29 @@ class TraceMode(unittest.TestCase):
         self.assertEqual(runs[0], runs[1])
         self.assertNotEqual(runs[0]["mean_jct_s"], runs[2]["mean_jct_s"], "the seed changes nothing")
 
+    def test_lists_run_each_combination(self):
+        out = run_trace(self.trace, *self.HAND, "--policy", "fifo,delay", "--delay-wait", "5,20",
+                        "--remote-slowdown", "4,2")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        runs = [json.loads(line) for line in out.stdout.splitlines()]
+        self.assertEqual([(r["remote_slowdown"], r["policy"], r["delay_wait_s"]) for r in runs],
+                         [(4, "fifo", None), (4, "delay", 5), (4, "delay", 20),
+                          (2, "fifo", None), (2, "delay", 5), (2, "delay", 20)])
+        self.assertAlmostEqual(runs[1]["mean_jct_s"], (11.5 + 46) / 2)
+        self.assertAlmostEqual(runs[4]["mean_jct_s"], (11.5 + 26) / 2)  # remote 20 s from 6 s
+
+    def test_utilization_sizes_the_cluster(self):
+        # Two tasks of 10 s of work over a span of 10 s (the local mean: both arrive at 0)
+        # fill half of 4 machines.
+        out = run_trace(self.trace, "--format", "locsched", "--local-mean", "10",
+                        "--utilization", "0.5", "--json")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(json.loads(out.stdout)["machines"], 4)
+        both = run_trace(self.trace, "--format", "locsched", "--utilization", "0.5",
+                         "--machines", "3")
+        self.assertNotEqual(both.returncode, 0)
+        self.assertIn("--utilization", both.stderr)
+
     def test_text_output(self):
         out = run_trace(self.trace, "--format", "locsched", "--machines", "2")
         self.assertEqual(out.returncode, 0, out.stderr)
