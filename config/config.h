@@ -50,7 +50,7 @@ struct SchedulerConfig {
   double gamma = 0.2;                             ///< initial remote service rate, <= alpha
   bool learn_rates = true;                        ///< learn alpha/gamma from completions
   uint64_t rate_window = 10000;                   ///< completions the learnt rates average over
-  uint32_t delay_skips = 1000;                    ///< D for delay scheduling
+  double delay_wait = 20;                         ///< delay scheduling's wait, seconds
   uint32_t remote_bias = 0;       ///< JSQ: R only when shorter than every local queue by more
   uint32_t priority_slack = 5;    ///< priority: local queue length over |R| a ranked task may join
   uint32_t max_task_retries = 3;  ///< retries of a failed task

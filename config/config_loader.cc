@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 namespace locsched {
@@ -121,6 +122,12 @@ Status Report(std::string_view source, std::vector<LoadError> errors) {
 }  // namespace
 
 std::string SuggestConfigKey(std::string_view unknown) {
+  // Keys whose meaning changed under a new name: the old name points at the new one.
+  static constexpr std::pair<std::string_view, std::string_view> kReplaced[] = {
+      {"scheduler.delay_skips", "scheduler.delay_wait"},  // a count of skips became seconds
+  };
+  for (const auto& [old_key, new_key] : kReplaced)
+    if (unknown == old_key) return std::string(new_key);
   std::set<std::string_view> candidates;
   for (const ConfigKey& k : ConfigTable()) {
     candidates.insert(k.key);

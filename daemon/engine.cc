@@ -16,7 +16,7 @@ PolicyParams PolicyFrom(const SchedulerConfig& s) {
   p.intra = s.intra_queue;
   p.alpha = s.alpha;
   p.gamma = s.gamma;
-  p.delay_skips = s.delay_skips;
+  p.delay_wait = s.delay_wait;
   p.remote_bias = s.remote_bias;
   p.priority_slack = s.priority_slack;
   p.seed = s.seed;
@@ -224,6 +224,7 @@ Status Engine::JobSubmit(const Request& r, JsonWriter& w) {
         TaskSpec{std::span(replicas).subspan(next, t.replicas.size()), t.kind, t.size, t.duration};
     next += t.replicas.size();
   }
+  sched_.SetNow(clock_.Now());  // a waiting policy's clock (delay scheduling's wait starts)
   const JobId j = sched_.SubmitJob(r.weight, specs);
   assert(j != kNoId);  // the decoder rejects an empty task list
   IndexJob(r.job, j, std::move(names), clock_.Now());
@@ -299,6 +300,7 @@ Status Engine::Heartbeat(const Request& r, JsonWriter& w) {
   const uint64_t room = machine.slots > machine.running ? machine.slots - machine.running : 0;
   const uint64_t want = std::min<uint64_t>(r.free_slots, room);
   const double now = clock_.Now();
+  sched_.SetNow(now);
   w.Key("assign").BeginArray();
   assigned_.clear();
   for (uint64_t i = 0; i < want; ++i) {

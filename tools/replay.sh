@@ -13,6 +13,8 @@
 #   bash tools/replay.sh [options] [-- extra locsched-agents flags]
 #     --build DIR       where the binaries are (default build/release)
 #     --policy P        scheduler.policy: jsq-maxweight (default), fair, fifo, delay
+#     --delay-wait S    delay policy: its wait in workload seconds (default 20); the daemon
+#                       runs on the wall clock, so it gets scheduler.delay_wait = S / speed
 #     --set KEY=VALUE   another locschedd setting (docs/config.md); may be repeated
 #     --format F        the trace's format and default file (under ../shared/data/traces):
 #                         swim        swim-fb/FB-2009_samples_24_times_1hr_1.tsv, one --hour (default)
@@ -41,6 +43,7 @@ cd "$(dirname "$0")/.."
 
 build=build/release
 policy=jsq-maxweight
+delay_wait=20
 format=swim
 trace=
 hour=1
@@ -53,6 +56,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
     --policy) policy=$2; shift 2 ;;
+    --delay-wait) delay_wait=$2; shift 2 ;;
     --set) settings+=(--set "$2"); shift 2 ;;
     --format) format=$2; shift 2 ;;
     --trace) trace=$2; shift 2 ;;
@@ -127,7 +131,8 @@ tasks=$(check_field tasks)
   --set "sockets.control_path=$dir/control.sock" --set log.target=stderr \
   --set "scheduler.policy=$policy" \
   --set "scheduler.alpha=$(awk "BEGIN { print $alpha * $speed }")" \
-  --set "scheduler.gamma=$(awk "BEGIN { print $gamma * $speed }")" ${settings[@]+"${settings[@]}"} \
+  --set "scheduler.gamma=$(awk "BEGIN { print $gamma * $speed }")" \
+  --set "scheduler.delay_wait=$(awk "BEGIN { print $delay_wait / $speed }")" ${settings[@]+"${settings[@]}"} \
   2>"$dir/locschedd.log" &
 daemon=$!
 for _ in $(seq 200); do [ -S "$dir/control.sock" ] && break; sleep 0.05; done

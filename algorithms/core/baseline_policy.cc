@@ -21,7 +21,7 @@ JobHeap::Less OrderFor(PolicyKind kind, const Cluster& cluster) {
 BaselinePolicy::BaselinePolicy(const PolicyParams& params, Cluster& cluster)
     : cluster_(cluster),
       kind_(params.kind),
-      delay_skips_(params.delay_skips),
+      delay_wait_(params.delay_wait),
       index_(cluster),
       order_(OrderFor(params.kind, cluster)) {
   assert(kind_ != PolicyKind::kJsqMaxWeight);
@@ -33,13 +33,14 @@ void BaselinePolicy::Enqueue(TaskId t) {
 }
 
 void BaselinePolicy::OnJobChanged(JobId j) {
-  const Job& job = cluster_.job(j);
+  Job& job = cluster_.job(j);
   if (!job.alive) index_.DropJob(j);
   if (!job.alive || job.queued == 0) {
     order_.Erase(j);
   } else if (order_.Contains(j)) {
     order_.Update(j);
   } else {
+    job.wait_since = now_;  // it became runnable: delay scheduling's wait starts
     order_.Insert(j);
   }
 }
@@ -53,19 +54,18 @@ Pick BaselinePolicy::PickFromJob(JobId j, MachineId m) {
 }
 
 Pick BaselinePolicy::PickDelay(MachineId m) {
-  // Walk jobs in fair order. A job with a local task runs it (and its skip
-  // count resets); a job that has skipped D times runs any task; any other job
-  // records one more skip and passes. If every job passes, the slot idles.
+  // Walk jobs in fair order. A job with a local task runs it (and its wait starts
+  // again); a job that has waited delay_wait since then, or since it became
+  // runnable, runs any task; any other job passes. If every job passes, the slot idles.
   Pick pick;
   order_.ForEachInOrder([&](JobId j) {
     Job& job = cluster_.job(j);
     if (const TaskId t = index_.FindLocal(j, m); t != kNoId) {
-      job.skips = 0;
+      job.wait_since = now_;
       pick = Pick{t, j};
-    } else if (job.skips >= delay_skips_) {
+    } else if (now_ - job.wait_since >= delay_wait_) {
       pick = Pick{index_.FindAny(j), j};
     } else {
-      ++job.skips;
       return true;
     }
     return false;

@@ -1,8 +1,9 @@
 // BaselinePolicy: the policies locsched is measured against, all choosing a
 // job first and a task of it second. Naive fair sharing (fewest running tasks,
 // a local task if it has one, else any), FIFO with greedy locality (Hadoop's
-// default), and delay scheduling (fair order; a job without a local task skips
-// up to D times before it may run remotely). Owned by the Scheduler; single-threaded.
+// default), and delay scheduling (fair order; a job without a local task is passed
+// over until it has waited delay_wait since it last ran a local task or became
+// runnable, then it may run remotely). Owned by the Scheduler; single-threaded.
 #pragma once
 
 #include "algorithms/core/job_heap.h"
@@ -25,6 +26,7 @@ class BaselinePolicy final : public Policy {
   void OnMachineUnavailable(MachineId) override {}
   void OnMachineAvailable(MachineId) override {}
   void SetRates(double, double) override {}
+  void SetNow(double now_s) override { now_ = now_s; }
   QueueStats Stats() const override { return QueueStats{queued_, 0, 0}; }
   uint64_t LocalQueueLength(MachineId) const override { return 0; }
 
@@ -34,7 +36,8 @@ class BaselinePolicy final : public Policy {
 
   Cluster& cluster_;
   PolicyKind kind_;
-  uint32_t delay_skips_;
+  double delay_wait_;
+  double now_ = 0;
   JobIndex index_;
   JobHeap order_;
   uint64_t queued_ = 0;

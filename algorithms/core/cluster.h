@@ -71,7 +71,7 @@ struct Job {
   uint32_t queued = 0;        ///< tasks runnable and waiting
   uint32_t maps_left = 0;     ///< maps not yet done (reduces wait for 0)
   uint32_t done = 0;          ///< tasks finished
-  uint32_t skips = 0;         ///< delay scheduling's skip count
+  double wait_since = 0;      ///< delay scheduling: when it last ran local or became runnable
   uint32_t blocked = 0;       ///< reduces waiting for maps_left to reach 0
   bool alive = false;         ///< false once finished or removed (id may be reused)
   std::vector<TaskId> tasks;  ///< all its tasks, in the order submitted (task positions)

@@ -19,7 +19,7 @@ enum class PolicyKind {
   kJsqMaxWeight,  ///< JSQ routing + MaxWeight serving over local queues and one remote queue
   kFair,          ///< naive fair sharing: job with fewest running tasks, local task if any
   kFifo,          ///< Hadoop's default: oldest job first, local task if any
-  kDelay,         ///< delay scheduling: fair order, a job skips up to D slots waiting for locality
+  kDelay,         ///< delay scheduling: fair order, a job waits up to delay_wait for locality
 };
 
 /// How a machine picks a job inside the queue it chose (JSQ+MaxWeight only).
@@ -32,9 +32,13 @@ enum class IntraQueue {
 struct PolicyParams {
   PolicyKind kind = PolicyKind::kJsqMaxWeight;
   IntraQueue intra = IntraQueue::kFair;
-  double alpha = 0.8;           ///< local service rate
-  double gamma = 0.2;           ///< remote service rate, < alpha
-  uint32_t delay_skips = 1000;  ///< D for delay scheduling: skips before a job may run remotely
+  double alpha = 0.8;  ///< local service rate
+  double gamma = 0.2;  ///< remote service rate, < alpha
+  /// Delay scheduling's wait W, in the driver's time unit (SetNow: seconds in the daemon and
+  /// the trace simulator, slots in the slotted one): a job without a local task for a free
+  /// slot may run a task there once W has passed since it last ran a local task or became
+  /// runnable (Zaharia et al.'s rule). 0: it runs remotely at once.
+  double delay_wait = 20;
   /// JSQ: a task joins R only if |R| + remote_bias is shorter than each usable local queue;
   /// ties then go local, to the machine with the most free slots. 0: the paper's rule
   /// (shortest of all, ties uniformly at random).
@@ -121,6 +125,8 @@ std::unique_ptr<Policy> MakePolicy(const PolicyParams& params, Cluster& cluster)
 std::optional<PolicyKind> ParsePolicyKind(std::string_view name);
 /// The canonical name of a policy.
 std::string_view PolicyKindName(PolicyKind kind);
+/// Every policy's canonical name, in the table's order (tools list and sweep them).
+std::vector<std::string_view> PolicyKindNames();
 /// Parses "fair", "fifo", "priority"; nullopt if unknown.
 std::optional<IntraQueue> ParseIntraQueue(std::string_view name);
 /// The canonical name of an intra-queue policy.

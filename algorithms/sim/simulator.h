@@ -23,7 +23,7 @@ enum class JobSizeDist {
 };
 
 struct SimParams {
-  PolicyParams policy;             ///< policy, intra-queue policy, alpha, gamma, delay D, seed
+  PolicyParams policy;             ///< policy, intra order, alpha, gamma, delay wait (slots), seed
   uint32_t machines = 1000;        ///< M
   uint32_t data_machines = 800;    ///< K: machines 0..K-1 hold data
   uint32_t replicas = 3;           ///< replicas per task, distinct, <= K

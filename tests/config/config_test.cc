@@ -201,6 +201,8 @@ TEST_CASE("SuggestConfigKey only suggests close names") {
   CHECK(SuggestConfigKey("sockets.event_mod") == "sockets.event_mode");
   CHECK(SuggestConfigKey("watchdg") == "watchdog");
   CHECK(SuggestConfigKey("completely.unrelated_thing") == "");
+  // A key replaced by one of another meaning points at its successor.
+  CHECK(SuggestConfigKey("scheduler.delay_skips") == "scheduler.delay_wait");
 }
 
 TEST_CASE("a wrong type names the key and the expected type") {
@@ -313,9 +315,10 @@ TEST_CASE("CheckReload rejects non-reloadable changes naming the key") {
     INFO(k.key);
     Config other;
     // Flip the value to something valid and different from the default.
-    std::string text = k.type == ConfigType::kBool   ? "false"
-                       : k.type == ConfigType::kInt  ? std::to_string(k.max_int)
-                       : k.type == ConfigType::kMode ? "0640"
+    std::string text = k.type == ConfigType::kBool     ? "false"
+                       : k.type == ConfigType::kInt    ? std::to_string(k.max_int)
+                       : k.type == ConfigType::kMode   ? "0640"
+                       : k.type == ConfigType::kDouble ? "1.5"
                        : k.type == ConfigType::kEnum
                            ? std::string(k.allowed[k.allowed[1] == k.default_text ? 0 : 1])
                            : "/x";

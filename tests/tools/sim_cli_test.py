@@ -144,6 +144,150 @@ class BadValues(unittest.TestCase):
                 self.assertEqual(out.stdout, "")
 
 
+def run_trace(trace, *args, timeout=60):
+    """Runs locsched-sim -q --trace TRACE with args."""
+    argv = [SIM, "-q", "--trace", trace] + list(args)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+
+
+class TraceMode(unittest.TestCase):
+    # Two jobs of one task each at time 0, both held only by m0, in locsched's own format.
+    JOBS = ['{"op":"job_submit","job":"a","tasks":[{"task":"t0","replicas":["m0"]}]}',
+            '{"op":"job_submit","job":"b","tasks":[{"task":"t0","replicas":["m0"]}]}']
+    HAND = ["--format", "locsched", "--machines", "2", "--fixed-durations", "--local-mean", "10",
+            "--heartbeat", "3", "--json"]
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+        self.trace = os.path.join(self.dir.name, "two.jsonl")
+        with open(self.trace, "w") as f:
+            f.write("\n".join(self.JOBS) + "\n")
+
+    def figures(self, *args):
+        out = run_trace(self.trace, *self.HAND, *args)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        return json.loads(out.stdout)
+
+    def test_hand_worked_jcts(self):
+        # m0 asks at 1.5 s and runs a locally until 11.5 s. m1 asks at 3 s: FIFO runs b
+        # there, remote, 4 x 10 s, until 43 s.
+        fifo = self.figures("--policy", "fifo")
+        self.assertEqual(fifo["jobs_done"], 2)
+        self.assertAlmostEqual(fifo["mean_jct_s"], (11.5 + 43) / 2)
+        self.assertAlmostEqual(fifo["p95_jct_s"], 43)
+        self.assertAlmostEqual(fifo["mean_task_wait_s"], (1.5 + 3) / 2)
+        self.assertAlmostEqual(fifo["locality"], 0.5)
+        self.assertEqual(fifo["policy"], "fifo")
+        # Delay scheduling waiting 20 s: b passes m1 over at 3, 6 and 9 s and runs on m0 when
+        # a ends at 11.5 s, until 21.5 s. Waiting 5 s: b runs remote on m1 at 6 s, until 46 s.
+        self.assertAlmostEqual(
+            self.figures("--policy", "delay", "--delay-wait", "20")["mean_jct_s"], (11.5 + 21.5) / 2)
+        self.assertAlmostEqual(
+            self.figures("--policy", "delay", "--delay-wait", "5")["mean_jct_s"], (11.5 + 46) / 2)
+        # With half the remote slowdown, b's remote run takes 20 s.
+        half = self.figures("--policy", "fifo", "--remote-slowdown", "2")
+        self.assertAlmostEqual(half["mean_jct_s"], (11.5 + 23) / 2)
+
+    def test_json_has_the_figures(self):
+        result = self.figures("--racks", "2")
+        for key in ("jobs_done", "mean_jct_s", "p95_jct_s", "mean_task_wait_s", "locality",
+                    "node_local", "rack_local", "off_rack", "policy", "idle_holder_task_s",
+                    "throughput", "stable", "jct_buckets", "delay_wait_s"):
+            self.assertIn(key, result)
+        self.assertEqual([b["tasks"] for b in result["jct_buckets"]],
+                         ["1", "2-10", "11-100", "101-1000", ">1000"])
+        self.assertEqual(result["jct_buckets"][0]["jobs"], 2)
+        # m0 and m1 are in different racks: b runs off-rack.
+        self.assertAlmostEqual(result["off_rack"], 0.5)
+
+    def test_same_seed_same_figures(self):
+        runs = []
+        for seed in ("3", "3", "4"):
+            out = run_trace(self.trace, "--format", "locsched", "--machines", "2", "--seed", seed,
+                            "--json")
+            self.assertEqual(out.returncode, 0, out.stderr)
+            result = json.loads(out.stdout)
+            del result["wall_seconds"]
+            runs.append(result)
+        self.assertEqual(runs[0], runs[1])
+        self.assertNotEqual(runs[0]["mean_jct_s"], runs[2]["mean_jct_s"], "the seed changes nothing")
+
+    def test_lists_run_each_combination(self):
+        out = run_trace(self.trace, *self.HAND, "--policy", "fifo,delay", "--delay-wait", "5,20",
+                        "--remote-slowdown", "4,2")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        runs = [json.loads(line) for line in out.stdout.splitlines()]
+        self.assertEqual([(r["remote_slowdown"], r["policy"], r["delay_wait_s"]) for r in runs],
+                         [(4, "fifo", None), (4, "delay", 5), (4, "delay", 20),
+                          (2, "fifo", None), (2, "delay", 5), (2, "delay", 20)])
+        self.assertAlmostEqual(runs[1]["mean_jct_s"], (11.5 + 46) / 2)
+        self.assertAlmostEqual(runs[4]["mean_jct_s"], (11.5 + 26) / 2)  # remote 20 s from 6 s
+
+    def test_utilization_sizes_the_cluster(self):
+        # Two tasks of 10 s of work over a span of 10 s (the local mean: both arrive at 0)
+        # fill half of 4 machines.
+        out = run_trace(self.trace, "--format", "locsched", "--local-mean", "10",
+                        "--utilization", "0.5", "--json")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(json.loads(out.stdout)["machines"], 4)
+        both = run_trace(self.trace, "--format", "locsched", "--utilization", "0.5",
+                         "--machines", "3")
+        self.assertNotEqual(both.returncode, 0)
+        self.assertIn("--utilization", both.stderr)
+
+    def test_text_output(self):
+        out = run_trace(self.trace, "--format", "locsched", "--machines", "2")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("JCT mean", out.stdout)
+
+    def test_list_policies(self):
+        out = subprocess.run([SIM, "--list-policies"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        names = out.stdout.split()
+        for name in ("jsq-maxweight", "fair", "fifo", "delay"):
+            self.assertIn(name, names)
+
+    def test_bad_values_name_their_flag(self):
+        cases = [
+            ("--format", ["--format", "bogus"]),
+            ("--hour", ["--format", "swim", "--hour", "30"]),
+            ("--hour", ["--format", "locsched", "--hour", "1"]),  # only swim has hours
+            ("--remote-slowdown", ["--format", "locsched", "--remote-slowdown", "0.5"]),
+            ("--delay-wait", ["--format", "locsched", "--policy", "delay", "--delay-wait", "-1"]),
+            ("--machines", ["--format", "locsched", "--machines", "0"]),
+            ("--racks", ["--format", "locsched", "--machines", "2", "--racks", "3"]),
+            ("--heartbeat", ["--format", "locsched", "--heartbeat", "0"]),
+            ("--load", ["--format", "locsched", "--load", "5"]),  # the slotted model's flag
+            ("--sweep", ["--format", "locsched", "--sweep", "1,2"]),
+            ("--intra", ["--format", "locsched", "--intra", "priority"]),
+            ("--policy", ["--format", "locsched", "--policy", "bogus"]),
+        ]
+        for flag, args in cases:
+            with self.subTest(args=args):
+                out = run_trace(self.trace, *args, timeout=20)
+                self.assertNotEqual(out.returncode, 0, "accepted")
+                self.assertRegex(out.stderr, r"(?<![\w-])" + re.escape(flag) + r"(?![\w-])")
+                self.assertEqual(out.stdout, "")
+
+    def test_trace_only_flags_need_trace(self):
+        for flag in ("--format", "--remote-slowdown", "--racks"):
+            with self.subTest(flag=flag):
+                out = run(flag, "2")
+                self.assertNotEqual(out.returncode, 0, "accepted")
+                self.assertIn(flag + ": needs --trace", out.stderr)
+
+    def test_unreadable_trace_names_the_file(self):
+        out = run_trace(os.path.join(self.dir.name, "missing.tsv"), "--format", "swim")
+        self.assertNotEqual(out.returncode, 0)
+        self.assertIn("missing.tsv", out.stderr)
+
+    def test_skip_count_is_gone(self):
+        out = run("--delay-skips", "5")
+        self.assertNotEqual(out.returncode, 0, "accepted")
+        self.assertIn("--delay-skips", out.stderr)
+
+
 class Sweep(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()

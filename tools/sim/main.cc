@@ -25,6 +25,7 @@
 #include "algorithms/sim/sim_lp_planner.h"
 #include "algorithms/sim/simulator.h"
 #include "tools/common/progress_bar.h"
+#include "tools/sim/trace_mode.h"
 
 namespace locsched {
 namespace {
@@ -41,6 +42,9 @@ struct Options {
   std::string chart;
   bool json = false;
   bool quiet = false;
+  bool list_policies = false;
+  std::vector<double> delay_waits{PolicyParams{}.delay_wait};
+  TraceModeOptions trace;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
 };
 
@@ -112,8 +116,10 @@ void AddWorkloadFlags(CLI::App& app, Options& o) {
                  "paper's routing)")
       ->check(kNotNegative)
       ->capture_default_str();
-  app.add_option("--delay-skips", p.policy.delay_skips,
-                 "Delay scheduling: skips before running remote")
+  app.add_option("--delay-wait", o.delay_waits,
+                 "Delay scheduling: time a job without a local task waits before it may run "
+                 "remote (slots here; seconds with --trace, where a comma list runs each)")
+      ->delimiter(',')
       ->capture_default_str();
   app.add_option("--warmup", p.warmup_fraction, "Leading share of slots left out of the figures")
       ->capture_default_str();
@@ -148,6 +154,8 @@ void AddOutputFlags(CLI::App& app, Options& o) {
   app.add_option("--threads", o.threads, "With --sweep: points run in parallel")
       ->capture_default_str();
   app.add_flag("-q,--quiet", o.quiet, "No progress bar");
+  app.add_flag("--list-policies", o.list_policies,
+               "Print every policy's name, one a line, and exit");
 }
 
 std::vector<double> ParseLoads(const std::string& text) {
@@ -180,14 +188,23 @@ std::vector<double> ParseLoads(const std::string& text) {
   return loads;
 }
 
+// "a, b or c" from the core's policy table.
+std::string PolicyList() {
+  const std::vector<std::string_view> names = PolicyKindNames();
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out.append(i == 0 ? "" : i + 1 == names.size() ? " or " : ", ").append(names[i]);
+  return out;
+}
+
 std::vector<PolicyKind> ParsePolicies(const std::string& text, bool many) {
   std::vector<PolicyKind> out;
   std::stringstream in(text);
   for (std::string name; std::getline(in, name, ',');) {
     const auto kind = ParsePolicyKind(name);
     if (!kind) {
-      throw std::invalid_argument("--policy: unknown policy '" + name +
-                                  "' (choose jsq-maxweight, fair, fifo or delay)");
+      throw std::invalid_argument("--policy: unknown policy '" + name + "' (choose " +
+                                  PolicyList() + ")");
     }
     out.push_back(*kind);
   }
@@ -244,6 +261,7 @@ nlohmann::json ToJson(const Point& pt, const SimParams& p) {
           {"intra", IntraQueueName(p.policy.intra)},
           {"weight_max", p.weight_max},
           {"remote_bias", p.policy.remote_bias},
+          {"delay_wait", p.policy.delay_wait},
           {"priority_slack", p.policy.priority_slack},
           {"mean_job_delay", Measured(r, r.mean_job_delay)},
           {"weighted_mean_job_delay", Measured(r, r.weighted_mean_job_delay)},
@@ -432,8 +450,31 @@ int main(int argc, char** argv) {
   AddWorkloadFlags(app, o);
   AddLpFlags(app, o);
   AddOutputFlags(app, o);
+  AddTraceFlags(app, o.trace);
   CLI11_PARSE(app, argc, argv);
   try {
+    if (o.list_policies) {
+      for (std::string_view name : PolicyKindNames()) std::cout << name << "\n";
+      return 0;
+    }
+    CheckTraceFlagUse(app, o.trace);
+    if (!o.trace.trace.empty()) {
+      TraceRunSettings s;
+      s.policy = o.policies;
+      s.intra = o.intra;
+      s.machines = app.count("--machines") > 0 ? o.params.machines : 0;
+      s.slots_per_machine = o.params.slots_per_machine;
+      s.delay_waits = o.delay_waits;
+      s.remote_bias = o.params.policy.remote_bias;
+      s.seed = o.params.seed;
+      s.json = o.json;
+      if (s.machines == 0 && app.count("--machines") > 0)
+        throw std::invalid_argument("--machines: must be at least 1");
+      return RunTraceMode(o.trace, s);
+    }
+    if (o.delay_waits.size() != 1)
+      throw std::invalid_argument("--delay-wait: a list needs --trace");
+    o.params.policy.delay_wait = o.delay_waits[0];
     ResolveChoices(o);
     if ((!o.csv.empty() || !o.chart.empty()) && o.sweep.empty())
       throw std::invalid_argument("--csv and --chart need --sweep");

@@ -21,10 +21,10 @@ namespace {
 // A scheduler running `kind` over `machines` machines with plenty of slots each.
 // (Held by pointer: its policy refers to its cluster, so it must not move.)
 std::unique_ptr<Scheduler> MakeScheduler(PolicyKind kind, uint32_t machines,
-                                         uint32_t delay_skips = 1000) {
+                                         double delay_wait = 1000) {
   PolicyParams p;
   p.kind = kind;
-  p.delay_skips = delay_skips;
+  p.delay_wait = delay_wait;
   auto s = std::make_unique<Scheduler>(p);
   for (uint32_t m = 0; m < machines; ++m) {
     Machine machine;
@@ -127,42 +127,66 @@ TEST_CASE("FIFO serves the oldest job, with greedy locality inside it", "[baseli
   CHECK_FALSE(s.Assign(1).has_value());
 }
 
-TEST_CASE("Delay scheduling skips a job without a local task, then runs it remotely",
+TEST_CASE("Delay scheduling passes over a job without a local task until it has waited",
           "[baselines]") {
-  constexpr uint32_t kD = 2;
-  auto s_owner = MakeScheduler(PolicyKind::kDelay, 4, kD);
+  constexpr double kW = 2.5;  // seconds
+  auto s_owner = MakeScheduler(PolicyKind::kDelay, 4, kW);
   Scheduler& s = *s_owner;
-  SECTION("a skipped job lets the next job run locally") {
+  SECTION("a job passed over lets the next job run locally") {
+    s.SetNow(10);
     const auto [a, ta] = Submit(s, {{1}});
     const auto [b, tb] = Submit(s, {{0}});
+    CHECK(s.cluster().job(a).wait_since == 10);  // its wait starts when it becomes runnable
     const auto x = s.Assign(0);
     REQUIRE(x);
     CHECK(x->job == b);
     CHECK(x->local);
-    CHECK(s.cluster().job(a).skips == 1);
-    CHECK(s.cluster().job(b).skips == 0);
   }
-  SECTION("the slot idles while every job skips; after D skips the job runs remote") {
-    const auto [a, ta] = Submit(s, {{1}, {1}, {1}});
-    for (uint32_t i = 1; i <= kD; ++i) {
+  SECTION("the slot idles until the job has waited W, then the job runs remote") {
+    s.SetNow(100);
+    const auto [a, ta] = Submit(s, {{1}, {1}, {1}, {1}});
+    for (const double now : {100.0, 101.0, 102.4}) {
+      s.SetNow(now);
       CHECK_FALSE(s.Assign(0).has_value());
-      CHECK(s.cluster().job(a).skips == i);
-      CHECK(s.queued() == 3);
+      CHECK(s.queued() == 4);
     }
+    s.SetNow(100 + kW);  // waited exactly W
     const auto x = s.Assign(0);
     REQUIRE(x);
     CHECK(x->job == a);
     CHECK_FALSE(x->local);
-    CHECK(s.queued() == 2);
-    // A local launch resets the skip count.
+    CHECK(s.queued() == 3);
+    // Once it may run remote it keeps that right until it runs a local task.
+    s.SetNow(103);
+    const auto x2 = s.Assign(2);
+    REQUIRE(x2);
+    CHECK_FALSE(x2->local);
+    // A local launch starts the wait over.
+    s.SetNow(104);
     const auto y = s.Assign(1);
     REQUIRE(y);
     CHECK(y->local);
-    CHECK(s.cluster().job(a).skips == 0);
-    CHECK_FALSE(s.Assign(0).has_value());  // skipping starts over
-    CHECK(s.cluster().job(a).skips == 1);
+    CHECK(s.cluster().job(a).wait_since == 104);
+    s.SetNow(106);  // waited 2 s < W since the local launch
+    CHECK_FALSE(s.Assign(3).has_value());
+    s.SetNow(106.5);
+    const auto z = s.Assign(3);
+    REQUIRE(z);
+    CHECK_FALSE(z->local);
   }
-  SECTION("with D = 0 a job runs remotely at once") {
+  SECTION("a requeued task's job waits afresh from when it became runnable again") {
+    s.SetNow(0);
+    const auto [a, ta] = Submit(s, {{1}});
+    s.SetNow(5);
+    const auto x = s.Assign(0);  // waited 5 >= W: remote
+    REQUIRE(x);
+    CHECK_FALSE(x->local);
+    s.SetNow(6);
+    s.Requeue(x->task);
+    CHECK(s.cluster().job(a).wait_since == 6);
+    CHECK_FALSE(s.Assign(0).has_value());
+  }
+  SECTION("with W = 0 a job runs remotely at once") {
     auto s0_owner = MakeScheduler(PolicyKind::kDelay, 4, 0);
     Scheduler& s0 = *s0_owner;
     Submit(s0, {{1}});

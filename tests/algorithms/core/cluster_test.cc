@@ -74,7 +74,7 @@ TEST_CASE("Cluster recycles a freed job's id and resets its record", "[cluster]"
   ja.running = 3;
   ja.queued = 2;
   ja.done = 1;
-  ja.skips = 7;
+  ja.wait_since = 7;
   const uint64_t old_seq = ja.seq;
 
   c.FreeJob(a);
@@ -92,7 +92,7 @@ TEST_CASE("Cluster recycles a freed job's id and resets its record", "[cluster]"
   CHECK(j.running == 0);
   CHECK(j.queued == 0);
   CHECK(j.done == 0);
-  CHECK(j.skips == 0);
+  CHECK(j.wait_since == 0);
   CHECK(j.maps_left == 0);
   CHECK(j.tasks.empty());
   CHECK(j.seq > old_seq);

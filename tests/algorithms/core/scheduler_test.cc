@@ -17,10 +17,10 @@ namespace {
 
 // Held by pointer: a Scheduler's policy refers to its cluster, so it must not move.
 std::unique_ptr<Scheduler> MakeScheduler(PolicyKind kind, uint32_t machines, uint32_t slots = 1,
-                                         uint32_t delay_skips = 3, uint64_t seed = 1) {
+                                         double delay_wait = 3, uint64_t seed = 1) {
   PolicyParams p;
   p.kind = kind;
-  p.delay_skips = delay_skips;
+  p.delay_wait = delay_wait;
   p.seed = seed;
   auto s = std::make_unique<Scheduler>(p);
   for (uint32_t m = 0; m < machines; ++m) {
@@ -128,11 +128,11 @@ std::vector<Assignment> AssignAll(Scheduler& s) {
 const PolicyKind kAllPolicies[] = {PolicyKind::kJsqMaxWeight, PolicyKind::kFair, PolicyKind::kFifo,
                                    PolicyKind::kDelay};
 
-PolicyParams Params(PolicyKind kind, IntraQueue intra, uint32_t delay_skips, uint64_t seed) {
+PolicyParams Params(PolicyKind kind, IntraQueue intra, double delay_wait, uint64_t seed) {
   PolicyParams p;
   p.kind = kind;
   p.intra = intra;
-  p.delay_skips = delay_skips;
+  p.delay_wait = delay_wait;
   p.seed = seed;
   return p;
 }
@@ -157,7 +157,7 @@ void AddMixedMachines(Scheduler& s, uint32_t n) {
 TEST_CASE("Scheduler: reduces stay blocked until every map of their job finishes", "[scheduler]") {
   const PolicyKind kind = GENERATE(from_range(std::begin(kAllPolicies), std::end(kAllPolicies)));
   CAPTURE(PolicyKindName(kind));
-  auto owner = MakeScheduler(kind, 4, 2, /*delay_skips=*/0);
+  auto owner = MakeScheduler(kind, 4, 2, /*delay_wait=*/0);
   Scheduler& s = *owner;
   const std::vector<TaskDef> specs{Def({0}), Def({1}), Def({2}, TaskKind::kReduce),
                                    Def({3}, TaskKind::kReduce)};
@@ -236,7 +236,7 @@ TEST_CASE("Scheduler: Requeue after a failure makes the task runnable again", "[
 TEST_CASE("Scheduler: CancelJob removes queued tasks and fixes every count", "[scheduler]") {
   const PolicyKind kind = GENERATE(from_range(std::begin(kAllPolicies), std::end(kAllPolicies)));
   CAPTURE(PolicyKindName(kind));
-  auto owner = MakeScheduler(kind, 3, 2, /*delay_skips=*/0);
+  auto owner = MakeScheduler(kind, 3, 2, /*delay_wait=*/0);
   Scheduler& s = *owner;
   std::vector<TaskDef> doomed{Def({0}), Def({0}), Def({1}), Def({2}), Def({1})};
   doomed.push_back(Def({2}, TaskKind::kReduce));
@@ -271,7 +271,7 @@ TEST_CASE("Scheduler: CancelJob removes queued tasks and fixes every count", "[s
 TEST_CASE("Scheduler: MachineDown requeues its running tasks and loses none", "[scheduler]") {
   const PolicyKind kind = GENERATE(from_range(std::begin(kAllPolicies), std::end(kAllPolicies)));
   CAPTURE(PolicyKindName(kind));
-  auto owner = MakeScheduler(kind, 3, 2, /*delay_skips=*/0);
+  auto owner = MakeScheduler(kind, 3, 2, /*delay_wait=*/0);
   Scheduler& s = *owner;
   std::vector<TaskDef> specs;
   for (int i = 0; i < 8; ++i) specs.push_back(Def({static_cast<MachineId>(i % 3)}));
@@ -304,7 +304,7 @@ TEST_CASE("Scheduler: MachineDown requeues its running tasks and loses none", "[
 TEST_CASE("Scheduler: a draining machine gets no new tasks", "[scheduler]") {
   const PolicyKind kind = GENERATE(from_range(std::begin(kAllPolicies), std::end(kAllPolicies)));
   CAPTURE(PolicyKindName(kind));
-  auto owner = MakeScheduler(kind, 2, 2, /*delay_skips=*/0);
+  auto owner = MakeScheduler(kind, 2, 2, /*delay_wait=*/0);
   Scheduler& s = *owner;
   std::vector<TaskDef> specs(6, Def({0}));
   Submit(s, specs);
@@ -332,13 +332,14 @@ TEST_CASE("Scheduler counters equal a recount through a long random run", "[sche
   CAPTURE(PolicyKindName(kind), IntraQueueName(intra));
   if (IntraIrrelevant(kind, intra)) return;
   constexpr uint32_t kMachines = 8;
-  Scheduler s(Params(kind, intra, /*delay_skips=*/3, /*seed=*/5));
+  Scheduler s(Params(kind, intra, /*delay_wait=*/3, /*seed=*/5));
   AddMixedMachines(s, kMachines);
   std::mt19937_64 rng(static_cast<uint64_t>(kind) * 31 + static_cast<uint64_t>(intra));
   auto pick = [&](const std::vector<TaskId>& v) { return v[rng() % v.size()]; };
   uint64_t jobs_done = 0, assigned = 0, requeued = 0, cancelled = 0, lost_tasks = 0;
 
   for (int step = 0; step < 4000; ++step) {
+    s.SetNow(step);  // one time unit a step: delay scheduling's wait of 3 passes
     const uint64_t roll = rng() % 100;
     if (roll < 12) {
       std::vector<TaskDef> specs;
@@ -417,6 +418,7 @@ TEST_CASE("Scheduler counters equal a recount through a long random run", "[sche
   // Liveness: with every machine up and open, all remaining work completes.
   for (MachineId m = 0; m < kMachines; ++m) s.MachineUp(m);
   for (int round = 0; round < 2000 && s.cluster().live_jobs() > 0; ++round) {
+    s.SetNow(4000 + round);
     for (TaskId t : RunningTasks(s)) s.Finish(t);
     AssignAll(s);
     CheckCounts(s);
@@ -450,13 +452,15 @@ TEST_CASE("Scheduler: slots claimed in rounds, then settled, get what Assign giv
   CAPTURE(PolicyKindName(kind), IntraQueueName(intra));
   if (IntraIrrelevant(kind, intra)) return;
   constexpr uint32_t kMachines = 6;
-  const PolicyParams p = Params(kind, intra, /*delay_skips=*/2, /*seed=*/11);
+  const PolicyParams p = Params(kind, intra, /*delay_wait=*/2, /*seed=*/11);
   Scheduler one(p), rounds(p);
   AddMixedMachines(one, kMachines);
   AddMixedMachines(rounds, kMachines);
   std::mt19937_64 rng(7 + static_cast<uint64_t>(kind));
   uint64_t started = 0;
   for (int step = 0; step < 300; ++step) {
+    one.SetNow(step);
+    rounds.SetNow(step);
     const std::vector<TaskDef> job = RandomJob(rng, kMachines);
     REQUIRE(Submit(one, job) == Submit(rounds, job));
     // The slots to fill, machines repeated (several slots each), in random order.

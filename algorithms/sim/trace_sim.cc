@@ -1,0 +1,372 @@
+#include "algorithms/sim/trace_sim.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <queue>
+#include <sstream>
+
+#include "algorithms/core/scheduler.h"
+#include "base/rng.h"
+
+namespace locsched {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr uint32_t kBucketMax[] = {1, 10, 100, 1000, UINT32_MAX};
+
+// The nearest-rank q-quantile of `v` (0 if empty), as locsched-agents reports p95.
+double Quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+  const size_t k = std::clamp<size_t>(rank, 1, v.size()) - 1;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
+double Mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0 : sum / static_cast<double>(v.size());
+}
+
+// A running task's end, ordered by time, then by start order (ties break the same way
+// on every run).
+struct Due {
+  double time;
+  uint64_t seq;
+  uint32_t task;  // workload task index
+  MachineId machine;
+  bool operator>(const Due& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+};
+
+enum class Where : uint8_t { kNode, kRack, kOff };
+
+class TraceRun {
+ public:
+  TraceRun(const TraceWorkload& w, const TraceSimParams& p);
+  TraceSimResult Run();
+
+ private:
+  void Advance(double t);
+  void Step(double t);
+  void Complete(const Due& d);
+  void Heartbeat(MachineId m);
+  void Start(const Assignment& a);
+  void Arrive(uint32_t job);
+  void MakeQueued(uint32_t task);
+  void SetFree(MachineId m, bool free);
+  Where Locate(uint32_t task, MachineId m, bool local) const;
+  double NextHeartbeat() const;
+  void SkipHeartbeatsBefore(double t);
+  void Summarize();
+
+  const TraceWorkload& w_;
+  const TraceSimParams& p_;
+  Scheduler sched_;
+  Rng rng_;
+  std::vector<double> work_;                      // per task: Exp(1) draw (1 with fixed durations)
+  std::vector<uint32_t> job_of_;                  // per task: its job
+  std::vector<double> queued_at_;                 // per task: when it became runnable
+  std::vector<uint8_t> queued_;                   // per task: runnable and not started
+  std::vector<uint32_t> free_holders_;            // per queued task: holders with a free slot
+  std::vector<std::vector<uint32_t>> holder_of_;  // per machine: queued tasks it holds (lazy)
+  std::vector<uint32_t> free_;                    // per machine: free slots
+  std::vector<uint32_t> maps_left_, tasks_left_;  // per job
+  std::vector<MachineId> marked_;                 // machines to heartbeat in this step
+  std::vector<uint8_t> is_marked_;
+  std::priority_queue<Due, std::vector<Due>, std::greater<>> running_;
+  size_t next_job_ = 0;
+  uint64_t next_hb_ = 0;  // index of the next periodic heartbeat (machine = index % M)
+  uint64_t seq_ = 0;
+  double now_ = 0;
+  uint64_t idle_queued_ = 0;  // queued tasks with a free replica holder
+  uint64_t starts_ = 0, where_[3] = {0, 0, 0};
+  double wait_sum_ = 0;
+  TraceSimResult r_;
+};
+
+TraceRun::TraceRun(const TraceWorkload& w, const TraceSimParams& p)
+    : w_(w),
+      p_(p),
+      sched_(p.policy),
+      rng_(p.seed),
+      work_(w.num_tasks(), 1),
+      job_of_(w.num_tasks()),
+      queued_at_(w.num_tasks(), 0),
+      queued_(w.num_tasks(), 0),
+      free_holders_(w.num_tasks(), 0),
+      holder_of_(p.cluster.machines),
+      free_(p.cluster.machines, p.cluster.slots_per_machine),
+      maps_left_(w.jobs.size(), 0),
+      tasks_left_(w.jobs.size(), 0),
+      is_marked_(p.cluster.machines, 0) {
+  const TraceClusterModel& c = p.cluster;
+  for (uint32_t m = 0; m < c.machines; ++m) {
+    Machine machine;
+    machine.slots = c.slots_per_machine;
+    machine.rack = c.racks ? static_cast<uint32_t>(uint64_t{m} * c.racks / c.machines) : 0;
+    sched_.AddMachine(machine);
+  }
+  // Durations are drawn up front, in task order: they do not depend on the policy.
+  for (uint32_t j = 0; j < w.jobs.size(); ++j) {
+    const TraceJob& job = w.jobs[j];
+    for (uint32_t t = job.first_task; t < job.first_task + job.tasks; ++t) {
+      job_of_[t] = j;
+      if (!c.fixed_durations) work_[t] = -std::log(rng_.Unit());
+      maps_left_[j] += w.kinds[t] == TaskKind::kMap;
+    }
+    tasks_left_[j] = job.tasks;
+  }
+  r_.jobs = w.jobs.size();
+  r_.tasks = w.num_tasks();
+  r_.jct_s.assign(w.jobs.size(), -1);
+}
+
+// The periodic heartbeat with index i is machine i % M's, at (i + 1) * period / M.
+double TraceRun::NextHeartbeat() const {
+  return static_cast<double>(next_hb_ + 1) * p_.cluster.heartbeat_s / p_.cluster.machines;
+}
+
+void TraceRun::SkipHeartbeatsBefore(double t) {
+  const double per = p_.cluster.heartbeat_s / p_.cluster.machines;
+  const auto first = static_cast<uint64_t>(std::max(0.0, std::ceil(t / per) - 1));
+  next_hb_ = std::max(next_hb_, first);
+  while (NextHeartbeat() < t) ++next_hb_;
+}
+
+// Adds the queued tasks' idle-holder time up to t.
+void TraceRun::Advance(double t) {
+  r_.idle_holder_task_s += static_cast<double>(idle_queued_) * (t - now_);
+  now_ = t;
+  sched_.SetNow(t);
+}
+
+void TraceRun::SetFree(MachineId m, bool free) {
+  std::vector<uint32_t>& held = holder_of_[m];
+  size_t keep = 0;
+  for (const uint32_t t : held) {
+    if (!queued_[t]) continue;  // started since: dropped here, lazily
+    held[keep++] = t;
+    if (free) {
+      idle_queued_ += free_holders_[t]++ == 0;
+    } else {
+      idle_queued_ -= --free_holders_[t] == 0;
+    }
+  }
+  held.resize(keep);
+}
+
+void TraceRun::MakeQueued(uint32_t t) {
+  queued_[t] = 1;
+  queued_at_[t] = now_;
+  uint32_t n = 0;
+  for (uint32_t k = w_.replica_begin[t]; k < w_.replica_begin[t + 1]; ++k) {
+    const MachineId m = w_.replicas[k];
+    n += free_[m] > 0;
+    holder_of_[m].push_back(t);
+  }
+  free_holders_[t] = n;
+  idle_queued_ += n > 0;
+}
+
+void TraceRun::Arrive(uint32_t j) {
+  const TraceJob& job = w_.jobs[j];
+  std::vector<TaskSpec> specs(job.tasks);
+  for (uint32_t i = 0; i < job.tasks; ++i) {
+    const uint32_t t = job.first_task + i;
+    const uint32_t b = w_.replica_begin[t], e = w_.replica_begin[t + 1];
+    specs[i].replicas = std::span<const MachineId>(w_.replicas.data() + b, e - b);
+    specs[i].kind = w_.kinds[t];
+    specs[i].tag = t;
+  }
+  sched_.SubmitJob(1, specs);
+  for (uint32_t i = 0; i < job.tasks; ++i) {
+    const uint32_t t = job.first_task + i;
+    if (w_.kinds[t] == TaskKind::kMap || maps_left_[j] == 0) MakeQueued(t);
+  }
+}
+
+Where TraceRun::Locate(uint32_t t, MachineId m, bool local) const {
+  if (local) return Where::kNode;
+  if (p_.cluster.racks == 0) return Where::kOff;
+  const uint32_t rack = sched_.cluster().machine(m).rack;
+  for (uint32_t k = w_.replica_begin[t]; k < w_.replica_begin[t + 1]; ++k)
+    if (sched_.cluster().machine(w_.replicas[k]).rack == rack) return Where::kRack;
+  return Where::kOff;
+}
+
+void TraceRun::Start(const Assignment& a) {
+  const uint32_t t = sched_.cluster().task(a.task).tag;
+  queued_[t] = 0;
+  idle_queued_ -= free_holders_[t] > 0;
+  wait_sum_ += now_ - queued_at_[t];
+  const Where where = Locate(t, a.machine, a.local);
+  ++starts_;
+  ++where_[static_cast<int>(where)];
+  const TraceClusterModel& c = p_.cluster;
+  const double rack = c.rack_slowdown > 0 ? c.rack_slowdown : c.remote_slowdown;
+  const double slow = where == Where::kNode ? 1 : where == Where::kRack ? rack : c.remote_slowdown;
+  running_.push(Due{now_ + work_[t] * c.local_mean_s * slow, seq_++, a.task, a.machine});
+  if (--free_[a.machine] == 0) SetFree(a.machine, false);
+}
+
+void TraceRun::Heartbeat(MachineId m) {
+  if (free_[m] == 0 || sched_.queued() == 0) return;
+  ++r_.heartbeats;
+  for (uint32_t n = free_[m]; n > 0; --n) {
+    const std::optional<Assignment> a = sched_.Assign(m);
+    if (!a) break;
+    Start(*a);
+  }
+}
+
+void TraceRun::Complete(const Due& d) {
+  const uint32_t t = sched_.cluster().task(d.task).tag;
+  const uint32_t j = job_of_[t];
+  sched_.Finish(d.task);
+  ++r_.tasks_done;
+  if (free_[d.machine]++ == 0) SetFree(d.machine, true);
+  if (!is_marked_[d.machine]) {
+    is_marked_[d.machine] = 1;
+    marked_.push_back(d.machine);
+  }
+  const TraceJob& job = w_.jobs[j];
+  if (w_.kinds[t] == TaskKind::kMap && --maps_left_[j] == 0) {
+    for (uint32_t u = job.first_task; u < job.first_task + job.tasks; ++u)
+      if (w_.kinds[u] == TaskKind::kReduce) MakeQueued(u);  // the core released them too
+  }
+  if (--tasks_left_[j] == 0) {
+    r_.jct_s[j] = now_ - job.submit_s;
+    ++r_.jobs_done;
+    r_.makespan_s = now_;
+  }
+}
+
+// Everything due at t, in the emulator's order: completions (each machine marked to
+// heartbeat), arrivals, then heartbeats of the marked machines and the periodic ones due.
+void TraceRun::Step(double t) {
+  Advance(t);
+  while (!running_.empty() && running_.top().time <= t) {
+    const Due d = running_.top();
+    running_.pop();
+    Complete(d);
+  }
+  while (next_job_ < w_.jobs.size() && w_.jobs[next_job_].submit_s <= t) Arrive(next_job_++);
+  while (NextHeartbeat() <= t) {
+    const auto m = static_cast<MachineId>(next_hb_++ % p_.cluster.machines);
+    if (!is_marked_[m]) {
+      is_marked_[m] = 1;
+      marked_.push_back(m);
+    }
+  }
+  for (const MachineId m : marked_) {
+    is_marked_[m] = 0;
+    Heartbeat(m);
+  }
+  marked_.clear();
+}
+
+TraceSimResult TraceRun::Run() {
+  const double last_submit = w_.jobs.empty() ? 0 : w_.jobs.back().submit_s;
+  const double limit = last_submit + p_.cluster.drain_limit_s;
+  for (;;) {
+    const double completion = running_.empty() ? kInf : running_.top().time;
+    const double arrival = next_job_ < w_.jobs.size() ? w_.jobs[next_job_].submit_s : kInf;
+    double t = std::min(completion, arrival);
+    // Periodic heartbeats matter only while tasks wait; otherwise they are skipped.
+    if (sched_.queued() > 0) t = std::min(t, NextHeartbeat());
+    if (t == kInf || t > limit) break;
+    if (sched_.queued() == 0) SkipHeartbeatsBefore(t);
+    Step(t);
+  }
+  Summarize();
+  return r_;
+}
+
+void TraceRun::Summarize() {
+  std::vector<double> done;
+  std::vector<std::vector<double>> by_bucket(std::size(kBucketMax));
+  for (size_t j = 0; j < w_.jobs.size(); ++j) {
+    if (r_.jct_s[j] < 0) continue;
+    done.push_back(r_.jct_s[j]);
+    size_t b = 0;
+    while (w_.jobs[j].tasks > kBucketMax[b]) ++b;
+    by_bucket[b].push_back(r_.jct_s[j]);
+  }
+  r_.mean_jct_s = Mean(done);
+  r_.p95_jct_s = Quantile(done, 0.95);
+  uint32_t lo = 1;
+  for (size_t b = 0; b < by_bucket.size(); ++b) {
+    r_.buckets.push_back(JctBucket{lo, kBucketMax[b], by_bucket[b].size(), Mean(by_bucket[b]),
+                                   Quantile(by_bucket[b], 0.95)});
+    lo = kBucketMax[b] == UINT32_MAX ? lo : kBucketMax[b] + 1;
+  }
+  const double starts = static_cast<double>(std::max<uint64_t>(1, starts_));
+  r_.mean_task_wait_s = starts_ ? wait_sum_ / starts : 0;
+  r_.locality = static_cast<double>(where_[0]) / starts;
+  r_.rack_local = static_cast<double>(where_[1]) / starts;
+  r_.off_rack = static_cast<double>(where_[2]) / starts;
+  r_.span_s = w_.jobs.empty() ? 0 : w_.jobs.back().submit_s;
+  r_.throughput = r_.makespan_s > 0 ? static_cast<double>(r_.tasks_done) / r_.makespan_s : 0;
+  double work = 0;
+  for (const double x : work_) work += x * p_.cluster.local_mean_s;
+  const double slot_s = static_cast<double>(p_.cluster.machines) * p_.cluster.slots_per_machine *
+                        std::max(r_.span_s, p_.cluster.local_mean_s);
+  r_.offered_load = work / slot_s;
+  r_.stable =
+      r_.jobs_done == r_.jobs && r_.makespan_s <= r_.span_s + std::max(1800.0, r_.span_s / 2);
+}
+
+}  // namespace
+
+uint32_t TraceWorkload::AddJob(double submit_s) {
+  jobs.push_back(TraceJob{submit_s, num_tasks(), 0});
+  return static_cast<uint32_t>(jobs.size() - 1);
+}
+
+void TraceWorkload::AddTask(TaskKind kind, const std::vector<MachineId>& task_replicas) {
+  kinds.push_back(kind);
+  replicas.insert(replicas.end(), task_replicas.begin(), task_replicas.end());
+  replica_begin.push_back(static_cast<uint32_t>(replicas.size()));
+  ++jobs.back().tasks;
+}
+
+std::string ValidateTraceSim(const TraceWorkload& w, const TraceSimParams& p) {
+  const TraceClusterModel& c = p.cluster;
+  std::ostringstream err;
+  if (c.machines < 1)
+    err << "machines: must be at least 1";
+  else if (c.slots_per_machine < 1)
+    err << "slots-per-machine: must be at least 1";
+  else if (c.racks > c.machines)
+    err << "racks: must be at most machines (" << c.machines << ")";
+  else if (!(c.local_mean_s > 0) || !std::isfinite(c.local_mean_s))
+    err << "local-mean: must be a positive number of seconds";
+  else if (!(c.remote_slowdown >= 1) || !std::isfinite(c.remote_slowdown))
+    err << "remote-slowdown: must be at least 1";
+  else if (c.rack_slowdown != 0 && !(c.rack_slowdown >= 1 && c.rack_slowdown <= c.remote_slowdown))
+    err << "rack-slowdown: must be between 1 and remote-slowdown (or 0: as remote)";
+  else if (!(c.heartbeat_s > 0) || !std::isfinite(c.heartbeat_s))
+    err << "heartbeat: must be a positive number of seconds";
+  else if (!(p.policy.delay_wait >= 0) || !std::isfinite(p.policy.delay_wait))
+    err << "delay-wait: must be a non-negative number of seconds";
+  if (!err.str().empty()) return err.str();
+  for (size_t j = 0; j < w.jobs.size(); ++j) {
+    if (j > 0 && w.jobs[j].submit_s < w.jobs[j - 1].submit_s)
+      return "trace: job " + std::to_string(j) + " is submitted before the job ahead of it";
+    if (!(w.jobs[j].submit_s >= 0)) return "trace: job " + std::to_string(j) + " has no time";
+  }
+  for (const MachineId m : w.replicas)
+    if (m >= c.machines)
+      return "machines: a task's replica is machine " + std::to_string(m) + ", beyond " +
+             std::to_string(c.machines) + " machines";
+  return "";
+}
+
+TraceSimResult SimulateTrace(const TraceWorkload& w, const TraceSimParams& p) {
+  TraceRun run(w, p);
+  return run.Run();
+}
+
+}  // namespace locsched

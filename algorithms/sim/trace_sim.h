@@ -1,0 +1,99 @@
+// TraceSim: an event-driven, continuous-time simulation of a recorded workload (jobs
+// with submit times, tasks with replica machines) on the cluster model of
+// locsched-agents --no-jobs, the emulator behind tools/replay.sh, over the same
+// Scheduler the daemon runs. Pure and single-threaded: locsched-sim --trace and tests call it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "algorithms/core/cluster.h"
+#include "algorithms/core/policy.h"
+
+namespace locsched {
+
+/// One job of a workload: its tasks are TraceWorkload's [first_task, first_task + tasks).
+struct TraceJob {
+  double submit_s = 0;  ///< when it arrives, seconds from the start of the run
+  uint32_t first_task = 0;
+  uint32_t tasks = 0;
+};
+
+/// A workload: jobs in submission order, tasks in one flat table (machine ids < machines).
+struct TraceWorkload {
+  std::vector<TraceJob> jobs;
+  std::vector<TaskKind> kinds;                ///< per task: map or reduce
+  std::vector<uint32_t> replica_begin = {0};  ///< per task + 1: where its replicas start
+  std::vector<MachineId> replicas;            ///< every task's replicas, in task order
+  /// Appends a job at `submit_s` (times must not decrease); returns its index.
+  uint32_t AddJob(double submit_s);
+  /// Appends a task to the last job.
+  void AddTask(TaskKind kind, const std::vector<MachineId>& task_replicas);
+  /// Tasks in the workload.
+  uint32_t num_tasks() const { return static_cast<uint32_t>(kinds.size()); }
+};
+
+/// The emulator's cluster (tools/agents): task times Exp(mean local_mean_s) where a replica
+/// is, remote_slowdown times longer elsewhere; each machine heartbeats every heartbeat_s
+/// (phases spread evenly over one period) while it has a free slot and tasks wait, and at
+/// once when a task of it ends.
+struct TraceClusterModel {
+  uint32_t machines = 600;
+  uint32_t slots_per_machine = 1;
+  /// Racks: machine m is in rack m * racks / machines. 0: no topology (every non-local
+  /// task counts as off-rack).
+  uint32_t racks = 0;
+  double local_mean_s = 25;
+  double remote_slowdown = 4;
+  /// A rack-local task's slowdown (with racks > 0); 0: as remote_slowdown.
+  double rack_slowdown = 0;
+  double heartbeat_s = 3;
+  /// Every task's work is 1 (local_mean_s local) instead of an Exp(1) draw: a workload
+  /// whose schedule can be worked out by hand.
+  bool fixed_durations = false;
+  /// Stop this long after the last submission even if tasks are left (the replay's
+  /// drain limit); the run then counts as unstable.
+  double drain_limit_s = 36000;
+};
+
+struct TraceSimParams {
+  TraceClusterModel cluster;
+  PolicyParams policy;  ///< kind, intra order, delay_wait in seconds; alpha/gamma as rates
+  uint64_t seed = 1;    ///< seeds the task durations
+};
+
+/// JCT figures of the jobs whose task count lies in [min_tasks, max_tasks].
+struct JctBucket {
+  uint32_t min_tasks = 0, max_tasks = 0;
+  uint64_t jobs = 0;
+  double mean_jct_s = 0, p95_jct_s = 0;
+};
+
+struct TraceSimResult {
+  uint64_t jobs = 0, jobs_done = 0, tasks = 0, tasks_done = 0;
+  double mean_jct_s = 0, p95_jct_s = 0;
+  double mean_task_wait_s = 0;  ///< runnable (submitted, or released after its maps) to start
+  double locality = 0;          ///< node-local share of started tasks
+  double rack_local = 0;        ///< rack-local (not node-local) share
+  double off_rack = 0;          ///< the rest
+  double span_s = 0;            ///< last submission
+  double makespan_s = 0;        ///< last completion
+  double throughput = 0;        ///< tasks finished per second over the makespan
+  double offered_load = 0;      ///< the work submitted, run local, per slot-second of the span
+  /// Task-seconds spent queued while a replica holder of the task had a free slot: what
+  /// binding a task to one machine early (or a slow heartbeat) costs.
+  double idle_holder_task_s = 0;
+  bool stable = true;  ///< every job done, and the last within max(1800 s, span / 2) of the span
+  uint64_t heartbeats = 0;         ///< heartbeats that asked the scheduler for work
+  std::vector<JctBucket> buckets;  ///< 1, 2-10, 11-100, 101-1000, >1000 tasks
+  std::vector<double> jct_s;       ///< per job, in input order; -1 if not done
+};
+
+/// "" if the workload and params fit, else "field: what is wrong" (flag names as
+/// locsched-sim spells them).
+std::string ValidateTraceSim(const TraceWorkload& w, const TraceSimParams& p);
+/// Runs the workload through the cluster model (validated by ValidateTraceSim).
+TraceSimResult SimulateTrace(const TraceWorkload& w, const TraceSimParams& p);
+
+}  // namespace locsched

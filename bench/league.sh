@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The league: every policy against every workload (bench/league.py; see its --help),
+# under the machine-wide lock so it has the machine to itself. Writes docs/league.md,
+# docs/league.png and docs/figures/league.jsonl. Needs locsched-sim built (build/release,
+# else build/dev, or --build DIR); the trace workloads skip when ../shared/data/traces
+# is absent; the chart needs python3 with matplotlib.
+#   bash bench/league.sh [league.py options]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+case "${1:-}" in -h|--help) exec python3 bench/league.py --help ;; esac
+python=python3
+for p in python3 /usr/bin/python3; do
+  if "$p" -c 'import matplotlib' 2>/dev/null; then python=$p; break; fi
+done
+"$python" -c 'import matplotlib' 2>/dev/null ||
+  echo "league.sh: python3 has no matplotlib: the tables are written, the chart is not" >&2
+exec flock /tmp/locsched-build.lock "$python" bench/league.py "$@"

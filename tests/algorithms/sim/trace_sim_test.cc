@@ -1,0 +1,183 @@
+// Tests the trace-driven simulation (algorithms/sim/trace_sim.h): tiny workloads whose
+// schedules are worked out by hand, determinism per seed, and delay scheduling's wait
+// meaning the same at 600 and 5,000 machines.
+#include "algorithms/sim/trace_sim.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "base/rng.h"
+
+namespace locsched {
+namespace {
+
+// Two machines, one slot each; heartbeats every 3 s (machine 0 at 1.5 s, machine 1 at 3 s,
+// then every 3 s); a task takes 10 s where a replica is and 40 s elsewhere.
+TraceSimParams TwoMachines(PolicyKind kind, double delay_wait = 0) {
+  TraceSimParams p;
+  p.cluster.machines = 2;
+  p.cluster.local_mean_s = 10;
+  p.cluster.remote_slowdown = 4;
+  p.cluster.heartbeat_s = 3;
+  p.cluster.fixed_durations = true;
+  p.policy.kind = kind;
+  p.policy.delay_wait = delay_wait;
+  return p;
+}
+
+TEST_CASE("Trace mode: FIFO on a hand-worked trace", "[trace_sim]") {
+  // j0 at 0 s: tasks a and b, both held by machine 0. j1 at 1 s: one task held by machine 1.
+  TraceWorkload w;
+  w.AddJob(0);
+  w.AddTask(TaskKind::kMap, {0});
+  w.AddTask(TaskKind::kMap, {0});
+  w.AddJob(1);
+  w.AddTask(TaskKind::kMap, {1});
+  const TraceSimParams p = TwoMachines(PolicyKind::kFifo);
+  REQUIRE(ValidateTraceSim(w, p).empty());
+  const TraceSimResult r = SimulateTrace(w, p);
+  // 1.5 s: machine 0 heartbeats; FIFO serves j0, task a runs local until 11.5 s.
+  // 3 s: machine 1 heartbeats; the oldest job j0 runs b remote: 40 s, until 43 s.
+  // 11.5 s: a ends and machine 0 asks at once; j1's task runs there remote until 51.5 s.
+  // j0 ends at 43 s (JCT 43), j1 at 51.5 s (JCT 50.5).
+  REQUIRE(r.jobs_done == 2);
+  CHECK(r.jct_s[0] == Approx(43));
+  CHECK(r.jct_s[1] == Approx(50.5));
+  CHECK(r.mean_jct_s == Approx((43 + 50.5) / 2));
+  // Waits: a 1.5 s, b 3 s, j1's task 10.5 s.
+  CHECK(r.mean_task_wait_s == Approx((1.5 + 3 + 10.5) / 3));
+  CHECK(r.locality == Approx(1.0 / 3));
+  CHECK(r.off_rack == Approx(2.0 / 3));
+  // Queued while a holder was free: a and b while machine 0 idled until 1.5 s (1.5 s each),
+  // j1's task while machine 1 idled from 1 s to 3 s (2 s).
+  CHECK(r.idle_holder_task_s == Approx(1.5 + 1.5 + 2));
+  CHECK(r.makespan_s == Approx(51.5));
+  CHECK(r.stable);
+  REQUIRE(r.buckets.size() == 5);
+  CHECK(r.buckets[0].jobs == 1);  // j1: one task
+  CHECK(r.buckets[0].mean_jct_s == Approx(50.5));
+  CHECK(r.buckets[1].jobs == 1);  // j0: two tasks
+  CHECK(r.buckets[1].mean_jct_s == Approx(43));
+}
+
+TEST_CASE("Trace mode: delay scheduling on the same trace keeps every task local", "[trace_sim]") {
+  TraceWorkload w;
+  w.AddJob(0);
+  w.AddTask(TaskKind::kMap, {0});
+  w.AddTask(TaskKind::kMap, {0});
+  w.AddJob(1);
+  w.AddTask(TaskKind::kMap, {1});
+  const TraceSimResult r = SimulateTrace(w, TwoMachines(PolicyKind::kDelay, 5));
+  // 1.5 s: j0 runs a on machine 0 (until 11.5 s). 3 s: fair order puts j1 (0 running)
+  // first; its task is local to machine 1 and runs until 13 s. 11.5 s: a ends, machine 0
+  // runs b locally until 21.5 s. j0: JCT 21.5; j1: JCT 12.
+  REQUIRE(r.jobs_done == 2);
+  CHECK(r.jct_s[0] == Approx(21.5));
+  CHECK(r.jct_s[1] == Approx(12));
+  CHECK(r.locality == Approx(1));
+}
+
+TEST_CASE("Trace mode: delay scheduling runs remote once the job has waited its time",
+          "[trace_sim]") {
+  // j0 at 0 s and j1 at 0.5 s, one task each, both held only by machine 0.
+  TraceWorkload w;
+  w.AddJob(0);
+  w.AddTask(TaskKind::kMap, {0});
+  w.AddJob(0.5);
+  w.AddTask(TaskKind::kMap, {0});
+  // 1.5 s: j0 runs on machine 0 until 11.5 s. Machine 1 asks at 3 s, 6 s, 9 s.
+  SECTION("a wait of 5 s: j1 runs remote at 6 s (waited 5.5 s), until 46 s") {
+    const TraceSimResult r = SimulateTrace(w, TwoMachines(PolicyKind::kDelay, 5));
+    CHECK(r.jct_s[0] == Approx(11.5));
+    CHECK(r.jct_s[1] == Approx(45.5));
+    CHECK(r.locality == Approx(0.5));
+    // j0's task waited for machine 0's first heartbeat (1.5 s), j1's from 0.5 s to 1.5 s.
+    CHECK(r.idle_holder_task_s == Approx(1.5 + 1));
+  }
+  SECTION("a wait of 20 s: j1 waits for machine 0 (free at 11.5 s), runs local until 21.5 s") {
+    const TraceSimResult r = SimulateTrace(w, TwoMachines(PolicyKind::kDelay, 20));
+    CHECK(r.jct_s[0] == Approx(11.5));
+    CHECK(r.jct_s[1] == Approx(21));
+    CHECK(r.locality == Approx(1));
+    CHECK(r.mean_task_wait_s == Approx((1.5 + 11) / 2));
+  }
+}
+
+TEST_CASE("Trace mode: reduces start once their job's maps are done", "[trace_sim]") {
+  TraceWorkload w;
+  w.AddJob(0);
+  w.AddTask(TaskKind::kMap, {0});
+  w.AddTask(TaskKind::kReduce, {1});
+  const TraceSimResult r = SimulateTrace(w, TwoMachines(PolicyKind::kFifo));
+  // The map runs on machine 0 from 1.5 s to 11.5 s; the reduce is released then and machine
+  // 0, asking at once, runs it remote (40 s) until 51.5 s.
+  CHECK(r.jct_s[0] == Approx(51.5));
+  CHECK(r.mean_task_wait_s == Approx(1.5 / 2));
+}
+
+// Poisson jobs of geometric size (mean 10) with three distinct random replicas per task,
+// offering `load` of the cluster's local capacity for `seconds`.
+TraceWorkload RandomWorkload(uint32_t machines, double load, double seconds, uint64_t seed) {
+  Rng rng(seed);
+  TraceWorkload w;
+  const double job_rate = load * machines / 25.0 / 10.0;
+  for (double t = -std::log(rng.Unit()) / job_rate; t < seconds;
+       t += -std::log(rng.Unit()) / job_rate) {
+    w.AddJob(t);
+    uint32_t size = 1;
+    while (rng.Unit() > 0.1) ++size;
+    for (uint32_t i = 0; i < size; ++i) {
+      std::vector<MachineId> rep;
+      while (rep.size() < 3) {
+        const auto m = static_cast<MachineId>(rng.Below(machines));
+        if (std::find(rep.begin(), rep.end(), m) == rep.end()) rep.push_back(m);
+      }
+      w.AddTask(TaskKind::kMap, rep);
+    }
+  }
+  return w;
+}
+
+TEST_CASE("Trace mode is deterministic per seed", "[trace_sim]") {
+  const TraceWorkload w = RandomWorkload(50, 0.8, 600, 3);
+  for (const PolicyKind kind :
+       {PolicyKind::kJsqMaxWeight, PolicyKind::kDelay, PolicyKind::kFair, PolicyKind::kFifo}) {
+    CAPTURE(PolicyKindName(kind));
+    TraceSimParams p;
+    p.cluster.machines = 50;
+    p.policy.kind = kind;
+    p.policy.alpha = 1 / 25.0;
+    p.policy.gamma = p.policy.alpha / 4;
+    p.seed = 9;
+    const TraceSimResult a = SimulateTrace(w, p), b = SimulateTrace(w, p);
+    CHECK(a.jobs_done == w.jobs.size());
+    CHECK(a.jct_s == b.jct_s);
+    CHECK(a.idle_holder_task_s == b.idle_holder_task_s);
+    p.seed = 10;
+    CHECK(SimulateTrace(w, p).jct_s != a.jct_s);
+  }
+}
+
+TEST_CASE("Delay scheduling's wait gives the same locality at 600 and 5,000 machines",
+          "[trace_sim]") {
+  // One workload model at 70% load, scaled to each cluster; the same 10 s wait.
+  std::vector<double> locality;
+  for (const uint32_t machines : {600u, 5000u}) {
+    const TraceWorkload w = RandomWorkload(machines, 0.7, 400, 5);
+    TraceSimParams p;
+    p.cluster.machines = machines;
+    p.policy.kind = PolicyKind::kDelay;
+    p.policy.delay_wait = 10;
+    const TraceSimResult r = SimulateTrace(w, p);
+    CHECK(r.jobs_done == w.jobs.size());
+    locality.push_back(r.locality);
+  }
+  CAPTURE(locality[0], locality[1]);
+  CHECK(locality[0] < 1);  // the wait matters: some tasks run remote
+  CHECK(std::abs(locality[0] - locality[1]) <= 0.01);
+}
+
+}  // namespace
+}  // namespace locsched

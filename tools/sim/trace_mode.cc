@@ -1,0 +1,251 @@
+#include "tools/sim/trace_mode.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "tools/sim/trace_jobs.h"
+
+namespace locsched {
+namespace {
+
+// Flags of the slotted model that mean nothing in trace mode.
+constexpr const char* kSlottedOnly[] = {
+    "--load",       "--slots",         "--data-machines", "--replicas",     "--alpha",
+    "--gamma",      "--job-size-dist", "--job-size-mean", "--pareto-shape", "--job-size-max",
+    "--weight-max", "--warmup",        "--max-backlog",   "--sweep",        "--csv",
+    "--chart",      "--threads",       "--lp-interval",   "--lp-classes",   "--lp-max-jobs",
+    "--lp-epsilon", "--priority-slack"};
+constexpr const char* kTraceOnly[] = {
+    "--format",     "--hour",      "--racks",           "--remote-slowdown", "--rack-slowdown",
+    "--local-mean", "--heartbeat", "--fixed-durations", "--placement-seed",  "--utilization"};
+
+// "1", "2-10", ">1000": a bucket's job sizes.
+std::string BucketName(const JctBucket& b) {
+  if (b.max_tasks == UINT32_MAX) return ">" + std::to_string(b.min_tasks - 1);
+  if (b.min_tasks == b.max_tasks) return std::to_string(b.min_tasks);
+  return std::to_string(b.min_tasks) + "-" + std::to_string(b.max_tasks);
+}
+
+nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const TraceSimParams& p,
+                      double wall) {
+  nlohmann::json buckets = nlohmann::json::array();
+  for (const JctBucket& b : r.buckets) {
+    const std::string name = BucketName(b);
+    buckets.push_back({{"tasks", name},
+                       {"jobs", b.jobs},
+                       {"mean_jct_s", b.mean_jct_s},
+                       {"p95_jct_s", b.p95_jct_s}});
+  }
+  const double started = static_cast<double>(std::max<uint64_t>(1, r.tasks_done));
+  return {{"mode", "trace"},
+          {"trace", o.trace},
+          {"format", o.format},
+          {"hour", o.hour >= 0 ? nlohmann::json(o.hour) : nlohmann::json(nullptr)},
+          {"policy", PolicyKindName(p.policy.kind)},
+          {"intra", IntraQueueName(p.policy.intra)},
+          {"remote_bias", p.policy.remote_bias},
+          {"delay_wait_s", p.policy.kind == PolicyKind::kDelay ? nlohmann::json(p.policy.delay_wait)
+                                                               : nlohmann::json(nullptr)},
+          {"machines", p.cluster.machines},
+          {"racks", p.cluster.racks},
+          {"slots_per_machine", p.cluster.slots_per_machine},
+          {"remote_slowdown", p.cluster.remote_slowdown},
+          {"local_mean_s", p.cluster.local_mean_s},
+          {"heartbeat_s", p.cluster.heartbeat_s},
+          {"seed", p.seed},
+          {"jobs", r.jobs},
+          {"jobs_done", r.jobs_done},
+          {"tasks", r.tasks},
+          {"tasks_done", r.tasks_done},
+          {"mean_jct_s", r.mean_jct_s},
+          {"p95_jct_s", r.p95_jct_s},
+          {"mean_task_wait_s", r.mean_task_wait_s},
+          {"locality", r.locality},
+          {"node_local", r.locality},
+          {"rack_local", r.rack_local},
+          {"off_rack", r.off_rack},
+          {"throughput", r.throughput},
+          {"offered_load", r.offered_load},
+          {"span_s", r.span_s},
+          {"makespan_s", r.makespan_s},
+          {"stable", r.stable},
+          {"idle_holder_task_s", r.idle_holder_task_s},
+          {"idle_holder_per_task_s", r.idle_holder_task_s / started},
+          {"heartbeats", r.heartbeats},
+          {"jct_buckets", buckets},
+          {"wall_seconds", wall}};
+}
+
+void PrintText(const TraceSimResult& r, const TraceSimParams& p, double wall) {
+  std::printf("policy %s  %u machines  %llu jobs (%llu done), %llu tasks  wall %.2fs\n",
+              std::string(PolicyKindName(p.policy.kind)).c_str(), p.cluster.machines,
+              static_cast<unsigned long long>(r.jobs), static_cast<unsigned long long>(r.jobs_done),
+              static_cast<unsigned long long>(r.tasks), wall);
+  std::printf("  %s  JCT mean %.1f s  p95 %.1f s  task wait mean %.1f s\n",
+              r.stable ? "STABLE" : "UNSTABLE", r.mean_jct_s, r.p95_jct_s, r.mean_task_wait_s);
+  std::printf("  locality %.4f (rack-local %.4f, off-rack %.4f)  offered load %.2f\n", r.locality,
+              r.rack_local, r.off_rack, r.offered_load);
+  std::printf("  queued beside an idle replica holder: %.0f task-s  makespan %.0f s\n",
+              r.idle_holder_task_s, r.makespan_s);
+  for (const JctBucket& b : r.buckets) {
+    if (b.jobs == 0) continue;
+    std::printf("  jobs of %s tasks: %llu, JCT mean %.1f s  p95 %.1f s\n", BucketName(b).c_str(),
+                static_cast<unsigned long long>(b.jobs), b.mean_jct_s, b.p95_jct_s);
+  }
+}
+
+// The run of `policy` (with `wait` if it is delay) at remote slowdown `slowdown`.
+TraceSimParams Params(const TraceModeOptions& o, const TraceRunSettings& s, PolicyKind policy,
+                      IntraQueue intra, double wait, double slowdown, uint32_t machines) {
+  TraceSimParams p;
+  p.policy.kind = policy;
+  p.policy.intra = intra;
+  p.policy.delay_wait = wait;
+  p.policy.remote_bias = s.remote_bias;
+  p.policy.alpha = 1 / o.local_mean;
+  p.policy.gamma = p.policy.alpha / slowdown;
+  p.policy.seed = s.seed;
+  p.seed = s.seed;
+  p.cluster.machines = machines;
+  p.cluster.slots_per_machine = s.slots_per_machine;
+  p.cluster.racks = o.racks;
+  p.cluster.local_mean_s = o.local_mean;
+  p.cluster.remote_slowdown = slowdown;
+  p.cluster.rack_slowdown = o.rack_slowdown;
+  p.cluster.heartbeat_s = o.heartbeat;
+  p.cluster.fixed_durations = o.fixed_durations;
+  return p;
+}
+
+std::vector<PolicyKind> Policies(const std::string& list) {
+  std::vector<PolicyKind> out;
+  std::stringstream in(list);
+  for (std::string name; std::getline(in, name, ',');) {
+    const auto kind = ParsePolicyKind(name);
+    if (!kind)
+      throw std::invalid_argument("--policy: unknown policy '" + name + "' (see --list-policies)");
+    out.push_back(*kind);
+  }
+  if (out.empty()) throw std::invalid_argument("--policy: empty");
+  return out;
+}
+
+// Loads the trace; with --utilization, twice: once to measure its work, once placed on the
+// cluster that work fills to that share.
+TraceJobs Load(const TraceModeOptions& o, const TraceRunSettings& s) {
+  TraceJobsOptions load;
+  load.path = o.trace;
+  load.hour = o.hour;
+  load.machines = s.machines;
+  load.seed = o.placement_seed;
+  if (Status st = ParseTraceFormat(o.format, &load.format); !st.ok())
+    throw std::invalid_argument(
+        "--format: choose swim, jobhistory, rumen, google or locsched, not '" + o.format + "'");
+  if (o.hour < -1 || o.hour > 23) throw std::invalid_argument("--hour: must be 0-23");
+  if (o.utilization != 0 && !(o.utilization > 0 && o.utilization <= 10))
+    throw std::invalid_argument("--utilization: must be in (0, 10]");
+  if (o.utilization > 0 && s.machines > 0)
+    throw std::invalid_argument("--utilization: give it or --machines, not both");
+  TraceJobs jobs;
+  auto read = [&] {
+    jobs = TraceJobs{};
+    if (Status st = LoadTraceJobs(load, &jobs); !st.ok()) {
+      if (st.message().rfind("--", 0) == 0) throw std::invalid_argument(st.message());
+      throw std::runtime_error(st.message());
+    }
+  };
+  read();
+  if (o.utilization > 0) {
+    const TraceWorkload& w = jobs.workload;
+    const double span = std::max(o.local_mean, w.jobs.empty() ? 0 : w.jobs.back().submit_s);
+    const double slots = w.num_tasks() * o.local_mean / (o.utilization * span);
+    load.machines = static_cast<uint32_t>(
+        std::max(1.0, std::ceil(slots / static_cast<double>(s.slots_per_machine))));
+    read();
+  }
+  return jobs;
+}
+
+}  // namespace
+
+void AddTraceFlags(CLI::App& app, TraceModeOptions& o) {
+  app.add_option("--trace", o.trace,
+                 "Trace mode: run this workload log in simulated seconds on the emulator's "
+                 "cluster model (see docs/simulator.md)");
+  app.add_option("--format", o.format, "With --trace: swim, jobhistory, rumen, google or locsched")
+      ->capture_default_str();
+  app.add_option("--hour", o.hour, "With --trace, swim: only the jobs submitted in hour H (0-23)");
+  app.add_option("--racks", o.racks,
+                 "With --trace: racks (machine m in rack m*R/M); 0: no topology")
+      ->capture_default_str();
+  app.add_option("--remote-slowdown", o.remote_slowdowns,
+                 "With --trace: a task runs this many times longer off its replicas (a comma "
+                 "list runs each)")
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("--utilization", o.utilization,
+                 "With --trace, instead of --machines: size the cluster so the trace's work, "
+                 "run local, fills this share of its slots over the trace's span");
+  app.add_option("--rack-slowdown", o.rack_slowdown,
+                 "With --trace and --racks: slowdown of a rack-local task (0: as remote)")
+      ->capture_default_str();
+  app.add_option("--local-mean", o.local_mean, "With --trace: mean local task time, seconds")
+      ->capture_default_str();
+  app.add_option("--heartbeat", o.heartbeat, "With --trace: seconds between a machine's heartbeats")
+      ->capture_default_str();
+  app.add_flag("--fixed-durations", o.fixed_durations,
+               "With --trace: every task takes exactly --local-mean (times the slowdown)");
+  app.add_option("--placement-seed", o.placement_seed,
+                 "With --trace: seed of the tailer's replica placement (swim, google)")
+      ->capture_default_str();
+}
+
+void CheckTraceFlagUse(const CLI::App& app, const TraceModeOptions& o) {
+  if (o.trace.empty()) {
+    for (const char* flag : kTraceOnly)
+      if (app.count(flag) > 0) throw std::invalid_argument(std::string(flag) + ": needs --trace");
+    return;
+  }
+  for (const char* flag : kSlottedOnly)
+    if (app.count(flag) > 0)
+      throw std::invalid_argument(std::string(flag) +
+                                  ": a flag of the slotted model, not of --trace mode");
+}
+
+int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
+  const std::vector<PolicyKind> policies = Policies(s.policy);
+  const auto intra = ParseIntraQueue(s.intra);
+  if (!intra || *intra == IntraQueue::kPriority)
+    throw std::invalid_argument("--intra: with --trace choose fair or fifo, not '" + s.intra + "'");
+  if (s.delay_waits.empty()) throw std::invalid_argument("--delay-wait: empty");
+  if (o.remote_slowdowns.empty()) throw std::invalid_argument("--remote-slowdown: empty");
+  const TraceJobs jobs = Load(o, s);
+  for (const double slowdown : o.remote_slowdowns) {
+    for (const PolicyKind policy : policies) {
+      const size_t waits = policy == PolicyKind::kDelay ? s.delay_waits.size() : 1;
+      for (size_t i = 0; i < waits; ++i) {
+        const TraceSimParams p =
+            Params(o, s, policy, *intra, s.delay_waits[i], slowdown, jobs.machines);
+        if (const std::string err = ValidateTraceSim(jobs.workload, p); !err.empty())
+          throw std::invalid_argument("--" + err);
+        const auto start = std::chrono::steady_clock::now();
+        const TraceSimResult r = SimulateTrace(jobs.workload, p);
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (s.json)
+          std::cout << ToJson(r, o, p, wall).dump() << std::endl;
+        else
+          PrintText(r, p, wall);
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace locsched

@@ -1,0 +1,54 @@
+// locsched-sim --trace: the trace-driven mode's flags, checks and output. A recorded
+// workload (tools/sim/trace_jobs.h) runs through algorithms/sim/trace_sim.h in simulated
+// seconds. Called by tools/sim/main.cc; one thread.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "algorithms/sim/trace_sim.h"
+
+namespace locsched {
+
+/// The flags of trace mode (--policy, --machines, --slots-per-machine, --delay-wait,
+/// --remote-bias, --intra, --seed and --json are the slotted mode's own and copied in).
+struct TraceModeOptions {
+  std::string trace;                        ///< --trace FILE: the workload log
+  std::string format = "swim";              ///< --format
+  int hour = -1;                            ///< --hour (swim)
+  uint32_t racks = 0;                       ///< --racks
+  std::vector<double> remote_slowdowns{4};  ///< --remote-slowdown (a list runs each)
+  double utilization = 0;                   ///< --utilization (0: off)
+  double rack_slowdown = 0;                 ///< --rack-slowdown
+  double local_mean = 25;                   ///< --local-mean
+  double heartbeat = 3;                     ///< --heartbeat
+  bool fixed_durations = false;             ///< --fixed-durations
+  uint64_t placement_seed = 1;              ///< --placement-seed
+};
+
+/// Adds the trace-mode flags to `app`.
+void AddTraceFlags(CLI::App& app, TraceModeOptions& o);
+/// Throws std::invalid_argument naming the flag if a trace-only flag is given without
+/// --trace, or a slotted-only one with it.
+void CheckTraceFlagUse(const CLI::App& app, const TraceModeOptions& o);
+
+/// What RunTraceMode takes from the shared flags.
+struct TraceRunSettings {
+  std::string policy = "jsq-maxweight";  ///< one name or a comma list
+  std::string intra = "fair";
+  uint32_t machines = 0;  ///< 0: the trace's default (600, or the hosts it names)
+  uint32_t slots_per_machine = 1;
+  std::vector<double> delay_waits{20};  ///< each runs with delay; others take the first
+  uint32_t remote_bias = 0;
+  uint64_t seed = 1;
+  bool json = false;
+};
+
+/// Loads the trace once and runs every policy (delay at every wait) at every remote slowdown,
+/// printing text or one JSON object (line) per run; returns the exit code.
+/// Throws std::invalid_argument (exit 2) for a bad flag, std::runtime_error for a bad file.
+int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s);
+
+}  // namespace locsched
