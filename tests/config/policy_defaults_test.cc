@@ -33,7 +33,7 @@ TEST_CASE("PolicyParams defaults are the config table's scheduler defaults") {
   CHECK(s.intra_queue == p.intra);
   CHECK(s.alpha == p.alpha);
   CHECK(s.gamma == p.gamma);
-  CHECK(s.delay_skips == p.delay_skips);
+  CHECK(s.delay_wait == p.delay_wait);
   CHECK(s.remote_bias == p.remote_bias);
   CHECK(s.priority_slack == p.priority_slack);
   CHECK(s.seed == p.seed);
