@@ -42,8 +42,8 @@ Status Parse(simdjson::dom::parser& parser, std::string_view text, Record* rec) 
   if (obj["body"].error() == simdjson::SUCCESS)
     return Status::InvalidArgument(
         "journal",
-        "a heartbeat record of the older format (reply text, not assignments); "
-        "stop that daemon cleanly (it leaves a snapshot) before upgrading");
+        "a heartbeat record holding reply text (\"body\") is not replayed; "
+        "stop the daemon that wrote it cleanly (it leaves a snapshot) and start again");
   simdjson::dom::element list;
   if (obj["assign"].get(list) == simdjson::SUCCESS) return ParseAssigned(list, &rec->assigned);
   return Status::Ok();

@@ -254,14 +254,14 @@ TEST_CASE("a heartbeat's journal record lists its assignments, not its reply tex
   const json beat = json::parse(records[2]);
   CHECK(beat["assign"] == json::array({json::array({"j", "t"})}));
   CHECK(!beat.contains("body"));
-  // A record of the older format (the reply's text) is refused, saying what to do.
+  // A record holding the reply's text is refused, saying what to do.
   std::string unused;
   Node b(&unused);
   const Status s =
       ReplayRecord(R"({"t":1,"line":"{\"op\":\"heartbeat\",\"machine\":\"m0\",\"free_slots\":1}",)"
                    R"("body":",\"assign\":[]"})",
                    b.dispatcher, b.clock);
-  CHECK(s.message().find("stop that daemon cleanly") != std::string::npos);
+  CHECK(s.message().find("stop the daemon that wrote it cleanly") != std::string::npos);
 }
 
 }  // namespace
