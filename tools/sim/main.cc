@@ -30,6 +30,9 @@
 namespace locsched {
 namespace {
 
+// Delay scheduling's default wait in slots (a local task lasts 1 / alpha = 1.25 slots).
+constexpr double kSlottedDelayWait = 3;
+
 struct Options {
   SimParams params;
   BacklogLpOptions lp;  // --intra priority: the backlog LP's knobs (the daemon's defaults)
@@ -118,9 +121,9 @@ void AddWorkloadFlags(CLI::App& app, Options& o) {
       ->capture_default_str();
   app.add_option("--delay-wait", o.delay_waits,
                  "Delay scheduling: time a job without a local task waits before it may run "
-                 "remote (slots here; seconds with --trace, where a comma list runs each)")
-      ->delimiter(',')
-      ->capture_default_str();
+                 "remote: slots here (default 3, the league's best in the paper's model), "
+                 "seconds with --trace (default 20; a comma list runs each)")
+      ->delimiter(',');
   app.add_option("--warmup", p.warmup_fraction, "Leading share of slots left out of the figures")
       ->capture_default_str();
   app.add_option("--max-backlog", p.max_backlog,
@@ -472,6 +475,7 @@ int main(int argc, char** argv) {
         throw std::invalid_argument("--machines: must be at least 1");
       return RunTraceMode(o.trace, s);
     }
+    if (app.count("--delay-wait") == 0) o.delay_waits = {kSlottedDelayWait};
     if (o.delay_waits.size() != 1)
       throw std::invalid_argument("--delay-wait: a list needs --trace");
     o.params.policy.delay_wait = o.delay_waits[0];
