@@ -262,6 +262,7 @@ SimResult Simulation::Run(const SimProgress& progress) {
   const uint64_t tick = std::max<uint64_t>(1, p_.slots / 200);
   uint64_t t = 0;
   for (; t < p_.slots; ++t) {
+    sched_.SetNow(static_cast<double>(t));  // the core's clock counts time slots
     CompleteDue(t);
     Arrive(t);
     if (replan_ && t % p_.replan_interval == 0) replan_(sched_, t, started_);
