@@ -34,10 +34,20 @@ void LateBinding::Enqueue(TaskId t) {
   const Task& task = cluster_.task(t);
   index_.Add(t);
   for (MachineId h : task.replicas) {
-    local_fifo_[h].push_back(Entry{t, task.generation});
+    std::deque<Entry>& fifo = local_fifo_[h];
+    fifo.push_back(Entry{t, task.generation});
     ++local_count_[h];
+    // Entries of tasks another holder took stay until they reach the front; once they
+    // outnumber the live ones, sweep them out (amortised O(1) per entry).
+    if (fifo.size() > 2 * size_t{local_count_[h]} + 16)
+      std::erase_if(fifo, [&](const Entry& e) { return !Live(e); });
   }
   ++queued_;
+}
+
+bool LateBinding::Live(const Entry& e) const {
+  const Task& task = cluster_.task(e.task);
+  return task.generation == e.generation && task.state == TaskState::kQueued;
 }
 
 void LateBinding::Withdraw(TaskId t) {
@@ -74,9 +84,7 @@ Pick LateBinding::Take(TaskId t, JobId j) {
 TaskId LateBinding::FrontLocal(MachineId m) {
   std::deque<Entry>& fifo = local_fifo_[m];
   while (!fifo.empty()) {
-    const Entry e = fifo.front();
-    const Task& task = cluster_.task(e.task);
-    if (task.generation == e.generation && task.state == TaskState::kQueued) return e.task;
+    if (Live(fifo.front())) return fifo.front().task;
     fifo.pop_front();
   }
   return kNoId;

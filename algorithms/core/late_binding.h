@@ -46,6 +46,7 @@ class LateBinding final : public Policy {
     TaskId task;
     uint32_t generation;
   };
+  bool Live(const Entry& e) const;
   Pick Take(TaskId t, JobId j);
   TaskId FrontLocal(MachineId m);
   JobId LongestWaiting();
