@@ -12,7 +12,8 @@
 #
 #   bash tools/replay.sh [options] [-- extra locsched-agents flags]
 #     --build DIR       where the binaries are (default build/release)
-#     --policy P        scheduler.policy: jsq-maxweight (default), fair, fifo, delay
+#     --policy P        scheduler.policy: jsq-maxweight (default), fair, fifo, delay, late-binding,
+#                       balanced-pandas
 #     --set KEY=VALUE   another locschedd setting (docs/config.md); may be repeated
 #     --format F        the trace's format and default file (under ../shared/data/traces):
 #                         swim        swim-fb/FB-2009_samples_24_times_1hr_1.tsv, one --hour (default)
