@@ -127,6 +127,22 @@ void BM_Decisions_JsqMaxWeightFifo(benchmark::State& s) {
 void BM_Decisions_JsqMaxWeightFair(benchmark::State& s) {
   RunDecisions(s, Params(PolicyKind::kJsqMaxWeight, IntraQueue::kFair));
 }
+void BM_Decisions_LateBindingFair(benchmark::State& s) {
+  RunDecisions(s, Params(PolicyKind::kLateBinding, IntraQueue::kFair));
+}
+void BM_Decisions_LateBindingSrpt(benchmark::State& s) {
+  PolicyParams p = Params(PolicyKind::kLateBinding, IntraQueue::kFair);
+  p.job_order = JobOrder::kSrpt;
+  RunDecisions(s, p);
+}
+void BM_Decisions_BalancedPandas(benchmark::State& s) {
+  RunDecisions(s, Params(PolicyKind::kBalancedPandas, IntraQueue::kFair));
+}
+void BM_Lifecycle_LateBindingSrpt(benchmark::State& s) {
+  PolicyParams p = Params(PolicyKind::kLateBinding, IntraQueue::kFair);
+  p.job_order = JobOrder::kSrpt;
+  RunLifecycle(s, p);
+}
 void BM_Lifecycle_BaselineFifo(benchmark::State& s) {
   RunLifecycle(s, Params(PolicyKind::kFifo, IntraQueue::kFifo));
 }
@@ -152,6 +168,30 @@ BENCHMARK(BM_Decisions_JsqMaxWeightFifo)
     ->Arg(100)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Decisions_JsqMaxWeightFair)
+    ->Arg(100000)
+    ->Arg(10000)
+    ->Arg(1000)
+    ->Arg(100)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Decisions_LateBindingFair)
+    ->Arg(100000)
+    ->Arg(10000)
+    ->Arg(1000)
+    ->Arg(100)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Decisions_LateBindingSrpt)
+    ->Arg(100000)
+    ->Arg(10000)
+    ->Arg(1000)
+    ->Arg(100)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Decisions_BalancedPandas)
+    ->Arg(100000)
+    ->Arg(10000)
+    ->Arg(1000)
+    ->Arg(100)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Lifecycle_LateBindingSrpt)
     ->Arg(100000)
     ->Arg(10000)
     ->Arg(1000)

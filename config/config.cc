@@ -9,7 +9,9 @@
 namespace locsched {
 namespace {
 
-constexpr std::array<std::string_view, 4> kPolicies{"jsq-maxweight", "fair", "fifo", "delay"};
+constexpr std::array<std::string_view, 6> kPolicies{
+    "jsq-maxweight", "fair", "fifo", "delay", "late-binding", "balanced-pandas"};
+constexpr std::array<std::string_view, 3> kJobOrders{"fair", "srpt", "smith"};
 constexpr std::array<std::string_view, 3> kIntraQueues{"fair", "fifo", "priority"};
 constexpr std::array<std::string_view, 6> kLogLevels{"trace", "debug", "info",
                                                      "warn",  "error", "off"};
@@ -87,6 +89,12 @@ void ApplyIntra(const ConfigValue& v, Config* c) {
 }
 std::string FormatIntra(const Config& c) {
   return std::string(IntraQueueName(c.scheduler.intra_queue));
+}
+void ApplyJobOrder(const ConfigValue& v, Config* c) {
+  c->scheduler.job_order = ParseJobOrder(std::get<std::string>(v)).value_or(c->scheduler.job_order);
+}
+std::string FormatJobOrder(const Config& c) {
+  return std::string(JobOrderName(c.scheduler.job_order));
 }
 void ApplyLevel(const ConfigValue& v, Config* c) {
   c->log.level = EnumFromName<LogLevel>(kLogLevels, std::get<std::string>(v));
@@ -212,6 +220,35 @@ const ConfigKey kTable[] = {
      .help = "which job a machine serves inside the queue it chose (jsq-maxweight)",
      .apply = ApplyIntra,
      .format = FormatIntra},
+    {.key = "scheduler.job_order",
+     .type = ConfigType::kEnum,
+     .allowed = kJobOrders,
+     .default_text = "fair",
+     .reloadable = false,
+     .help = "how late-binding, fair and delay rank jobs: fair (fewest running tasks), srpt "
+             "(fewest tasks left) or smith (weight per task left)",
+     .apply = ApplyJobOrder,
+     .format = FormatJobOrder},
+    {.key = "scheduler.job_aging",
+     .type = ConfigType::kDouble,
+     .min_real = 0,
+     .max_real = 1e9,
+     .default_text = "0",
+     .reloadable = false,
+     .help = "late-binding: seconds a job may go without starting a task before it is served "
+             "first (0: no bound)",
+     .apply = ApplyDouble<kSched, &SchedulerConfig::job_aging>,
+     .format = FormatDoubleField<kSched, &SchedulerConfig::job_aging>},
+    {.key = "scheduler.beta",
+     .type = ConfigType::kDouble,
+     .min_real = 0,
+     .min_real_open = true,
+     .max_real = 1e6,
+     .default_text = "0.4",
+     .reloadable = true,
+     .help = "rack-local service rate (balanced-pandas), between gamma and alpha",
+     .apply = ApplyDouble<kSched, &SchedulerConfig::beta>,
+     .format = FormatDoubleField<kSched, &SchedulerConfig::beta>},
     {.key = "scheduler.alpha",
      .type = ConfigType::kDouble,
      .min_real = 0,

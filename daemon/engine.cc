@@ -20,6 +20,9 @@ PolicyParams PolicyFrom(const SchedulerConfig& s) {
   p.remote_bias = s.remote_bias;
   p.priority_slack = s.priority_slack;
   p.seed = s.seed;
+  p.job_order = s.job_order;
+  p.job_aging = s.job_aging;
+  p.beta = s.beta;
   return p;
 }
 
@@ -300,7 +303,7 @@ Status Engine::Heartbeat(const Request& r, JsonWriter& w) {
   const uint64_t room = machine.slots > machine.running ? machine.slots - machine.running : 0;
   const uint64_t want = std::min<uint64_t>(r.free_slots, room);
   const double now = clock_.Now();
-  sched_.SetNow(now);
+  sched_.SetNow(now);  // policies that wait a time read the workload clock
   w.Key("assign").BeginArray();
   assigned_.clear();
   for (uint64_t i = 0; i < want; ++i) {

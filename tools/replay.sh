@@ -12,7 +12,8 @@
 #
 #   bash tools/replay.sh [options] [-- extra locsched-agents flags]
 #     --build DIR       where the binaries are (default build/release)
-#     --policy P        scheduler.policy: jsq-maxweight (default), fair, fifo, delay
+#     --policy P        scheduler.policy: jsq-maxweight (default), fair, fifo, delay, late-binding,
+#                       balanced-pandas
 #     --delay-wait S    delay policy: its wait in workload seconds (default 20); the daemon
 #                       runs on the wall clock, so it gets scheduler.delay_wait = S / speed
 #     --set KEY=VALUE   another locschedd setting (docs/config.md); may be repeated

@@ -2,18 +2,16 @@
 
 #include <cassert>
 
+#include "algorithms/core/job_order.h"
+
 namespace locsched {
 namespace {
 
-JobHeap::Less OrderFor(PolicyKind kind, const Cluster& cluster) {
-  if (kind == PolicyKind::kFifo) {
+JobHeap::Less OrderFor(const PolicyParams& params, const Cluster& cluster) {
+  if (params.kind == PolicyKind::kFifo) {
     return [&cluster](JobId a, JobId b) { return cluster.job(a).seq < cluster.job(b).seq; };
   }
-  return [&cluster](JobId a, JobId b) {
-    const Job& x = cluster.job(a);
-    const Job& y = cluster.job(b);
-    return x.running != y.running ? x.running < y.running : x.seq < y.seq;
-  };
+  return MakeJobLess(params.job_order, cluster);
 }
 
 }  // namespace
@@ -23,7 +21,7 @@ BaselinePolicy::BaselinePolicy(const PolicyParams& params, Cluster& cluster)
       kind_(params.kind),
       delay_wait_(params.delay_wait),
       index_(cluster),
-      order_(OrderFor(params.kind, cluster)) {
+      order_(OrderFor(params, cluster)) {
   assert(kind_ != PolicyKind::kJsqMaxWeight);
 }
 

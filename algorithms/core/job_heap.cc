@@ -76,4 +76,22 @@ void JobHeap::ForEachInOrder(const std::function<bool(JobId)>& visit) const {
   }
 }
 
+void JobHeap::Smallest(size_t k, std::vector<JobId>& out) const {
+  out.clear();
+  if (heap_.empty() || k == 0) return;
+  auto later = [this](uint32_t a, uint32_t b) { return less_(heap_[b], heap_[a]); };
+  frontier_.assign(1, 0);
+  while (!frontier_.empty() && out.size() < k) {
+    std::pop_heap(frontier_.begin(), frontier_.end(), later);
+    const uint32_t i = frontier_.back();
+    frontier_.pop_back();
+    out.push_back(heap_[i]);
+    for (uint32_t c : {2 * i + 1, 2 * i + 2}) {
+      if (c >= heap_.size()) continue;
+      frontier_.push_back(c);
+      std::push_heap(frontier_.begin(), frontier_.end(), later);
+    }
+  }
+}
+
 }  // namespace locsched

@@ -33,6 +33,9 @@ class JobHeap {
   size_t size() const { return heap_.size(); }
   /// Visits jobs in order until `visit` returns false; O(k log k) for k visited.
   void ForEachInOrder(const std::function<bool(JobId)>& visit) const;
+  /// Writes the first min(k, size) jobs, in order, into `out` (cleared first); O(k log k)
+  /// without allocating once `out` and the heap's scratch have grown.
+  void Smallest(size_t k, std::vector<JobId>& out) const;
 
  private:
   void Place(size_t i, JobId j);
@@ -41,7 +44,8 @@ class JobHeap {
 
   Less less_;
   std::vector<JobId> heap_;
-  std::vector<uint32_t> pos_;  // by job id; kNoId if absent
+  std::vector<uint32_t> pos_;               // by job id; kNoId if absent
+  mutable std::vector<uint32_t> frontier_;  // Smallest's scratch
 };
 
 }  // namespace locsched

@@ -3,17 +3,31 @@
 #include <array>
 #include <utility>
 
+#include "algorithms/core/balanced_pandas.h"
 #include "algorithms/core/baseline_policy.h"
 #include "algorithms/core/jsq_maxweight.h"
+#include "algorithms/core/late_binding.h"
 
 namespace locsched {
 namespace {
 
-constexpr std::array<std::pair<PolicyKind, std::string_view>, 4> kPolicyNames{{
+constexpr std::array<std::pair<PolicyKind, std::string_view>, 6> kPolicyNames{{
     {PolicyKind::kJsqMaxWeight, "jsq-maxweight"},
     {PolicyKind::kFair, "fair"},
     {PolicyKind::kFifo, "fifo"},
     {PolicyKind::kDelay, "delay"},
+    {PolicyKind::kLateBinding, "late-binding"},
+    {PolicyKind::kBalancedPandas, "balanced-pandas"},
+}};
+constexpr std::array<std::string_view, kPolicyNames.size()> kNamesOnly = [] {
+  std::array<std::string_view, kPolicyNames.size()> out{};
+  for (size_t i = 0; i < kPolicyNames.size(); ++i) out[i] = kPolicyNames[i].second;
+  return out;
+}();
+constexpr std::array<std::pair<JobOrder, std::string_view>, 3> kJobOrderNames{{
+    {JobOrder::kFair, "fair"},
+    {JobOrder::kSrpt, "srpt"},
+    {JobOrder::kSmith, "smith"},
 }};
 constexpr std::array<std::pair<IntraQueue, std::string_view>, 3> kIntraNames{{
     {IntraQueue::kFair, "fair"},
@@ -26,6 +40,12 @@ constexpr std::array<std::pair<IntraQueue, std::string_view>, 3> kIntraNames{{
 std::unique_ptr<Policy> MakePolicy(const PolicyParams& params, Cluster& cluster) {
   if (params.kind == PolicyKind::kJsqMaxWeight) {
     return std::make_unique<JsqMaxWeight>(params, cluster);
+  }
+  if (params.kind == PolicyKind::kLateBinding) {
+    return std::make_unique<LateBinding>(params, cluster);
+  }
+  if (params.kind == PolicyKind::kBalancedPandas) {
+    return std::make_unique<BalancedPandas>(params, cluster);
   }
   return std::make_unique<BaselinePolicy>(params, cluster);
 }
@@ -57,6 +77,22 @@ std::optional<IntraQueue> ParseIntraQueue(std::string_view name) {
 std::string_view IntraQueueName(IntraQueue intra) {
   for (const auto& [i, text] : kIntraNames)
     if (i == intra) return text;
+  return "?";
+}
+
+std::span<const std::string_view> PolicyNames() {
+  return kNamesOnly;
+}
+
+std::optional<JobOrder> ParseJobOrder(std::string_view name) {
+  for (const auto& [order, text] : kJobOrderNames)
+    if (text == name) return order;
+  return std::nullopt;
+}
+
+std::string_view JobOrderName(JobOrder order) {
+  for (const auto& [o, text] : kJobOrderNames)
+    if (o == order) return text;
   return "?";
 }
 

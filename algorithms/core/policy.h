@@ -20,6 +20,15 @@ enum class PolicyKind {
   kFair,          ///< naive fair sharing: job with fewest running tasks, local task if any
   kFifo,          ///< Hadoop's default: oldest job first, local task if any
   kDelay,         ///< delay scheduling: fair order, a job waits up to delay_wait for locality
+  kLateBinding,   ///< late binding: any replica holder takes a task; remote only when it pays
+  kBalancedPandas,  ///< Balanced-PANDAS: per-machine local/rack/remote queues, weighted workload
+};
+
+/// How a policy that chooses among jobs orders them (late binding, fair, delay).
+enum class JobOrder {
+  kFair,   ///< fewest running tasks first (ties: oldest)
+  kSrpt,   ///< fewest tasks not yet done first (shortest remaining work; ties: oldest)
+  kSmith,  ///< largest weight / remaining tasks first (Smith's rule; ties: oldest)
 };
 
 /// How a machine picks a job inside the queue it chose (JSQ+MaxWeight only).
@@ -49,6 +58,14 @@ struct PolicyParams {
   /// 5 by default: docs/benchmarks.md §14 measured it at 60-95% load.
   uint32_t priority_slack = 5;
   uint64_t seed = 1;  ///< seeds JSQ's random tie-breaks
+  /// Rack-local service rate, between gamma and alpha (Balanced-PANDAS and late binding;
+  /// used only when the machines span more than one rack).
+  double beta = 0.4;
+  /// Job order of late binding, fair and delay scheduling.
+  JobOrder job_order = JobOrder::kFair;
+  /// Late binding: a job with queued tasks that started none for this long (in the
+  /// driver's clock, see SetNow) is served before any other; 0 turns the bound off.
+  double job_aging = 0;
 };
 
 /// Queue figures for status and tests.
@@ -96,6 +113,8 @@ class Policy {
   virtual void OnMachineAvailable(MachineId m) = 0;
   /// Updates the service rates (learnt online).
   virtual void SetRates(double alpha, double gamma) = 0;
+  /// Updates the rack-local rate (learnt online); policies without a rack level ignore it.
+  virtual void SetRackRate(double beta) { (void)beta; }
   /// The driver's clock in seconds, monotone (the core reads no clock of its own: the
   /// daemon passes its workload clock, the simulator its simulated time). Policies that
   /// wait a time, or bound a job's wait, read it; the others ignore it.
@@ -121,7 +140,8 @@ class Policy {
 /// Builds the policy selected by params over `cluster` (which must outlive it).
 std::unique_ptr<Policy> MakePolicy(const PolicyParams& params, Cluster& cluster);
 
-/// Parses "jsq-maxweight", "fair", "fifo", "delay"; nullopt if unknown.
+/// Parses a name of the policy table ("jsq-maxweight", "fair", "fifo", "delay",
+/// "late-binding", "balanced-pandas"); nullopt if unknown.
 std::optional<PolicyKind> ParsePolicyKind(std::string_view name);
 /// The canonical name of a policy.
 std::string_view PolicyKindName(PolicyKind kind);
@@ -131,5 +151,11 @@ std::vector<std::string_view> PolicyKindNames();
 std::optional<IntraQueue> ParseIntraQueue(std::string_view name);
 /// The canonical name of an intra-queue policy.
 std::string_view IntraQueueName(IntraQueue intra);
+/// Every policy name, in the table's order (the league and --help enumerate it).
+std::span<const std::string_view> PolicyNames();
+/// Parses "fair", "srpt", "smith"; nullopt if unknown.
+std::optional<JobOrder> ParseJobOrder(std::string_view name);
+/// The canonical name of a job order.
+std::string_view JobOrderName(JobOrder order);
 
 }  // namespace locsched

@@ -84,7 +84,7 @@ TEST_CASE("the table is well formed") {
     CHECK((k.type == ConfigType::kEnum) == !k.allowed.empty());
     if (k.type == ConfigType::kInt) CHECK(k.min_int <= k.max_int);
   }
-  CHECK(seen.size() == 48);
+  CHECK(seen.size() == 51);
   CHECK(FindConfigKey("scheduler.nope") == nullptr);
 }
 
@@ -242,7 +242,7 @@ TEST_CASE("out-of-range values name the key and the value and the range") {
 TEST_CASE("enum and mode errors list what is allowed") {
   CHECK(LoadError("[scheduler]\npolicy = \"maxweight\"\n") ==
         "test.toml:2:10: scheduler.policy: \"maxweight\" is not one of "
-        "jsq-maxweight|fair|fifo|delay");
+        "jsq-maxweight|fair|fifo|delay|late-binding|balanced-pandas");
   CHECK(LoadError("[log]\nlevel = \"verbose\"\n") ==
         "test.toml:2:9: log.level: \"verbose\" is not one of trace|debug|info|warn|error|off");
   for (const char* bad : {"0999", "1777", "66", "06600", "rw-", ""}) {

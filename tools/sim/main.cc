@@ -39,6 +39,7 @@ struct Options {
   uint32_t lp_classes = 4;
   std::string policies = "jsq-maxweight";
   std::string intra = "fair";
+  std::string job_order = "fair";
   std::string size_dist = "geometric";
   std::string sweep;
   std::string csv;
@@ -67,10 +68,19 @@ const CLI::Validator kNotNegative(
     },
     "");
 
+// The policy names of the core's table, comma-separated.
+std::string PolicyList() {
+  std::string out;
+  for (std::string_view name : PolicyNames()) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
 void AddModelFlags(CLI::App& app, Options& o) {
   SimParams& p = o.params;
-  app.add_option("--policy", o.policies,
-                 "Policy: jsq-maxweight, fair, fifo or delay (a comma list with --sweep)")
+  app.add_option("--policy", o.policies, "Policy: " + PolicyList() + " (a comma list with --sweep)")
       ->capture_default_str();
   app.add_option("--intra", o.intra,
                  "JSQ+MaxWeight job choice inside a queue: fair, fifo or priority (the backlog "
@@ -124,6 +134,13 @@ void AddWorkloadFlags(CLI::App& app, Options& o) {
                  "remote: slots here (default 3, the league's best in the paper's model), "
                  "seconds with --trace (default 20; a comma list runs each)")
       ->delimiter(',');
+  app.add_option("--job-order", o.job_order,
+                 "Job order of late-binding, fair and delay: fair, srpt or smith")
+      ->capture_default_str();
+  app.add_option("--job-aging", p.policy.job_aging,
+                 "Late binding: time a job may go without starting a task before it is served "
+                 "first, in slots (seconds with --trace; 0: no bound)")
+      ->capture_default_str();
   app.add_option("--warmup", p.warmup_fraction, "Leading share of slots left out of the figures")
       ->capture_default_str();
   app.add_option("--max-backlog", p.max_backlog,
@@ -217,6 +234,12 @@ std::vector<PolicyKind> ParsePolicies(const std::string& text, bool many) {
 }
 
 void ResolveChoices(Options& o) {
+  const auto order = ParseJobOrder(o.job_order);
+  if (!order)
+    throw std::invalid_argument("--job-order: choose fair, srpt or smith, not '" + o.job_order +
+                                "'");
+  o.params.policy.job_order = *order;
+  if (o.params.policy.job_aging < 0) throw std::invalid_argument("--job-aging: must be >= 0");
   const auto intra = ParseIntraQueue(o.intra);
   if (!intra)
     throw std::invalid_argument("--intra: choose fair, fifo or priority, not '" + o.intra + "'");
@@ -262,6 +285,7 @@ nlohmann::json ToJson(const Point& pt, const SimParams& p) {
           {"stopped_early", r.stopped_early},
           {"growth", r.growth},
           {"intra", IntraQueueName(p.policy.intra)},
+          {"job_order", JobOrderName(p.policy.job_order)},
           {"weight_max", p.weight_max},
           {"remote_bias", p.policy.remote_bias},
           {"delay_wait", p.policy.delay_wait},

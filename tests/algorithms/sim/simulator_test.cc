@@ -54,7 +54,8 @@ void CheckSameResult(const SimResult& a, const SimResult& b) {
 }
 
 TEST_CASE("Simulate is deterministic per seed", "[simulator]") {
-  const PolicyKind kind = GENERATE(PolicyKind::kJsqMaxWeight, PolicyKind::kDelay);
+  const PolicyKind kind = GENERATE(PolicyKind::kJsqMaxWeight, PolicyKind::kDelay,
+                                   PolicyKind::kLateBinding, PolicyKind::kBalancedPandas);
   CAPTURE(PolicyKindName(kind));
   const SimParams p = SmallCluster(20, 3000, kind, 7);
   const SimResult a = Simulate(p);

@@ -1,0 +1,32 @@
+#include "algorithms/core/job_order.h"
+
+namespace locsched {
+
+JobHeap::Less MakeJobLess(JobOrder order, const Cluster& cluster) {
+  switch (order) {
+    case JobOrder::kSrpt:
+      return [&cluster](JobId a, JobId b) {
+        const Job& x = cluster.job(a);
+        const Job& y = cluster.job(b);
+        const uint32_t rx = RemainingTasks(x), ry = RemainingTasks(y);
+        return rx != ry ? rx < ry : x.seq < y.seq;
+      };
+    case JobOrder::kSmith:
+      return [&cluster](JobId a, JobId b) {
+        const Job& x = cluster.job(a);
+        const Job& y = cluster.job(b);
+        // x first when w_x / r_x > w_y / r_y, compared without division.
+        const double lx = x.weight * RemainingTasks(y), ly = y.weight * RemainingTasks(x);
+        return lx != ly ? lx > ly : x.seq < y.seq;
+      };
+    case JobOrder::kFair:
+      break;
+  }
+  return [&cluster](JobId a, JobId b) {
+    const Job& x = cluster.job(a);
+    const Job& y = cluster.job(b);
+    return x.running != y.running ? x.running < y.running : x.seq < y.seq;
+  };
+}
+
+}  // namespace locsched

@@ -1,0 +1,20 @@
+// JobOrder comparators: how the job-choosing policies (late binding, fair,
+// delay) rank jobs: fewest running tasks, shortest remaining work (SRPT) or
+// Smith's rule. Keys are read live from the Cluster. Pure; single-threaded.
+#pragma once
+
+#include "algorithms/core/cluster.h"
+#include "algorithms/core/job_heap.h"
+#include "algorithms/core/policy.h"
+
+namespace locsched {
+
+/// Tasks of job j not yet finished (queued, running or blocked): its remaining work.
+inline uint32_t RemainingTasks(const Job& job) {
+  return static_cast<uint32_t>(job.tasks.size()) - job.done;
+}
+
+/// The "goes first" relation of `order` over `cluster`'s jobs (ties: the older job).
+JobHeap::Less MakeJobLess(JobOrder order, const Cluster& cluster);
+
+}  // namespace locsched

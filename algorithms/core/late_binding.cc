@@ -1,0 +1,156 @@
+#include "algorithms/core/late_binding.h"
+
+#include <cassert>
+#include <limits>
+
+#include "algorithms/core/job_order.h"
+
+namespace locsched {
+
+LateBinding::LateBinding(const PolicyParams& params, Cluster& cluster)
+    : cluster_(cluster),
+      index_(cluster),
+      order_(MakeJobLess(params.job_order, cluster)),
+      alpha_(params.alpha),
+      gamma_(params.gamma),
+      aging_(params.job_aging) {
+  SetRates(params.alpha, params.gamma);
+}
+
+void LateBinding::AddMachine(MachineId m) {
+  if (local_fifo_.size() <= m) {
+    local_fifo_.resize(m + 1);
+    local_count_.resize(m + 1, 0);
+  }
+}
+
+void LateBinding::SetRates(double alpha, double gamma) {
+  alpha_ = alpha;
+  gamma_ = gamma;
+  remote_wait_ = gamma > 0 && alpha > 0 ? 1 / gamma - 1 / alpha : 0;
+}
+
+void LateBinding::Enqueue(TaskId t) {
+  const Task& task = cluster_.task(t);
+  index_.Add(t);
+  for (MachineId h : task.replicas) {
+    std::deque<Entry>& fifo = local_fifo_[h];
+    fifo.push_back(Entry{t, task.generation});
+    ++local_count_[h];
+    // Entries of tasks another holder took stay until they reach the front; once they
+    // outnumber the live ones, sweep them out (amortised O(1) per entry).
+    if (fifo.size() > 2 * size_t{local_count_[h]} + 16)
+      std::erase_if(fifo, [&](const Entry& e) { return !Live(e); });
+  }
+  ++queued_;
+}
+
+bool LateBinding::Live(const Entry& e) const {
+  const Task& task = cluster_.task(e.task);
+  return task.generation == e.generation && task.state == TaskState::kQueued;
+}
+
+void LateBinding::Withdraw(TaskId t) {
+  for (MachineId h : cluster_.task(t).replicas) --local_count_[h];
+  --queued_;
+}
+
+void LateBinding::OnJobChanged(JobId j) {
+  const Job& job = cluster_.job(j);
+  if (!job.alive) index_.DropJob(j);
+  if (!job.alive || job.queued == 0) {
+    order_.Erase(j);
+    return;
+  }
+  if (order_.Contains(j)) {
+    order_.Update(j);
+    return;
+  }
+  // The job just became runnable: its wait starts now.
+  order_.Insert(j);
+  if (since_.size() <= j) since_.resize(j + 1, 0);
+  since_[j] = now_;
+  progress_.emplace_back(j, now_);
+}
+
+Pick LateBinding::Take(TaskId t, JobId j) {
+  for (MachineId h : cluster_.task(t).replicas) --local_count_[h];
+  --queued_;
+  since_[j] = now_;
+  progress_.emplace_back(j, now_);
+  return Pick{t, j};
+}
+
+TaskId LateBinding::FrontLocal(MachineId m) {
+  std::deque<Entry>& fifo = local_fifo_[m];
+  while (!fifo.empty()) {
+    if (Live(fifo.front())) return fifo.front().task;
+    fifo.pop_front();
+  }
+  return kNoId;
+}
+
+// The runnable job that has gone longest without starting a task (kNoId if none).
+JobId LateBinding::LongestWaiting() {
+  while (!progress_.empty()) {
+    const auto [j, stamp] = progress_.front();
+    const Job& job = cluster_.job(j);
+    if (job.alive && job.queued > 0 && since_[j] == stamp && order_.Contains(j)) return j;
+    progress_.pop_front();
+  }
+  return kNoId;
+}
+
+double LateBinding::ExpectedLocalWait(TaskId t) const {
+  // The holders' slots serve the tasks queued local to them, each slot at rate alpha.
+  // (A free holder slot is no sign of a short wait: in a burst it is about to take one
+  // of the many tasks queued local to it.)
+  double queued = 0, slots = 0;
+  const ReplicaList& replicas = cluster_.task(t).replicas;
+  for (MachineId h : replicas) {
+    const Machine& machine = cluster_.machine(h);
+    if (!machine.up || machine.draining) continue;
+    queued += local_count_[h];
+    slots += machine.slots;
+  }
+  if (slots == 0) return std::numeric_limits<double>::infinity();
+  // Each queued task is counted at each of its holders, and any of them may take it:
+  // a holder's share is its count over the replication.
+  return queued / (alpha_ * slots * static_cast<double>(replicas.size()));
+}
+
+// Running t remotely now finishes after 1/gamma; waiting for a holder after the wait
+// plus 1/alpha. Remote pays once the expected wait, or the job's wait so far, exceeds
+// 1/gamma - 1/alpha.
+bool LateBinding::MayRunRemote(JobId j, TaskId t) const {
+  if (now_ - since_[j] >= remote_wait_ && now_ > since_[j]) return true;
+  return ExpectedLocalWait(t) > remote_wait_;
+}
+
+Pick LateBinding::PickFor(MachineId m) {
+  if (queued_ == 0) return Pick{};
+  const JobId oldest = LongestWaiting();
+  if (aging_ > 0 && oldest != kNoId && now_ - since_[oldest] > aging_) {
+    // The aging bound: a job that started nothing for that long goes first.
+    TaskId t = index_.FindLocal(oldest, m);
+    if (t == kNoId) t = index_.FindAny(oldest);
+    return Take(t, oldest);
+  }
+  // The first job of the order with a task local to m runs it.
+  order_.Smallest(kWalk, walk_);
+  for (const JobId j : walk_)
+    if (const TaskId t = index_.FindLocal(j, m); t != kNoId) return Take(t, j);
+  // Else any task local to m, oldest first: a local run is never slower than waiting.
+  if (const TaskId t = FrontLocal(m); t != kNoId) return Take(t, cluster_.task(t).job);
+  // Nothing local. Only the job waiting longest may run off its holders, and only when
+  // that is expected to finish sooner. (Offering remote runs to the first jobs of the
+  // order instead sent tasks remote that their holders were about to take: their
+  // holders serve those jobs first, so the queue-based wait overstates theirs.)
+  if (oldest != kNoId) {
+    const TaskId any = index_.FindAny(oldest);
+    if (MayRunRemote(oldest, any)) return Take(any, oldest);
+  }
+  return Pick{};
+}
+
+}  // namespace locsched

@@ -1,0 +1,69 @@
+// LateBinding: a queued task is bound to no machine until a slot frees. It is
+// indexed under every replica holder, and the first holder with a free slot
+// takes it; a free slot prefers, by job order, a job with a task local to it.
+// A task runs off its holders only when that is expected to finish sooner than
+// waiting for a holder (waits derived from the learnt rates, no tuned
+// constant). Owned by the Scheduler; single-threaded.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "algorithms/core/job_heap.h"
+#include "algorithms/core/job_index.h"
+#include "algorithms/core/policy.h"
+
+namespace locsched {
+
+/// Late binding with a job-aware order and a rate-derived locality wait.
+class LateBinding final : public Policy {
+ public:
+  /// Jobs of the order a free slot inspects for a task local to it.
+  static constexpr size_t kWalk = 8;
+
+  LateBinding(const PolicyParams& params, Cluster& cluster);
+
+  void AddMachine(MachineId m) override;
+  void Enqueue(TaskId t) override;
+  void Withdraw(TaskId t) override;
+  Pick PickFor(MachineId m) override;
+  void OnJobChanged(JobId j) override;
+  void OnMachineUnavailable(MachineId) override {}
+  void OnMachineAvailable(MachineId) override {}
+  void SetRates(double alpha, double gamma) override;
+  void SetNow(double now_s) override { now_ = now_s; }
+  QueueStats Stats() const override { return QueueStats{queued_, 0, 0}; }
+  uint64_t LocalQueueLength(MachineId m) const override { return local_count_[m]; }
+
+  /// The wait after which running remotely is expected to finish sooner: 1/gamma - 1/alpha.
+  double remote_wait() const { return remote_wait_; }
+  /// Expected wait of queued task t for a slot on one of its replica holders.
+  double ExpectedLocalWait(TaskId t) const;
+
+ private:
+  struct Entry {
+    TaskId task;
+    uint32_t generation;
+  };
+  bool Live(const Entry& e) const;
+  Pick Take(TaskId t, JobId j);
+  TaskId FrontLocal(MachineId m);
+  JobId LongestWaiting();
+  bool MayRunRemote(JobId j, TaskId t) const;
+
+  Cluster& cluster_;
+  JobIndex index_;
+  JobHeap order_;
+  std::vector<std::deque<Entry>> local_fifo_;      // by machine: queued tasks local to it
+  std::vector<uint32_t> local_count_;              // by machine: live entries of its fifo
+  std::vector<double> since_;                      // by job: last start, or when it queued
+  std::deque<std::pair<JobId, double>> progress_;  // (job, since_) in time order, lazy
+  std::vector<JobId> walk_;
+  double alpha_, gamma_, remote_wait_ = 0;
+  double aging_;
+  double now_ = 0;
+  uint64_t queued_ = 0;
+};
+
+}  // namespace locsched
