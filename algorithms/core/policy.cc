@@ -62,12 +62,6 @@ std::string_view PolicyKindName(PolicyKind kind) {
   return "?";
 }
 
-std::vector<std::string_view> PolicyKindNames() {
-  std::vector<std::string_view> names;
-  for (const auto& [kind, text] : kPolicyNames) names.push_back(text);
-  return names;
-}
-
 std::optional<IntraQueue> ParseIntraQueue(std::string_view name) {
   for (const auto& [intra, text] : kIntraNames)
     if (text == name) return intra;

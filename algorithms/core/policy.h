@@ -16,11 +16,11 @@ namespace locsched {
 
 /// The scheduling policies.
 enum class PolicyKind {
-  kJsqMaxWeight,  ///< JSQ routing + MaxWeight serving over local queues and one remote queue
-  kFair,          ///< naive fair sharing: job with fewest running tasks, local task if any
-  kFifo,          ///< Hadoop's default: oldest job first, local task if any
-  kDelay,         ///< delay scheduling: fair order, a job waits up to delay_wait for locality
-  kLateBinding,   ///< late binding: any replica holder takes a task; remote only when it pays
+  kJsqMaxWeight,    ///< JSQ routing + MaxWeight serving over local queues and one remote queue
+  kFair,            ///< naive fair sharing: job with fewest running tasks, local task if any
+  kFifo,            ///< Hadoop's default: oldest job first, local task if any
+  kDelay,           ///< delay scheduling: fair order, a job waits up to delay_wait for locality
+  kLateBinding,     ///< late binding: any replica holder takes a task; remote only when it pays
   kBalancedPandas,  ///< Balanced-PANDAS: per-machine local/rack/remote queues, weighted workload
 };
 
@@ -145,8 +145,6 @@ std::unique_ptr<Policy> MakePolicy(const PolicyParams& params, Cluster& cluster)
 std::optional<PolicyKind> ParsePolicyKind(std::string_view name);
 /// The canonical name of a policy.
 std::string_view PolicyKindName(PolicyKind kind);
-/// Every policy's canonical name, in the table's order (tools list and sweep them).
-std::vector<std::string_view> PolicyKindNames();
 /// Parses "fair", "fifo", "priority"; nullopt if unknown.
 std::optional<IntraQueue> ParseIntraQueue(std::string_view name);
 /// The canonical name of an intra-queue policy.

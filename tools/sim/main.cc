@@ -68,13 +68,12 @@ const CLI::Validator kNotNegative(
     },
     "");
 
-// The policy names of the core's table, comma-separated.
+// "a, b or c" from the core's policy table.
 std::string PolicyList() {
+  const std::span<const std::string_view> names = PolicyNames();
   std::string out;
-  for (std::string_view name : PolicyNames()) {
-    if (!out.empty()) out += ", ";
-    out += name;
-  }
+  for (size_t i = 0; i < names.size(); ++i)
+    out.append(i == 0 ? "" : i + 1 == names.size() ? " or " : ", ").append(names[i]);
   return out;
 }
 
@@ -206,15 +205,6 @@ std::vector<double> ParseLoads(const std::string& text) {
   std::vector<double> loads;
   for (double l = start; l <= stop + 1e-9; l += step) loads.push_back(l);
   return loads;
-}
-
-// "a, b or c" from the core's policy table.
-std::string PolicyList() {
-  const std::vector<std::string_view> names = PolicyKindNames();
-  std::string out;
-  for (size_t i = 0; i < names.size(); ++i)
-    out.append(i == 0 ? "" : i + 1 == names.size() ? " or " : ", ").append(names[i]);
-  return out;
 }
 
 std::vector<PolicyKind> ParsePolicies(const std::string& text, bool many) {
@@ -481,7 +471,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     if (o.list_policies) {
-      for (std::string_view name : PolicyKindNames()) std::cout << name << "\n";
+      for (std::string_view name : PolicyNames()) std::cout << name << "\n";
       return 0;
     }
     CheckTraceFlagUse(app, o.trace);

@@ -42,7 +42,7 @@ TEST_CASE("No policy loses a task or runs one twice", "[policy]") {
   p.kind = *ParsePolicyKind(name);
   p.job_order = static_cast<JobOrder>(order);
   p.job_aging = 5;
-  p.delay_skips = 3;
+  p.delay_wait = 3;
   Scheduler s(p);
   constexpr uint32_t kMachines = 12;
   for (uint32_t m = 0; m < kMachines; ++m) {
