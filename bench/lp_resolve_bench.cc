@@ -69,9 +69,8 @@ nlohmann::json Run(const Shape& s, int repeat) {
   cfg.scheduler.intra_queue = IntraQueue::kPriority;
   WallClock clock;
   Engine engine(cfg, clock);
-  Dispatcher dispatcher(engine, cfg);
   LpPlanner planner(engine, cfg.lp);
-  dispatcher.SetPlanner(&planner);
+  Dispatcher dispatcher(engine, cfg, /*log=*/nullptr, &planner);
   Load(dispatcher, s, 7 + static_cast<uint64_t>(repeat));
   nlohmann::json runs = nlohmann::json::array();
   for (int pass = 0; pass < 2; ++pass) {

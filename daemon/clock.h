@@ -26,8 +26,8 @@ class SteadyClock final : public Clock {
 };
 
 /// Wall-clock seconds (so task timings continue across a restart), except that
-/// journal replay pins it to each record's time, and that the server holds it
-/// still while it answers a run of pipelined lines (one clock read, not one per
+/// journal replay pins it to each record's time, and that the CommitStep holds it
+/// still for a burst of lines, until its step runs (one clock read, not one per
 /// event and several per heartbeat: 2-3% of the daemon's time at 400k events/s).
 class DaemonClock final : public Clock {
  public:
@@ -41,7 +41,7 @@ class DaemonClock final : public Clock {
   void Pin(double t) { pinned_ = t; }
   /// Lets the clock run again.
   void Release() { pinned_ = -1; }
-  /// Reads the time once and answers it until Unhold (the lines of one read burst).
+  /// Reads the time once and answers it until Unhold (the lines of one burst).
   void Hold() { held_ = Read(); }
   /// Ends Hold.
   void Unhold() { held_ = -1; }

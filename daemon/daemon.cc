@@ -15,14 +15,16 @@
 #include <csignal>
 #include <cstdlib>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "config/config_loader.h"
 #include "daemon/clock.h"
+#include "daemon/commit_step.h"
+#include "daemon/daemon_control.h"
 #include "daemon/dispatcher.h"
 #include "daemon/durability.h"
 #include "daemon/engine.h"
+#include "daemon/event_log.h"
 #include "daemon/logging.h"
 #include "daemon/lp_planner.h"
 #include "daemon/rebalancer.h"
@@ -67,34 +69,37 @@ void YieldToEventLoop() {
     (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
 }
 
-// The parts of a running daemon, wired together on one io_context.
-class Daemon {
+// The parts of a running daemon, wired together on one io_context. Data flows
+// one way: Server (lines) -> Dispatcher -> Engine -> Scheduler, records into the
+// EventLog; the CommitStep closes each burst. The Daemon is the DaemonControl the
+// admin commands reach.
+class Daemon final : public DaemonControl {
  public:
   Daemon(const Config& cfg, const DaemonOptions& opts)
       : cfg_(cfg),
         opts_(opts),
-        engine_(cfg, clock_),
-        dispatcher_(engine_, cfg),
-        server_(io_, dispatcher_, cfg) {
-    engine_.SetNotify([](const std::string& line) { spdlog::warn("{}", line); });
-    dispatcher_.SetBurstClock(&clock_);
-    dispatcher_.SetReloadHook(
-        [this](std::vector<std::string>* changed) { return Reload(changed); });
-    dispatcher_.SetRebalanceHook([this](JsonWriter& w) {
-      w.Field("started", StartRebalance("forced"));
-      w.Field("runs", engine_.rebalancer()->runs());
-      return Status::Ok();
-    });
-    if (cfg.lp.enabled) StartPlanner();
-  }
+        engine_(cfg, clock_, [](const std::string& line) { spdlog::warn("{}", line); }),
+        log_(clock_, cfg.journal, [path = cfg.journal.path] { return JournalDiskFreeBytes(path); }),
+        planner_(cfg.lp.enabled ? MakePlanner() : nullptr),
+        dispatcher_(engine_, cfg, &log_, planner_.get(), this),
+        server_(io_, dispatcher_, commit_, cfg) {}
 
   int Run();
+
+  // DaemonControl: what the admin commands reach.
+  Status Reload(std::vector<std::string>* changed) override;
+  Status Snapshot(JsonWriter& w) override { return durability_.Snapshot(&w); }
+  Status Rebalance(JsonWriter& w) override {
+    w.Field("started", StartRebalance("forced"));
+    w.Field("runs", engine_.rebalancer()->runs());
+    return Status::Ok();
+  }
+  uint64_t clients() const override { return server_.clients(); }
 
  private:
   void WaitForSignal();
   void OnSignal(int signo);
   void BeginStop();
-  Status Reload(std::vector<std::string>* changed);
   void StartWatchdog();
   void WatchdogTick(std::chrono::microseconds interval);
   void StatusTick();
@@ -103,7 +108,7 @@ class Daemon {
   void StartRebalanceTimer();
   bool StartRebalance(const std::string& trigger);
   void ApplyRebalance();
-  void StartPlanner();
+  std::unique_ptr<LpPlanner> MakePlanner();
   void LpTick();
 
   asio::io_context io_{1};
@@ -111,8 +116,11 @@ class Daemon {
   Config cfg_;
   DaemonOptions opts_;
   Engine engine_;
+  EventLog log_;
+  std::unique_ptr<LpPlanner> planner_;  // null when lp.enabled is false
   Dispatcher dispatcher_;
-  Durability durability_{dispatcher_, clock_};
+  Durability durability_{dispatcher_, log_, clock_};
+  CommitStep commit_{io_, clock_, log_, [this] { (void)durability_.Snapshot(nullptr); }};
   Server server_;
   asio::signal_set signals_{io_, SIGTERM, SIGINT, SIGHUP};
   asio::steady_timer watchdog_{io_};
@@ -121,7 +129,6 @@ class Daemon {
   asio::steady_timer rebalance_{io_};
   std::unique_ptr<RebalanceRun> run_;  // the rebalance out on the worker, if any
   asio::steady_timer lp_timer_{io_};
-  std::optional<LpPlanner> planner_;
   bool stopping_ = false;
   // The worker (rebalance and LP solves, one at a time): declared last so it is
   // joined before anything its work touches goes.
@@ -204,6 +211,7 @@ Status Daemon::Reload(std::vector<std::string>* changed) {
     SetLogLevel(cfg_.log.level);
     server_.ApplyLimits(cfg_.limits);
     dispatcher_.ApplyConfig(cfg_);
+    log_.ApplyConfig(cfg_.journal);
     spdlog::info("configuration reloaded from {} ({} keys changed)", opts_.config_path,
                  changed->size());
   }
@@ -281,15 +289,14 @@ void Daemon::ApplyRebalance() {
 
 // Solves run on worker_ over a snapshot the planner took on the loop; the result
 // is posted back and applied on the loop.
-void Daemon::StartPlanner() {
-  planner_.emplace(engine_, cfg_.lp);
-  planner_->SetExecutor([this](std::function<void()> work, std::function<void()> done) {
-    asio::post(worker_, [this, work = std::move(work), done = std::move(done)]() mutable {
-      work();
-      asio::post(io_, std::move(done));
-    });
-  });
-  dispatcher_.SetPlanner(&*planner_);
+std::unique_ptr<LpPlanner> Daemon::MakePlanner() {
+  return std::make_unique<LpPlanner>(
+      engine_, cfg_.lp, [this](std::function<void()> work, std::function<void()> done) {
+        asio::post(worker_, [this, work = std::move(work), done = std::move(done)]() mutable {
+          work();
+          asio::post(io_, std::move(done));
+        });
+      });
 }
 
 // Once a second the planner decides whether the interval passed or a burst came.

@@ -1,7 +1,8 @@
 #include "daemon/dispatcher.h"
 
+#include <simdjson.h>
+
 #include <cassert>
-#include <nlohmann/json.hpp>
 
 #include "io/wire/json_writer.h"
 #include "io/wire/request.h"
@@ -60,8 +61,7 @@ constexpr bool HandlersInOpOrder() {
   return true;
 }
 static_assert(HandlersInOpOrder(), "kHandlers rows must follow Op order");
-static_assert(std::size(kHandlers) == static_cast<size_t>(Op::kResolveLp) + 1,
-              "every Op needs a handler");
+static_assert(std::size(kHandlers) == kOpCount, "every Op needs a handler");
 
 std::string_view TypeName(FieldType t) {
   switch (t) {
@@ -138,36 +138,17 @@ Status Help(Dispatcher&, const Request& r, JsonWriter& w) {
 Status StatusCmd(Dispatcher& d, const Request& r, JsonWriter& w) {
   if (Status s = d.engine().Summary(r, w); !s.ok()) return s;
   w.Key("daemon").BeginObject().Field("clients", d.clients());
-  w.Field("requests", d.lines()).Field("requests_per_s", d.requests_per_second());
+  w.Field("requests", d.counters().lines()).Field("requests_per_s", d.requests_per_second());
   w.Field("remembered_ids", d.remembered_ids()).EndObject();
   if (const LpPlanner* planner = d.planner()) planner->WriteStatus(w);
   return Status::Ok();
-}
-
-void AppendCommandCounters(const Dispatcher& d, std::string* text) {
-  text->append("# HELP locsched_requests_total Requests per command.\n");
-  text->append("# TYPE locsched_requests_total counter\n");
-  for (const CommandSpec& c : CommandTable())
-    text->append("locsched_requests_total{op=\"")
-        .append(c.name)
-        .append("\"} ")
-        .append(std::to_string(d.counters(c.op).calls))
-        .append("\n");
-  text->append("# HELP locsched_request_errors_total Requests answered ok:false.\n");
-  text->append("# TYPE locsched_request_errors_total counter\n");
-  for (const CommandSpec& c : CommandTable())
-    text->append("locsched_request_errors_total{op=\"")
-        .append(c.name)
-        .append("\"} ")
-        .append(std::to_string(d.counters(c.op).errors))
-        .append("\n");
 }
 
 Status Metrics(Dispatcher& d, const Request&, JsonWriter& w) {
   std::string text;
   d.engine().AppendMetrics(&text);
   if (const LpPlanner* planner = d.planner()) planner->AppendMetrics(&text);
-  AppendCommandCounters(d, &text);
+  d.counters().AppendMetrics(&text);
   w.Field("text", text);
   return Status::Ok();
 }
@@ -230,20 +211,27 @@ Status CheckAccess(const CommandSpec& spec, const Caller& caller) {
 
 }  // namespace
 
-Dispatcher::Dispatcher(Engine& engine, const Config& cfg)
+Dispatcher::Dispatcher(Engine& engine, const Config& cfg, EventLog* log, LpPlanner* planner,
+                       DaemonControl* control)
     : engine_(engine),
-      dedupe_(cfg.limits.dedupe_window),
-      snapshot_bytes_(cfg.journal.snapshot_mb << 20) {}
+      log_(log),
+      planner_(planner),
+      control_(control),
+      dedupe_(cfg.limits.dedupe_window) {}
 
 Status Dispatcher::Rebalance(const Request& r, JsonWriter& w) {
-  if (rebalance_ && engine_.rebalancer()) return rebalance_(w);
+  if (control_ && engine_.rebalancer()) return control_->Rebalance(w);
   return engine_.Rebalance(r, w);
 }
 
 Status Dispatcher::Snapshot(JsonWriter& w) {
-  if (!snapshot_) return Status::FailedPrecondition("journal.path", "no journal to snapshot");
-  if (Status s = SyncJournal(); !s.ok()) return s;
-  return snapshot_(&w);
+  if (!control_) return Status::FailedPrecondition("journal.path", "no journal to snapshot");
+  return control_->Snapshot(w);
+}
+
+Status Dispatcher::Reload(std::vector<std::string>* changed) {
+  if (!control_) return Status::FailedPrecondition("reload", "no configuration file to re-read");
+  return control_->Reload(changed);
 }
 
 // Snapshot records: the engine's, then the remembered event ids with their replies.
@@ -257,35 +245,30 @@ void Dispatcher::Save(const Engine::Sink& emit) const {
   });
 }
 
+// An event id record is {"id":...,"b":...}; the rest are the engine's.
 Status Dispatcher::Load(const std::vector<std::string>& records) {
   std::vector<std::string> engine_records;
   engine_records.reserve(records.size());
+  simdjson::dom::parser parser;
   for (const std::string& record : records) {
     if (record.rfind("{\"id\":", 0) != 0) {
       engine_records.push_back(record);
       continue;
     }
-    const nlohmann::json r = nlohmann::json::parse(record, nullptr, false);
-    if (r.is_discarded() || !r.contains("id") || !r.contains("b") || !r["id"].is_string() ||
-        !r["b"].is_string())
+    simdjson::dom::object r;
+    std::string_view id, body;
+    if (parser.parse(record).get(r) != simdjson::SUCCESS || r["id"].get(id) != simdjson::SUCCESS ||
+        r["b"].get(body) != simdjson::SUCCESS)
       return Status::InvalidArgument("snapshot", "unreadable event id record");
-    dedupe_.Remember(r["id"], r["b"]);
+    dedupe_.Remember(std::string(id), std::string(body));
   }
   return engine_.Load(engine_records);
 }
 
 void Dispatcher::ApplyConfig(const Config& cfg) {
   dedupe_.SetCapacity(cfg.limits.dedupe_window);
-  min_free_bytes_ = cfg.journal.min_free_mb << 20;
-  snapshot_bytes_ = cfg.journal.snapshot_mb << 20;
-  since_disk_check_ = 0;
   engine_.ApplyConfig(cfg);
   if (planner_) planner_->ApplyConfig(cfg.lp);
-}
-
-Status Dispatcher::Reload(std::vector<std::string>* changed) {
-  if (!reload_) return Status::FailedPrecondition("reload", "no configuration file to re-read");
-  return reload_(changed);
 }
 
 void Dispatcher::AppendError(const Status& s, std::string* out) {
@@ -294,17 +277,15 @@ void Dispatcher::AppendError(const Status& s, std::string* out) {
 }
 
 void Dispatcher::HandleLine(std::string_view line, const Caller& caller, std::string* out) {
-  ++lines_;
-  rate_.Add(engine_.Now());
+  counters_.CountLine(engine_.Now());
   Request& r = request_;  // decoding clears it (HandleLine is never re-entered)
   Status s = DecodeRequest(line, &r);
   if (!s.ok()) {
-    ++undecodable_;
     OpenReply(false, r, out);
     AppendErrorBody(s, out);
     return;
   }
-  CommandCounters& counters = counters_[static_cast<size_t>(r.op)];
+  CommandCounters& counters = counters_.of(r.op);
   ++counters.calls;
   const size_t start = out->size();
   s = Run(r, line, caller, out);
@@ -315,15 +296,15 @@ void Dispatcher::HandleLine(std::string_view line, const Caller& caller, std::st
   AppendErrorBody(s, out);
 }
 
-// Checks access, answers a repeated id from the window, or runs the handler and
-// remembers the reply body of a mutating command under its id.
+// Checks access, answers a repeated id from the window, or runs the handler,
+// journals a mutating command and remembers its reply body under its id.
 Status Dispatcher::Run(const Request& r, std::string_view line, const Caller& caller,
                        std::string* out) {
   const CommandSpec& spec = SpecOf(r.op);
   if (Status s = CheckAccess(spec, caller); !s.ok()) return s;
   const bool mutating = (spec.flags & kMutating) != 0;
-  if (mutating)
-    if (Status s = CheckDisk(); !s.ok()) return s;
+  if (mutating && log_)
+    if (Status s = log_->Admit(); !s.ok()) return s;
   const bool dedupe = r.has_id && mutating;
   OpenReply(true, r, out);
   if (dedupe) {
@@ -337,87 +318,35 @@ Status Dispatcher::Run(const Request& r, std::string_view line, const Caller& ca
   w.ResumeObject(true);
   if (Status s = kHandlers[static_cast<size_t>(r.op)].handler(*this, r, w); !s.ok()) return s;
   const std::string_view body = std::string_view(*out).substr(body_start);
-  if (mutating && journal_) Record(r, line, body);
+  if (mutating && log_ && log_->attached()) Record(r, line);
   if (dedupe) dedupe_.Remember(r.id, std::string(body));
   out->append("}\n");
   return Status::Ok();
 }
 
-// ---- journal ---------------------------------------------------------------
-
-void Dispatcher::SetJournal(Journal* journal, const Clock* clock,
-                            std::function<uint64_t()> free_bytes, uint64_t min_free_bytes) {
-  journal_ = journal;
-  journal_clock_ = clock;
-  free_bytes_ = std::move(free_bytes);
-  min_free_bytes_ = min_free_bytes;
-  since_disk_check_ = 0;
+// The journal record of an applied event; a heartbeat's carries its assignments.
+void Dispatcher::Record(const Request& r, std::string_view line) {
+  assigned_.clear();
+  if (r.op == Op::kHeartbeat)
+    for (const Assignment& a : engine_.last_assigned())
+      assigned_.push_back({engine_.JobName(a.job), engine_.TaskName(a.task)});
+  log_->Append(line, assigned_);
 }
 
-// The disk's free space is read every 1024 mutating events (a statvfs each).
-Status Dispatcher::CheckDisk() {
-  if (!journal_ || !free_bytes_) return Status::Ok();
-  if (since_disk_check_++ % 1024 == 0) disk_low_ = free_bytes_() < min_free_bytes_;
-  if (!disk_low_) return Status::Ok();
-  return Status::ResourceExhausted("journal.min_free_mb",
-                                   "the journal's disk has less than " +
-                                       std::to_string(min_free_bytes_ >> 20) +
-                                       " MiB free; events are refused until space is freed");
-}
-
-// A record: {"t":time,"line":request line} plus, for a heartbeat, "body": the
-// reply fields, whose "assign" list replay re-applies instead of re-deciding.
-void Dispatcher::Record(const Request& r, std::string_view line, std::string_view body) {
-  record_.clear();
-  JsonWriter w(&record_);
-  w.BeginObject().Field("t", journal_clock_->Now()).Field("line", line);
-  if (r.op == Op::kHeartbeat) w.Field("body", body);
-  w.EndObject();
-  journal_->Append(record_);
-  ++unsynced_;
-}
-
-Status Dispatcher::SyncJournal() {
-  if (!journal_ || unsynced_ == 0) return Status::Ok();
-  unsynced_ = 0;
-  return journal_->Sync();
-}
-
-// After a successful sync a journal past journal.snapshot_mb is snapshotted
-// (the hook swaps in the new journal; a failure is logged, not fatal).
-Status Dispatcher::Sync() {
-  if (!journal_ || unsynced_ == 0) return Status::Ok();
-  if (Status s = SyncJournal(); !s.ok()) return s;
-  if (snapshot_ && snapshot_bytes_ > 0 && journal_->size() >= snapshot_bytes_)
-    (void)snapshot_(nullptr);
-  return Status::Ok();
-}
-
-// Re-applies one record: a heartbeat's recorded assignments are imposed (the
-// policy is not asked again); every other event goes through HandleLine.
-Status Dispatcher::Replay(std::string_view record, DaemonClock* clock) {
-  const nlohmann::json rec = nlohmann::json::parse(record, nullptr, false);
-  if (rec.is_discarded() || !rec.contains("line") || !rec.contains("t"))
-    return Status::InvalidArgument("journal", "unreadable record");
-  clock->Pin(rec["t"].get<double>());
-  const std::string line = rec["line"].get<std::string>();
-  Request r;
-  if (Status s = DecodeRequest(line, &r); !s.ok()) return s;
-  if (r.op != Op::kHeartbeat) {
-    std::string out;
-    HandleLine(line, Caller{}, &out);
-    if (out.rfind("{\"ok\":true", 0) != 0)
-      return Status::Internal("journal", "replay refused: " + out);
-    return Status::Ok();
-  }
-  const std::string body = rec.value("body", std::string());
-  const nlohmann::json reply =
-      nlohmann::json::parse("{" + body.substr(body.empty() ? 0 : 1) + "}", nullptr, false);
-  if (reply.is_discarded()) return Status::InvalidArgument("journal", "unreadable heartbeat body");
-  for (const nlohmann::json& a : reply.value("assign", nlohmann::json::array()))
-    if (Status s = engine_.ReplayAssign(r.machine, a["job"], a["task"]); !s.ok()) return s;
-  if (r.has_id) dedupe_.Remember(r.id, body);
-  ++lines_;
+// The reply body is written as a live heartbeat writes it, so a retried id gets
+// the same answer after a restart.
+Status Dispatcher::ReplayHeartbeat(const Request& r,
+                                   std::span<const JournaledAssignment> assigned) {
+  counters_.CountLine(engine_.Now());
+  ++counters_.of(r.op).calls;
+  std::string body;
+  JsonWriter w(&body);
+  w.ResumeObject(true);
+  w.Key("assign").BeginArray();
+  for (const JournaledAssignment& a : assigned)
+    if (Status s = engine_.ReplayAssign(r.machine, a.job, a.task, w); !s.ok()) return s;
+  w.EndArray();
+  if (r.has_id) dedupe_.Remember(r.id, std::move(body));
   return Status::Ok();
 }
 

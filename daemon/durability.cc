@@ -6,6 +6,8 @@
 #include <chrono>
 #include <string>
 
+#include "daemon/journal_replay.h"
+
 namespace locsched {
 
 namespace {
@@ -54,7 +56,6 @@ Status Durability::Recover(const JournalConfig& cfg) {
       sched.queued(), sched.running(),
       failed ? ", " + std::to_string(failed) + " events could not be applied" : "");
   Attach();
-  dispatcher_.SetSnapshotHook([this](JsonWriter* reply) { return Snapshot(reply); });
   if (!rec.fell_back) return Status::Ok();
   // A newer snapshot was unusable: write a good one now, so there are two again.
   return Snapshot(nullptr);
@@ -64,28 +65,28 @@ Status Durability::Recover(const JournalConfig& cfg) {
 uint64_t Durability::Replay(const Recovery& rec) {
   uint64_t failed = 0;
   for (const std::string& record : rec.events)
-    if (Status s = dispatcher_.Replay(record, &clock_); !s.ok() && failed++ < 5)
+    if (Status s = ReplayRecord(record, dispatcher_, clock_); !s.ok() && failed++ < 5)
       spdlog::error("journal replay: {}", s.message());
   clock_.Release();
   return failed;
 }
 
-// Points the dispatcher at the store's (new) journal.
+uint64_t JournalDiskFreeBytes(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  struct statvfs st {};
+  if (statvfs(dir.c_str(), &st) != 0) return UINT64_MAX;  // unknown: do not refuse
+  return uint64_t{st.f_bavail} * st.f_frsize;
+}
+
+// Points the event log at the store's (new) journal.
 void Durability::Attach() {
-  const size_t slash = cfg_.path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : cfg_.path.substr(0, slash + 1);
-  dispatcher_.SetJournal(
-      &store_->journal(), &clock_,
-      [dir] {
-        struct statvfs st {};
-        if (statvfs(dir.c_str(), &st) != 0) return UINT64_MAX;  // unknown: do not refuse
-        return uint64_t{st.f_bavail} * st.f_frsize;
-      },
-      cfg_.min_free_mb << 20);
+  log_.Attach(&store_->journal());
 }
 
 Status Durability::Snapshot(JsonWriter* reply) {
   if (!store_) return Status::FailedPrecondition("journal.path", "no journal to snapshot");
+  if (Status s = log_.Sync(); !s.ok()) return s;
   const auto start = std::chrono::steady_clock::now();
   SnapshotInfo info;
   const Status s =

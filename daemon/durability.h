@@ -1,16 +1,18 @@
-// Durability: the daemon's side of "acknowledged means durable". At start it
-// opens the SnapshotStore, loads the snapshot into the Dispatcher and replays
-// the journal after it; later it writes snapshots (on `snapshot`, when the
-// journal passes journal.snapshot_mb, at a clean stop). Event-loop thread only.
+// Durability: "acknowledged means durable". At start it opens the SnapshotStore,
+// loads the snapshot into the Dispatcher, replays the journal (JournalReplay)
+// and attaches it to the EventLog; later it writes snapshots (`snapshot`, the
+// CommitStep past journal.snapshot_mb, a clean stop). Event-loop thread only.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "base/status.h"
 #include "config/config.h"
 #include "daemon/clock.h"
 #include "daemon/dispatcher.h"
+#include "daemon/event_log.h"
 #include "io/store/snapshot_store.h"
 #include "io/wire/json_writer.h"
 
@@ -19,14 +21,16 @@ namespace locsched {
 /// Recovery at start and snapshots later, for one Dispatcher.
 class Durability {
  public:
-  /// Works on `dispatcher`, pinning `clock` during replay; both must outlive it.
-  Durability(Dispatcher& dispatcher, DaemonClock& clock) : dispatcher_(dispatcher), clock_(clock) {}
+  /// Works on `dispatcher`, journals through `log`, pins `clock` during replay; all
+  /// must outlive it.
+  Durability(Dispatcher& dispatcher, EventLog& log, DaemonClock& clock)
+      : dispatcher_(dispatcher), log_(log), clock_(clock) {}
 
   /// Recovers from cfg.path (snapshot, then journal) and journals from then on.
   /// With an empty path nothing is durable and this only warns.
   Status Recover(const JournalConfig& cfg);
-  /// Writes a snapshot now and starts a new journal; fills the reply fields into
-  /// *reply unless it is null.
+  /// Syncs the journal, writes a snapshot and starts a new journal; fills the reply
+  /// fields into *reply unless it is null.
   Status Snapshot(JsonWriter* reply);
   /// fdatasyncs what interval mode left unsynced (the daemon's timer calls it).
   Status Flush();
@@ -40,10 +44,15 @@ class Durability {
   uint64_t Replay(const Recovery& rec);
 
   Dispatcher& dispatcher_;
+  EventLog& log_;
   DaemonClock& clock_;
   JournalConfig cfg_;
   std::unique_ptr<SnapshotStore> store_;
   uint64_t snapshots_ = 0;
 };
+
+/// The free bytes of the disk holding the journal at `path` (a statvfs; UINT64_MAX
+/// if unknown, so events are never refused on a failed check).
+uint64_t JournalDiskFreeBytes(const std::string& path);
 
 }  // namespace locsched

@@ -41,8 +41,9 @@ std::string_view JobOutcomeName(JobOutcome o) {
   return "done";
 }
 
-Engine::Engine(const Config& cfg, const Clock& clock)
+Engine::Engine(const Config& cfg, const Clock& clock, Notify notify)
     : clock_(clock),
+      notify_(std::move(notify)),
       sched_(PolicyFrom(cfg.scheduler)),
       rebalancer_(cfg.scheduler.policy == PolicyKind::kJsqMaxWeight
                       ? std::make_unique<Rebalancer>(sched_, cfg.rebalance)
@@ -299,11 +300,13 @@ Status Engine::Heartbeat(const Request& r, JsonWriter& w) {
   const uint64_t want = std::min<uint64_t>(r.free_slots, room);
   const double now = clock_.Now();
   w.Key("assign").BeginArray();
+  assigned_.clear();
   for (uint64_t i = 0; i < want; ++i) {
     const std::optional<Assignment> a = sched_.Assign(m);
     if (!a) break;
     NoteStarted(*a, now);
     WriteAssignment(*a, w);
+    assigned_.push_back(*a);
   }
   w.EndArray();
   return Status::Ok();
@@ -315,15 +318,17 @@ std::string_view Engine::TaskName(TaskId t) const {
   return jobs_[task.job].tasks.Name(task.position);
 }
 
-Status Engine::ReplayAssign(const std::string& machine, const std::string& job,
-                            const std::string& task) {
+Status Engine::ReplayAssign(const std::string& machine, std::string_view job, std::string_view task,
+                            JsonWriter& w) {
   MachineId m;
   TaskId t;
   if (Status s = FindMachine("machine", machine, &m); !s.ok()) return s;
-  if (Status s = FindTask(job, task, &t); !s.ok()) return s;
+  if (Status s = FindTask(std::string(job), std::string(task), &t); !s.ok()) return s;
   if (sched_.cluster().task(t).state != TaskState::kQueued)
     return Status::FailedPrecondition("task", Quoted(task) + " is not queued");
-  NoteStarted(sched_.AssignTask(t, m), clock_.Now());
+  const Assignment a = sched_.AssignTask(t, m);
+  NoteStarted(a, clock_.Now());
+  WriteAssignment(a, w);
   return Status::Ok();
 }
 

@@ -41,15 +41,14 @@ enum class JobOutcome : uint8_t { kDone, kFailed, kCancelled };
 /// Scheduling state keyed by name; one handler per state-touching command.
 class Engine {
  public:
-  /// State built from cfg's [scheduler] and [limits]; `clock` must outlive it.
-  Engine(const Config& cfg, const Clock& clock);
-  Engine(const Engine&) = delete;
-  Engine& operator=(const Engine&) = delete;
-
   /// Receives one line for each notable event (a failure, a lost machine) to log.
   using Notify = std::function<void(const std::string&)>;
-  /// Installs where notable events go (main logs them); none by default.
-  void SetNotify(Notify notify) { notify_ = std::move(notify); }
+
+  /// State built from cfg's [scheduler] and [limits]; `clock` must outlive it. Notable
+  /// events go to `notify` (locschedd logs them; none: dropped).
+  Engine(const Config& cfg, const Clock& clock, Notify notify = nullptr);
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
 
   /// Receives the tasks of each accepted job_submit at time `now` (the LP planner's rates).
   using ArrivalHook = std::function<void(double now, std::span<const TaskSpec> tasks)>;
@@ -82,8 +81,16 @@ class Engine {
   Status TaskDone(const Request& r, JsonWriter& w);
   /// task_failed: retried up to the limit, then its job fails.
   Status TaskFailed(const Request& r, JsonWriter& w);
-  /// Journal replay of one assignment a heartbeat made before a restart.
-  Status ReplayAssign(const std::string& machine, const std::string& job, const std::string& task);
+  /// Journal replay of one assignment a heartbeat made before a restart; writes it into
+  /// w as the heartbeat's reply did.
+  Status ReplayAssign(const std::string& machine, std::string_view job, std::string_view task,
+                      JsonWriter& w);
+  /// The assignments of the last successful heartbeat (valid until the next command).
+  std::span<const Assignment> last_assigned() const { return assigned_; }
+  /// The name of live job j.
+  std::string_view JobName(JobId j) const { return jobs_[j].name; }
+  /// The name of task t (of a live job).
+  std::string_view TaskName(TaskId t) const;
   /// job_cancel: removes a live job.
   Status JobCancel(const Request& r, JsonWriter& w);
   /// rebalance, run on the calling thread (no worker installed): writes the run's figures.
@@ -153,7 +160,6 @@ class Engine {
   void NoteStarted(const Assignment& a, double now);
   Status CheckSubmit(const Request& r, std::vector<MachineId>* replicas, NameIndex* names) const;
   void IndexJob(const std::string& name, JobId j, NameIndex names, double submitted_at);
-  std::string_view TaskName(TaskId t) const;
   void ForgetJob(JobId j, JobOutcome outcome);
   void ObserveDuration(TaskId t);
   uint32_t RackId(const std::string& rack);
@@ -194,6 +200,7 @@ class Engine {
   std::vector<double> task_started_;  // by TaskId; start of the current run
   std::unordered_map<std::string, Finished> finished_;
   std::deque<std::string> finished_order_;
+  std::vector<Assignment> assigned_;  // the last heartbeat's (reused, no allocation per beat)
 
   uint64_t jobs_submitted_ = 0, jobs_done_ = 0, jobs_failed_ = 0, jobs_cancelled_ = 0;
   uint64_t tasks_done_ = 0, tasks_failed_ = 0, tasks_requeued_ = 0;

@@ -54,12 +54,17 @@ void Metric(std::string* out, std::string_view name, std::string_view type, std:
 
 }  // namespace
 
-LpPlanner::LpPlanner(Engine& engine, const LpConfig& cfg)
-    : engine_(engine), cfg_(cfg), arrivals_(cfg.headroom_window_s), interval_(cfg.base_interval_s) {
-  executor_ = [](std::function<void()> work, std::function<void()> done) {
-    work();
-    done();
-  };
+LpPlanner::LpPlanner(Engine& engine, const LpConfig& cfg, Executor executor)
+    : engine_(engine),
+      cfg_(cfg),
+      executor_(std::move(executor)),
+      arrivals_(cfg.headroom_window_s),
+      interval_(cfg.base_interval_s) {
+  if (!executor_)
+    executor_ = [](std::function<void()> work, std::function<void()> done) {
+      work();
+      done();
+    };
   engine_.SetArrivalHook(
       [this](double now, std::span<const TaskSpec> tasks) { arrivals_.Add(now, tasks); });
   next_at_ = engine_.Now() + interval_;

@@ -32,10 +32,9 @@ class LpPlanner {
   /// Runs `work` somewhere, then `done` back on the event-loop thread.
   using Executor = std::function<void(std::function<void()> work, std::function<void()> done)>;
 
-  /// A planner over `engine` (which must outlive it); solves run inline until SetExecutor.
-  LpPlanner(Engine& engine, const LpConfig& cfg);
-  /// Installs where solves run (locschedd: its worker thread).
-  void SetExecutor(Executor executor) { executor_ = std::move(executor); }
+  /// A planner over `engine` (which must outlive it) whose solves run on `executor`
+  /// (locschedd: its worker thread; none: inline).
+  LpPlanner(Engine& engine, const LpConfig& cfg, Executor executor = nullptr);
   /// Applies reloaded [lp] settings (the interval restarts from the base).
   void ApplyConfig(const LpConfig& cfg);
 

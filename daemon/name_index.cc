@@ -70,8 +70,4 @@ std::optional<uint32_t> NameIndex::Find(std::string_view name) const {
   return (v & kPositionMask) - 1;
 }
 
-size_t NameIndex::heap_bytes() const {
-  return arena_.capacity() + 4 * (ends_.capacity() + slots_.capacity());
-}
-
 }  // namespace locsched

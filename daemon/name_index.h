@@ -30,8 +30,6 @@ class NameIndex {
   std::string_view Name(uint32_t pos) const;
   /// Names held.
   uint32_t size() const { return static_cast<uint32_t>(ends_.size()); }
-  /// Bytes of heap this index holds (for memory reports).
-  size_t heap_bytes() const;
 
  private:
   // The slot holding name, or the empty one it hashes to; *tag gets the tag bits.

@@ -1,6 +1,6 @@
 // RateMeter: events per second over the last ten whole seconds, for `status`
 // and `metrics`. Ten one-second buckets indexed by the clock's second; the
-// caller supplies the time. The Dispatcher owns one; event-loop thread only.
+// caller supplies the time. RequestCounters owns one; event-loop thread only.
 #pragma once
 
 #include <array>

@@ -15,11 +15,8 @@
 #include <set>
 #include <string>
 
+#include "daemon/commit_step.h"
 #include "daemon/dispatcher.h"
-
-#include <spdlog/spdlog.h>
-
-#include <cstdlib>
 
 namespace locsched {
 
@@ -33,8 +30,9 @@ namespace {
 // One client. Reads and writes alternate, so a client that stops reading only
 // stalls itself: the daemon stops reading its requests until it drains.
 struct Connection {
-  explicit Connection(Stream::socket s) : socket(std::move(s)) {}
+  explicit Connection(Stream::socket s) : socket(std::move(s)), wake(socket.get_executor()) {}
   Stream::socket socket;
+  asio::steady_timer wake;  // parked on the commit step while replies wait for the journal
   Caller caller;
   std::string partial;      // an incomplete line carried between reads
   std::string out;          // replies not yet written
@@ -64,8 +62,13 @@ std::string Errno(std::string_view what) {
 }  // namespace
 
 struct Server::Impl {
-  Impl(asio::io_context& io_, Dispatcher& d, const Config& cfg)
-      : io(io_), dispatcher(d), sockets(cfg.sockets), limits(cfg.limits), grace(io_) {}
+  Impl(asio::io_context& io_, Dispatcher& d, CommitStep& commit_, const Config& cfg)
+      : io(io_),
+        dispatcher(d),
+        commit(commit_),
+        sockets(cfg.sockets),
+        limits(cfg.limits),
+        grace(io_) {}
 
   Status Bind(Stream::acceptor& a, std::string_view key, const std::string& path, uint32_t mode,
               const std::string& group, gid_t* gid);
@@ -83,6 +86,7 @@ struct Server::Impl {
 
   asio::io_context& io;
   Dispatcher& dispatcher;
+  CommitStep& commit;
   SocketsConfig sockets;
   LimitsConfig limits;
   Stream::acceptor event{io}, control{io};
@@ -93,8 +97,8 @@ struct Server::Impl {
   asio::steady_timer grace;
 };
 
-Server::Server(asio::io_context& io, Dispatcher& dispatcher, const Config& cfg)
-    : impl_(std::make_unique<Impl>(io, dispatcher, cfg)) {}
+Server::Server(asio::io_context& io, Dispatcher& dispatcher, CommitStep& commit, const Config& cfg)
+    : impl_(std::make_unique<Impl>(io, dispatcher, commit, cfg)) {}
 
 Server::~Server() = default;
 
@@ -174,7 +178,6 @@ awaitable<void> Server::Impl::Accept(Stream::acceptor& a, bool is_control) {
     auto c = std::make_shared<Connection>(std::move(socket));
     c->caller = CallerOf(c->socket, is_control, control_gid);
     conns.insert(c);
-    dispatcher.SetClients(conns.size());
     asio::co_spawn(io, Serve(c), asio::detached);
   }
 }
@@ -236,7 +239,7 @@ awaitable<void> Server::Impl::Answer(Connection& c, std::string_view data) {
 }
 
 // Reply bytes gathered before they are written. While they wait for the
-// journal, a whole burst (group commit: one sync per write, up to
+// journal, a whole burst (group commit: one sync per commit step, up to
 // limits.client_buffer_bytes). Otherwise a small chunk, so a pipelining client
 // reads replies and sends more requests while the daemon answers the rest of
 // its burst, instead of both sides taking turns (docs/benchmarks.md §6).
@@ -245,23 +248,23 @@ awaitable<void> Server::Impl::Answer(Connection& c, std::string_view data) {
 // waiting 30% of the time.
 size_t Server::Impl::WriteThreshold() const {
   constexpr size_t kChunkBytes = 2048;
-  if (dispatcher.unsynced() > 0) return limits.client_buffer_bytes;
+  if (commit.MustWait()) return limits.client_buffer_bytes;
   return std::min(kChunkBytes, limits.client_buffer_bytes);
 }
 
-// Replies go out only after the events they acknowledge are in the journal.
-// If the journal cannot be written the daemon stops at once, unacknowledged:
-// systemd restarts it and it recovers what was acknowledged.
+// Replies go out only after the events they acknowledge are in the journal: while
+// any event waits for it, the connection parks until the loop's commit step has
+// synced (one sync for every connection of the burst).
 awaitable<void> Server::Impl::Flush(Connection& c) {
-  if (Status s = dispatcher.Sync(); !s.ok()) {
-    spdlog::critical("journal write failed: {}; exiting without acknowledging", s.message());
-    spdlog::default_logger()->flush();
-    std::_Exit(75);  // EX_TEMPFAIL
-  }
   if (c.out.empty()) co_return;
+  boost::system::error_code ec;
+  if (commit.MustWait()) {
+    commit.Park(c.wake);
+    co_await c.wake.async_wait(asio::redirect_error(use_awaitable, ec));
+    ec = {};
+  }
   // Most writes fit the socket's buffer at once: try without a trip through the
   // event loop (the socket is non-blocking), and wait only for the rest.
-  boost::system::error_code ec;
   const size_t sent = c.socket.write_some(asio::buffer(c.out), ec);
   if (!ec && sent == c.out.size()) {
     c.out.clear();
@@ -283,14 +286,10 @@ awaitable<void> Server::Impl::Flush(Connection& c) {
 // It stops early once the replies pass WriteThreshold, so one client's
 // pipelined burst is written out in bounded pieces.
 size_t Server::Impl::Consume(Connection& c, std::string_view data) {
-  // Nothing here waits, so the lines answered in this call share one clock reading.
-  // (A slow synchronous command, a snapshot or a forced rebalance, leaves the lines
-  // after it in the same call with the time read before it.)
-  dispatcher.HoldClock();
-  struct Unhold {
-    Dispatcher& d;
-    ~Unhold() { d.ReleaseClock(); }
-  } unhold{dispatcher};
+  // The lines of one burst share one clock reading, until the commit step.
+  // (A slow synchronous command, a snapshot, leaves the lines after it in the
+  // same burst with the time read before it.)
+  commit.Enter();
   size_t used = 0;
   while (used < data.size() && c.out.size() < WriteThreshold()) {
     const size_t nl = data.find('\n', used);
@@ -336,7 +335,6 @@ void Server::Impl::Finish(std::shared_ptr<Connection> c) {
   boost::system::error_code ec;
   c->socket.close(ec);
   conns.erase(c);
-  dispatcher.SetClients(conns.size());
   MaybeDone();
 }
 

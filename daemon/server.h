@@ -1,7 +1,7 @@
-// Server: the two Unix sockets (event and control) and their connections on
-// the daemon's io_context. A connection only splits lines, hands each to the
-// Dispatcher and writes the replies back; it never touches scheduling state.
-// Everything runs on the one event-loop thread.
+// Server: the event and control Unix sockets and their connections on the
+// daemon's io_context. A connection only splits lines, hands each to the
+// Dispatcher and writes the replies, parked on the CommitStep while the journal
+// owes them a sync; it never touches scheduling state. Event-loop thread only.
 #pragma once
 
 #include <cstdint>
@@ -17,13 +17,16 @@ class io_context;
 
 namespace locsched {
 
+class CommitStep;
 class Dispatcher;
 
 /// Listens on both sockets and serves newline-delimited JSON.
 class Server {
  public:
-  /// A server on `io` handing lines to `dispatcher`; both must outlive it.
-  Server(boost::asio::io_context& io, Dispatcher& dispatcher, const Config& cfg);
+  /// A server on `io` handing lines to `dispatcher`, whose replies wait for `commit`
+  /// while it has events to make durable; all must outlive it.
+  Server(boost::asio::io_context& io, Dispatcher& dispatcher, CommitStep& commit,
+         const Config& cfg);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

@@ -5,6 +5,8 @@
 // else R, staying work-conserving. Owned by the Scheduler; single-threaded.
 #pragma once
 
+#include <utility>
+
 #include "algorithms/core/policy.h"
 #include "algorithms/core/queues.h"
 #include "base/rng.h"
@@ -30,6 +32,11 @@ class JsqMaxWeight final : public Policy {
   void OnMachineUnavailable(MachineId m) override;
   void OnMachineAvailable(MachineId m) override { routable_[m] = 1; }
   void SetRates(double alpha, double gamma) override;
+  /// Sets the `priority` intra-queue ranks (new jobs are placed by Smith's rule).
+  bool SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs) override {
+    queues_.SetPriorityRanks(std::move(ranks), std::move(seqs), /*place_new=*/true);
+    return true;
+  }
   QueueStats Stats() const override;
   uint64_t LocalQueueLength(MachineId m) const override { return queues_.Length(m); }
 

@@ -96,6 +96,14 @@ class Policy {
   /// daemon passes its workload clock, the simulator its simulated time). Policies that
   /// wait a time, or bound a job's wait, read it; the others ignore it.
   virtual void SetNow(double now_s) { (void)now_s; }
+  /// Sets job priority ranks (index = job id; a rank holds for the job whose arrival seq
+  /// is seqs[id]; other jobs are placed among the ranked ones by Smith's rule). A
+  /// capability: false (and nothing changes) for a policy that does not order jobs by rank.
+  virtual bool SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs) {
+    (void)ranks;
+    (void)seqs;
+    return false;
+  }
   /// Random state a snapshot saves (empty if the policy draws no random numbers).
   virtual std::vector<uint64_t> RandomState() const { return {}; }
   /// Continues from what RandomState returned.

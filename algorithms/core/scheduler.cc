@@ -3,8 +3,6 @@
 #include <cassert>
 #include <utility>
 
-#include "algorithms/core/jsq_maxweight.h"
-
 namespace locsched {
 
 Scheduler::Scheduler(const PolicyParams& params)
@@ -219,10 +217,7 @@ void Scheduler::SetDraining(MachineId m, bool draining) {
 }
 
 bool Scheduler::SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs) {
-  auto* jsq = dynamic_cast<JsqMaxWeight*>(policy_.get());
-  if (!jsq) return false;
-  jsq->mutable_queues().SetPriorityRanks(std::move(ranks), std::move(seqs), /*place_new=*/true);
-  return true;
+  return policy_->SetPriorityOrder(std::move(ranks), std::move(seqs));
 }
 
 }  // namespace locsched

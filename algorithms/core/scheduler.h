@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "algorithms/core/backlog_observer.h"
 #include "algorithms/core/cluster.h"
 #include "algorithms/core/policy.h"
 
@@ -45,21 +46,6 @@ struct Claim {
 struct Completion {
   JobId job = kNoId;
   bool job_done = false;  ///< the job finished and its ids were freed
-};
-
-/// Told when a task enters or leaves the policy's queues, or a machine starts or
-/// stops taking new work; the daemon's Rebalancer keeps its flow in step through
-/// it. Called on the Scheduler's thread, inside its methods; must be cheap.
-class BacklogObserver {
- public:
-  virtual ~BacklogObserver() = default;
-  /// Task t became queued (submitted, released after its maps, requeued). During
-  /// SubmitJob the job's later tasks do not exist yet (job.tasks holds kNoId for them).
-  virtual void OnQueued(TaskId t) = 0;
-  /// Task t left the queues (started or cancelled).
-  virtual void OnUnqueued(TaskId t) = 0;
-  /// Machine m was added, or whether it takes new work (up, not draining) changed.
-  virtual void OnMachineUsable(MachineId m, bool usable) = 0;
 };
 
 /// The scheduling core: cluster state plus one policy.
@@ -115,7 +101,7 @@ class Scheduler {
   void SetObserver(BacklogObserver* observer) { observer_ = observer; }
   /// Sets the `priority` intra-queue policy's job ranks (index = job id; a rank holds for
   /// the job whose arrival seq is seqs[id]; other jobs are placed among the ranked ones by
-  /// Smith's rule); false if the policy is not JSQ+MaxWeight.
+  /// Smith's rule); false if the policy has no rank order (Policy::SetPriorityOrder).
   bool SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs);
   /// Updates the service rates the policy weighs queues by.
   void SetRates(double alpha, double gamma) { policy_->SetRates(alpha, gamma); }

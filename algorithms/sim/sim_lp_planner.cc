@@ -37,7 +37,6 @@ void SimLpPlanner::Replan(Scheduler& sched, uint64_t slot, std::span<const uint6
   }
   ++solves_;
   warm_ += result.warm;
-  max_lp_jobs_ = std::max(max_lp_jobs_, result.lp_jobs);
   std::vector<uint32_t> ranks;
   std::vector<uint64_t> seqs;
   OrderToRanks(sched.cluster(), result.order, snapshot_seqs, &ranks, &seqs);

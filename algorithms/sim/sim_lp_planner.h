@@ -33,8 +33,6 @@ class SimLpPlanner {
   uint64_t failures() const { return failures_; }
   /// Solves started from the previous basis.
   uint64_t warm() const { return warm_; }
-  /// Most jobs any LP held.
-  size_t max_lp_jobs() const { return max_lp_jobs_; }
   /// The last failure's message ("" if none).
   const std::string& last_error() const { return last_error_; }
 
@@ -44,7 +42,6 @@ class SimLpPlanner {
   uint32_t classes_;
   BacklogLpSolver solver_;
   uint64_t solves_ = 0, failures_ = 0, warm_ = 0;
-  size_t max_lp_jobs_ = 0;
   std::string last_error_;
 };
 

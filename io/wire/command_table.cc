@@ -56,7 +56,7 @@ constexpr std::span<const F> kNone;
 constexpr uint32_t kEvent = kEventSocket | kMutating;
 constexpr uint32_t kRead = kEventSocket | kControlSocket;
 
-constexpr std::array<CommandSpec, 20> kTable{{
+constexpr std::array<CommandSpec, kOpCount> kTable{{
     {"machine_up", Op::kMachineUp, kEvent, kMachineUp, "a machine joins or comes back"},
     {"machine_down", Op::kMachineDown, kEvent | kControlSocket | kAdmin, kMachine,
      "a machine is gone; its running tasks are requeued"},

@@ -5,6 +5,7 @@
 // they cannot drift. Immutable; safe from any thread.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -35,6 +36,9 @@ enum class Op : uint8_t {
   kRebalance,
   kResolveLp,
 };
+
+/// How many ops there are (the command table has one row each, in Op order).
+inline constexpr size_t kOpCount = static_cast<size_t>(Op::kResolveLp) + 1;
 
 /// The JSON type a field must have.
 enum class FieldType : uint8_t {

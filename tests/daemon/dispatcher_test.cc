@@ -6,43 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "tests/daemon/fake_clock.h"
+#include "tests/daemon/harness.h"
 
 namespace locsched {
 namespace {
 
 using nlohmann::json;
-
-// A dispatcher over a fresh engine; Send returns the parsed reply.
-struct Harness {
-  explicit Harness(Config c = Config{}) : cfg(c), engine(cfg, clock), dispatcher(engine, cfg) {}
-  json Send(const std::string& line, Caller caller = Caller{}) {
-    std::string out;
-    dispatcher.HandleLine(line, caller, &out);
-    REQUIRE(!out.empty());
-    REQUIRE(out.back() == '\n');
-    REQUIRE(out.find('\n') == out.size() - 1);  // exactly one line
-    return json::parse(out);
-  }
-  json Ok(const std::string& line, Caller caller = Caller{}) {
-    json r = Send(line, caller);
-    INFO(line << " -> " << r.dump());
-    REQUIRE(r["ok"] == true);
-    return r;
-  }
-  void Machines(int n, int slots = 1) {
-    for (int i = 0; i < n; ++i)
-      Ok(R"({"op":"machine_up","machine":"m)" + std::to_string(i) + R"(","slots":)" +
-         std::to_string(slots) + "}");
-  }
-  Config cfg;
-  FakeClock clock;
-  Engine engine;
-  Dispatcher dispatcher;
-};
-
-const Caller kAdmin{true, true, 0};
-const Caller kStranger{true, false, 4242};
 
 TEST_CASE("a job runs map tasks first, then its reduce, then is done") {
   Harness h;
@@ -243,14 +212,26 @@ TEST_CASE("metrics count requests and errors per command") {
   CHECK(text.find("locsched_tasks_queued 0\n") != std::string::npos);
 }
 
-TEST_CASE("reload without a hook is a clear error, with a hook reports the changed keys") {
-  Harness h;
-  CHECK(h.Send(R"({"op":"reload"})", kAdmin)["error"]["field"] == "reload");
-  h.dispatcher.SetReloadHook([](std::vector<std::string>* changed) {
+// A daemon whose reload changes log.level.
+struct ReloadingControl final : DaemonControl {
+  Status Reload(std::vector<std::string>* changed) override {
     changed->push_back("log.level");
     return Status::Ok();
-  });
-  CHECK(h.Ok(R"({"op":"reload"})", kAdmin)["changed"] == json::array({"log.level"}));
+  }
+  Status Snapshot(JsonWriter&) override { return Status::Ok(); }
+  Status Rebalance(JsonWriter&) override { return Status::Ok(); }
+  uint64_t clients() const override { return 3; }
+};
+
+TEST_CASE("reload without a daemon is a clear error, with one reports the changed keys") {
+  Harness h;
+  CHECK(h.Send(R"({"op":"reload"})", kAdmin)["error"]["field"] == "reload");
+  ReloadingControl control;
+  HarnessOptions options;
+  options.control = &control;
+  Harness d(Config{}, options);
+  CHECK(d.Ok(R"({"op":"reload"})", kAdmin)["changed"] == json::array({"log.level"}));
+  CHECK(d.Ok(R"({"op":"status"})")["daemon"]["clients"] == 3);
 }
 
 }  // namespace

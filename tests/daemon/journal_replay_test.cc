@@ -8,30 +8,27 @@
 #include <string>
 
 #include "base/rng.h"
-#include "daemon/dispatcher.h"
+#include "daemon/journal_replay.h"
 #include "io/store/journal.h"
+#include "tests/daemon/harness.h"
 
 namespace locsched {
 namespace {
 
 using nlohmann::json;
 
-struct Node {
-  explicit Node(std::string* disk) : journal(disk), engine(cfg, clock), dispatcher(engine, cfg) {}
+// The shared harness on a clock that can be pinned, journaling to a string.
+struct Node : BasicHarness<DaemonClock> {
+  explicit Node(std::string* disk, Config c = Config{}, HarnessOptions o = {})
+      : BasicHarness(std::move(c), std::move(o)), journal(disk) {}
   json Send(const std::string& line) {
-    std::string out;
-    dispatcher.HandleLine(line, Caller{}, &out);
-    json reply = json::parse(out);
+    json reply = BasicHarness::Send(line);
     if (reply["ok"] == true && reply.contains("id") && acked.size() < 50)
       acked.emplace_back(line, reply);
     return reply;
   }
   std::vector<std::pair<std::string, json>> acked;  // the first events acknowledged with an id
-  Config cfg;
-  DaemonClock clock;
   MemJournal journal;
-  Engine engine;
-  Dispatcher dispatcher;
 };
 
 // Everything a reader can see, minus what depends on the wall clock.
@@ -98,7 +95,7 @@ void RandomEvent(Node& n, Rng& rng, int step,
 
 // Journals from now on and registers the 8 machines RandomEvent uses.
 void StartJournaled(Node& a) {
-  a.dispatcher.SetJournal(&a.journal, &a.clock, nullptr, 0);
+  a.log.Attach(&a.journal);
   for (int m = 0; m < 8; ++m)
     a.Send(R"({"op":"machine_up","machine":"m)" + std::to_string(m) + R"(","slots":2})");
 }
@@ -112,16 +109,16 @@ TEST_CASE("a daemon replayed from its journal is indistinguishable from the orig
     std::vector<std::pair<std::string, std::string>> running;
     for (int step = 0; step < 400; ++step) {
       RandomEvent(a, rng, step, running);
-      if (rng.Below(10) == 0) REQUIRE(a.dispatcher.Sync().ok());
+      if (rng.Below(10) == 0) REQUIRE(a.log.Sync().ok());
     }
-    REQUIRE(a.dispatcher.Sync().ok());
+    REQUIRE(a.log.Sync().ok());
 
     std::string unused;
     Node b(&unused);
     const JournalScan scan = ScanJournal(disk);
     REQUIRE(scan.cut_bytes == 0);
     for (const std::string& record : scan.records)
-      REQUIRE(b.dispatcher.Replay(record, &b.clock).ok());
+      REQUIRE(ReplayRecord(record, b.dispatcher, b.clock).ok());
     b.clock.Release();
     INFO("seed " << seed);
     CHECK(View(b) == View(a));
@@ -159,24 +156,24 @@ TEST_CASE("a daemon loaded from a snapshot plus the journal after it equals the 
     }
     a.Send(R"({"op":"machine_up","machine":"m7","slots":2})");
     a.Send(R"({"op":"machine_drain","machine":"m7","drain":true})");
-    REQUIRE(a.dispatcher.Sync().ok());
+    REQUIRE(a.log.Sync().ok());
     // The snapshot, then a second journal that continues after it.
     std::vector<std::string> snapshot;
     a.dispatcher.Save([&](std::string_view r) { snapshot.emplace_back(r); });
     std::string disk2;
     MemJournal journal2(&disk2);
-    a.dispatcher.SetJournal(&journal2, &a.clock, nullptr, 0);
+    a.log.Attach(&journal2);
     for (int step = 300; step < 500; ++step) {
       a.clock.Pin(1000.0 + step * 0.25);
       RandomEvent(a, rng, step, running);
     }
-    REQUIRE(a.dispatcher.Sync().ok());
+    REQUIRE(a.log.Sync().ok());
 
     std::string unused;
     Node b(&unused);
     REQUIRE(b.dispatcher.Load(snapshot).ok());
     for (const std::string& record : ScanJournal(disk2).records)
-      REQUIRE(b.dispatcher.Replay(record, &b.clock).ok());
+      REQUIRE(ReplayRecord(record, b.dispatcher, b.clock).ok());
     b.clock.Release();
     CHECK(DeepView(b) == DeepView(a));
     CHECK(b.Send(R"({"op":"status"})")["rates"] == a.Send(R"({"op":"status"})")["rates"]);
@@ -203,15 +200,68 @@ TEST_CASE("a damaged snapshot record is refused with the record's number") {
 
 TEST_CASE("events are refused while the journal's disk is nearly full") {
   std::string disk;
-  Node n(&disk);
   uint64_t free_bytes = 1u << 20;
-  n.dispatcher.SetJournal(
-      &n.journal, &n.clock, [&] { return free_bytes; }, 64u << 20);
+  Config cfg;
+  cfg.journal.min_free_mb = 64;
+  HarnessOptions options;
+  options.free_bytes = [&] { return free_bytes; };
+  Node n(&disk, cfg, options);
+  n.log.Attach(&n.journal);
   const json r = n.Send(R"({"op":"machine_up","machine":"a"})");
   CHECK(r["error"]["code"] == "resource_exhausted");
   CHECK(r["error"]["field"] == "journal.min_free_mb");
   CHECK(n.Send(R"({"op":"status"})")["ok"] == true);  // reads still work
-  CHECK(n.dispatcher.unsynced() == 0);                // nothing was journaled
+  CHECK(n.log.unsynced() == 0);                       // nothing was journaled
+}
+
+TEST_CASE("replay counts a heartbeat like every other op (requests_total after a restart)") {
+  std::string disk, unused;
+  Node a(&disk);
+  a.log.Attach(&a.journal);
+  a.Machines(2, 2);
+  a.Send(R"({"op":"job_submit","job":"j","tasks":[{"task":"t0","replicas":["m0"]},)"
+         R"({"task":"t1","replicas":["m0"]},{"task":"t2","replicas":["m1"]}]})");
+  CHECK(a.Send(R"({"op":"heartbeat","machine":"m0","free_slots":2,"id":7})")["assign"].size() == 2);
+  CHECK(a.Send(R"({"op":"heartbeat","machine":"m1","free_slots":0})")["assign"].empty());
+  a.Send(R"({"op":"task_done","job":"j","task":"t0"})");
+  REQUIRE(a.log.Sync().ok());
+
+  Node b(&unused);
+  for (const std::string& record : ScanJournal(disk).records)
+    REQUIRE(ReplayRecord(record, b.dispatcher, b.clock).ok());
+  b.clock.Release();
+  CHECK(b.dispatcher.counters(Op::kHeartbeat).calls == 2);
+  for (const CommandSpec& c : CommandTable()) {
+    INFO(c.name);
+    CHECK(b.dispatcher.counters(c.op).calls == a.dispatcher.counters(c.op).calls);
+  }
+  CHECK(b.dispatcher.counters().lines() == a.dispatcher.counters().lines());
+  // The retried heartbeat gets the reply it got before the restart.
+  CHECK(b.Send(R"({"op":"heartbeat","machine":"m0","free_slots":2,"id":7})")["assign"] ==
+        a.Send(R"({"op":"heartbeat","machine":"m0","free_slots":2,"id":7})")["assign"]);
+}
+
+TEST_CASE("a heartbeat's journal record lists its assignments, not its reply text") {
+  std::string disk;
+  Node a(&disk);
+  a.log.Attach(&a.journal);
+  a.Machines(1);
+  a.Send(R"({"op":"job_submit","job":"j","tasks":[{"task":"t","replicas":["m0"]}]})");
+  a.Send(R"({"op":"heartbeat","machine":"m0","free_slots":1})");
+  REQUIRE(a.log.Sync().ok());
+  const std::vector<std::string> records = ScanJournal(disk).records;
+  REQUIRE(records.size() == 3);
+  const json beat = json::parse(records[2]);
+  CHECK(beat["assign"] == json::array({json::array({"j", "t"})}));
+  CHECK(!beat.contains("body"));
+  // A record of the older format (the reply's text) is refused, saying what to do.
+  std::string unused;
+  Node b(&unused);
+  const Status s =
+      ReplayRecord(R"({"t":1,"line":"{\"op\":\"heartbeat\",\"machine\":\"m0\",\"free_slots\":1}",)"
+                   R"("body":",\"assign\":[]"})",
+                   b.dispatcher, b.clock);
+  CHECK(s.message().find("stop that daemon cleanly") != std::string::npos);
 }
 
 }  // namespace

@@ -599,6 +599,46 @@ class RebalanceOtherPolicy(DaemonTest):
         ctl.close()
 
 
+class Journal(unittest.TestCase):
+    def test_a_journal_past_snapshot_mb_is_snapshotted_and_recovers(self):
+        """The commit step syncs each pipelined burst once, snapshots when the
+        journal passes journal.snapshot_mb, and a killed daemon recovers it all."""
+        tmp = tempfile.TemporaryDirectory(prefix="locschedd-journal-")
+        sets = ("journal.path=" + os.path.join(tmp.name, "journal"), "journal.snapshot_mb=1")
+        d = Daemon(sets)
+        c = d.connect()
+        c.call({"op": "machine_up", "machine": "m0", "slots": 4})
+        pad = "x" * 200  # about 300 bytes a record: 1 MiB in about 3,500 events
+        for burst in range(10):
+            lines = [json.dumps({"op": "job_submit", "id": "b%d-%d" % (burst, i),
+                                 "job": "j%d-%d-%s" % (burst, i, pad),
+                                 "tasks": [{"task": "t", "replicas": ["m0"]}]})
+                     for i in range(500)]
+            c.send_raw(("\n".join(lines) + "\n").encode())
+            for _ in lines:
+                self.assertTrue(c.read_line()["ok"])
+        d.wait_for(lambda: "snapshot 1:" in d.log(), "an automatic snapshot")
+        before = c.call({"op": "status"})
+        c.close()
+        d.proc.kill()  # no clean-stop snapshot: recovery needs the journal after it
+        d.proc.wait()
+        d.stderr.close()
+        d.dir.cleanup()
+        d2 = Daemon(sets)
+        try:
+            c2 = d2.connect()
+            after = c2.call({"op": "status"})
+            self.assertEqual(after["jobs"], before["jobs"])
+            self.assertEqual(after["tasks"], before["tasks"])
+            again = c2.call({"op": "job_submit", "id": "b0-0", "job": "other",
+                             "tasks": [{"task": "t", "replicas": ["m0"]}]})
+            self.assertTrue(again.get("duplicate"), again)
+            c2.close()
+        finally:
+            d2.stop()
+            tmp.cleanup()
+
+
 if __name__ == "__main__":
     DAEMON = sys.argv.pop(1)
     warnings.simplefilter("ignore", ResourceWarning)  # sockets the daemon closes under us

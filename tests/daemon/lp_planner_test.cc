@@ -8,15 +8,12 @@
 #include <string>
 
 #include "daemon/dispatcher.h"
-#include "tests/daemon/fake_clock.h"
+#include "tests/daemon/harness.h"
 
 namespace locsched {
 namespace {
 
 using nlohmann::json;
-
-const Caller kAdmin{true, true, 0};
-const Caller kStranger{true, false, 4242};
 
 Config PriorityConfig() {
   Config c;
@@ -25,23 +22,16 @@ Config PriorityConfig() {
   return c;
 }
 
-// A dispatcher over a fresh engine, with a planner whose solves run inline.
-struct Harness {
-  explicit Harness(Config c = PriorityConfig(), bool planner = true)
-      : cfg(c), engine(cfg, clock), dispatcher(engine, cfg), lp(engine, cfg.lp) {
-    if (planner) dispatcher.SetPlanner(&lp);
-  }
-  json Send(const std::string& line, Caller caller = Caller{}) {
-    std::string out;
-    dispatcher.HandleLine(line, caller, &out);
-    REQUIRE(!out.empty());
-    return json::parse(out);
-  }
-  json Ok(const std::string& line, Caller caller = Caller{}) {
-    json r = Send(line, caller);
-    INFO(line << " -> " << r.dump());
-    REQUIRE(r["ok"] == true);
-    return r;
+// The shared harness with a planner whose solves run inline, and two helpers.
+struct PlannerHarness : BasicHarness<FakeClock> {
+  explicit PlannerHarness(Config c = PriorityConfig(), bool planner = true,
+                          LpPlanner::Executor executor = nullptr)
+      : BasicHarness(std::move(c), Options(planner, std::move(executor))) {}
+  static HarnessOptions Options(bool planner, LpPlanner::Executor executor) {
+    HarnessOptions o;
+    o.planner = planner;
+    o.executor = std::move(executor);
+    return o;
   }
   // A job of `tasks` map tasks, all with their input on m0.
   void Submit(const std::string& job, int tasks, double weight) {
@@ -57,18 +47,13 @@ struct Harness {
     REQUIRE(a["assign"].size() == 1);
     return a["assign"][0]["job"];
   }
-  Config cfg;
-  FakeClock clock;
-  Engine engine;
-  Dispatcher dispatcher;
-  LpPlanner lp;
 };
 
 TEST_CASE("resolve-lp is an admin command of the control socket, refused when the LP is off") {
-  Harness h;
+  PlannerHarness h;
   CHECK(h.Send(R"({"op":"resolve-lp"})")["error"]["field"] == "op");
   CHECK(h.Send(R"({"op":"resolve-lp"})", kStranger)["error"]["code"] == "permission_denied");
-  Harness off(PriorityConfig(), false);
+  PlannerHarness off(PriorityConfig(), false);
   json r = off.Send(R"({"op":"resolve-lp"})", kAdmin);
   CHECK(r["error"]["code"] == "failed_precondition");
   CHECK(r["error"]["field"] == "lp.enabled");
@@ -77,7 +62,7 @@ TEST_CASE("resolve-lp is an admin command of the control socket, refused when th
 
 TEST_CASE("the LP order puts a small heavy job ahead of an older big one") {
   for (bool resolve : {false, true}) {
-    Harness h;
+    PlannerHarness h;
     h.Ok(R"({"op":"machine_up","machine":"m0"})");
     h.Ok(R"({"op":"machine_up","machine":"m1"})");
     h.Submit("big", 20, 1);
@@ -100,7 +85,7 @@ TEST_CASE("the LP order puts a small heavy job ahead of an older big one") {
 }
 
 TEST_CASE("status and metrics carry the LP figures and the headroom") {
-  Harness h;
+  PlannerHarness h;
   h.Ok(R"({"op":"machine_up","machine":"m0","slots":2})");
   h.Submit("a", 3, 1);
   h.clock.Advance(2);
@@ -129,13 +114,13 @@ TEST_CASE("the interval grows while quiet, resets on a burst, and is capped") {
   c.lp.max_interval_s = 20;
   c.lp.growth = 2;
   c.lp.burst_tasks = 10;
-  Harness h(c);
+  PlannerHarness h(c);
   h.Ok(R"({"op":"machine_up","machine":"m0"})");
   h.Submit("a", 2, 1);
   auto solves_after = [&](double seconds) {
     h.clock.Advance(seconds);
-    h.lp.Tick();
-    return h.lp.solves();
+    h.lp->Tick();
+    return h.lp->solves();
   };
   CHECK(solves_after(4) == 0);
   CHECK(solves_after(1) == 1);  // base interval 5 s; the next waits 10
@@ -152,7 +137,7 @@ TEST_CASE("the interval grows while quiet, resets on a burst, and is capped") {
 }
 
 TEST_CASE("a failed solve keeps the last good order and backs off") {
-  Harness h;
+  PlannerHarness h;
   h.Ok(R"({"op":"machine_up","machine":"m0"})");
   h.Submit("big", 6, 1);
   h.Submit("small", 1, 4);
@@ -171,12 +156,12 @@ TEST_CASE("a failed solve keeps the last good order and backs off") {
 }
 
 TEST_CASE("a solve in flight is not doubled, and its result applies when it lands") {
-  Harness h;
   std::function<void()> pending;
-  h.lp.SetExecutor([&](std::function<void()> work, std::function<void()> done) {
-    work();
-    pending = std::move(done);
-  });
+  PlannerHarness h(PriorityConfig(), true,
+                   [&](std::function<void()> work, std::function<void()> done) {
+                     work();
+                     pending = std::move(done);
+                   });
   h.Ok(R"({"op":"machine_up","machine":"m0"})");
   h.Submit("big", 5, 1);
   h.Submit("small", 1, 3);
@@ -189,7 +174,7 @@ TEST_CASE("a solve in flight is not doubled, and its result applies when it land
   // by Smith's rule: 10 tasks of weight 1 (0.1 per task) go after big (5 of weight 1).
   h.Submit("newcomer", 10, 1);
   pending();
-  CHECK(h.lp.solves() == 1);
+  CHECK(h.lp->solves() == 1);
   CHECK(h.NextJob() == "big");
 }
 

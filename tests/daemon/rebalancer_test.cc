@@ -14,31 +14,23 @@
 #include "algorithms/hta/preflow_cover.h"
 #include "base/rng.h"
 #include "daemon/dispatcher.h"
+#include "daemon/journal_replay.h"
 #include "io/store/journal.h"
-#include "tests/daemon/fake_clock.h"
+#include "tests/daemon/harness.h"
 
 namespace locsched {
 namespace {
 
 using nlohmann::json;
 
-const Caller kAdmin{true, true, 0};
 constexpr int kMachines = 10;
 
-struct Harness {
-  explicit Harness(Config c = Config{}) : cfg(c), engine(cfg, clock), dispatcher(engine, cfg) {
+// The shared harness with kMachines machines of 2 slots, and the tasks it saw assigned.
+struct RebalanceHarness : BasicHarness<FakeClock> {
+  explicit RebalanceHarness(Config c = Config{}) : BasicHarness(std::move(c)) {
     for (int m = 0; m < kMachines; ++m)
       Send(R"({"op":"machine_up","machine":"m)" + std::to_string(m) + R"(","slots":2})");
   }
-  json Send(const std::string& line, Caller caller = Caller{}) {
-    std::string out;
-    dispatcher.HandleLine(line, caller, &out);
-    return json::parse(out);
-  }
-  Config cfg;
-  FakeClock clock;
-  Engine engine;
-  Dispatcher dispatcher;
   std::vector<std::pair<std::string, std::string>> running;  // (job, task) as assigned
 };
 
@@ -62,7 +54,7 @@ std::string RandomJob(Rng& rng, int step) {
 }
 
 // One random event (its reply may be an error, e.g. a heartbeat of a down machine).
-void RandomEvent(Harness& h, Rng& rng, int step) {
+void RandomEvent(RebalanceHarness& h, Rng& rng, int step) {
   const std::string m = "m" + std::to_string(rng.Below(kMachines));
   switch (rng.Below(9)) {
     case 0:
@@ -170,7 +162,7 @@ TEST_CASE("after random events the kept flow equals a from-scratch Preflow", "[r
   c.rebalance.enabled = automatic;
   for (uint64_t seed = 1; seed <= 8; ++seed) {
     INFO("seed " << seed << ", automatic " << automatic);
-    Harness h(c);
+    RebalanceHarness h(c);
     Rng rng(seed);
     uint64_t moved = 0;
     for (int step = 0; step < 600; ++step) {
@@ -194,7 +186,7 @@ TEST_CASE("after random events the kept flow equals a from-scratch Preflow", "[r
 
 TEST_CASE("with automatic runs off no backlog log is kept (it cost 28 bytes per queued task)",
           "[rebalance]") {
-  Harness h;  // rebalance.enabled is false by default
+  RebalanceHarness h;  // rebalance.enabled is false by default
   Rebalancer& rb = *h.engine.rebalancer();
   Rng rng(5);
   for (int step = 0; step < 20; ++step) h.Send(RandomJob(rng, step));
@@ -218,7 +210,7 @@ TEST_CASE("with automatic runs off no backlog log is kept (it cost 28 bytes per 
 TEST_CASE("moves made stale while the solve was out are dropped", "[rebalance]") {
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     INFO("seed " << seed);
-    Harness h;
+    RebalanceHarness h;
     Rng rng(seed);
     for (int step = 0; step < 200; ++step) RandomEvent(h, rng, step);
     for (int step = 200; step < 240; ++step) h.Send(RandomJob(rng, step));
@@ -255,7 +247,7 @@ TEST_CASE("moves made stale while the solve was out are dropped", "[rebalance]")
 int64_t RemoteGrowth(bool uncovered_to_remote) {
   Config cfg;
   cfg.rebalance.uncovered_to_remote = uncovered_to_remote;
-  Harness h(cfg);
+  RebalanceHarness h(cfg);
   std::string tasks;
   for (int t = 0; t < 40; ++t)
     tasks +=
@@ -276,7 +268,7 @@ TEST_CASE("uncovered tasks keep JSQ's queue unless rebalance.uncovered_to_remote
 
 TEST_CASE("a forced rebalance over the wire: admin only, control socket, jsq-maxweight",
           "[rebalance]") {
-  Harness h;
+  RebalanceHarness h;
   h.Send(R"({"op":"job_submit","job":"a","tasks":[{"task":"0","replicas":["m0","m1"]},)"
          R"({"task":"1","replicas":["m0","m1"]},{"task":"2","replicas":["m0","m1"]},)"
          R"({"task":"3","replicas":["m0","m1"]}]})");
@@ -297,7 +289,7 @@ TEST_CASE("a forced rebalance over the wire: admin only, control socket, jsq-max
         "permission_denied");
   Config fair;
   fair.scheduler.policy = PolicyKind::kFair;
-  Harness f(fair);
+  RebalanceHarness f(fair);
   CHECK(f.engine.rebalancer() == nullptr);
   r = f.Send(R"({"op":"rebalance"})", kAdmin);
   CHECK(r["error"]["code"] == "failed_precondition");
@@ -312,7 +304,7 @@ TEST_CASE("triggers: a big job, then the adaptive timer within max_share", "[reb
   c.rebalance.max_interval_ms = 4000;
   c.rebalance.max_share = 0.5;
   c.rebalance.imbalance = 1000;  // this test is about the other triggers
-  Harness h(c);
+  RebalanceHarness h(c);
   Rebalancer& rb = *h.engine.rebalancer();
   Rng rng(3);
   h.Send(RandomJob(rng, 0));  // at most 8 tasks: may or may not be big
@@ -341,24 +333,24 @@ TEST_CASE("replay from the journal works with rebalances in between", "[rebalanc
     INFO("seed " << seed);
     std::string disk, unused;
     MemJournal journal(&disk);
-    Harness a;
-    a.dispatcher.SetJournal(&journal, &a.clock, nullptr, 0);
+    RebalanceHarness a;
+    a.log.Attach(&journal);
     Rng rng(seed);
     for (int step = 0; step < 400; ++step) {
       RandomEvent(a, rng, step);
       if (rng.Below(20) == 0) REQUIRE(a.Send(R"({"op":"rebalance"})", kAdmin)["ok"] == true);
     }
-    REQUIRE(a.dispatcher.Sync().ok());
+    REQUIRE(a.log.Sync().ok());
     Config cfg;
     DaemonClock clock;
     Engine engine(cfg, clock);
     Dispatcher b(engine, cfg);
     std::string out;
-    for (int m = 0; m < kMachines; ++m)  // the Harness added these before the journal
+    for (int m = 0; m < kMachines; ++m)  // the harness added these before the journal
       b.HandleLine(R"({"op":"machine_up","machine":"m)" + std::to_string(m) + R"(","slots":2})",
                    Caller{}, &out);
     for (const std::string& record : ScanJournal(disk).records) {
-      const Status s = b.Replay(record, &clock);
+      const Status s = ReplayRecord(record, b, clock);
       INFO(s.message());
       REQUIRE(s.ok());
     }

@@ -1,0 +1,31 @@
+// DaemonControl: what the admin commands `reload`, `snapshot` and `rebalance`
+// and the `daemon` part of `status` need from the running daemon. The Daemon
+// implements it and passes it to the Dispatcher's constructor; tests pass their
+// own or none. Called on the event-loop thread, from inside a command.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "io/wire/json_writer.h"
+
+namespace locsched {
+
+/// The daemon-wide actions behind the admin commands.
+class DaemonControl {
+ public:
+  virtual ~DaemonControl() = default;
+  /// Re-reads the configuration (`reload`, SIGHUP); fills the changed keys.
+  virtual Status Reload(std::vector<std::string>* changed) = 0;
+  /// Syncs the journal, writes a snapshot and starts a new journal (`snapshot`);
+  /// fills the reply fields.
+  virtual Status Snapshot(JsonWriter& w) = 0;
+  /// Starts a rebalance on the worker thread (`rebalance`); fills the reply fields.
+  virtual Status Rebalance(JsonWriter& w) = 0;
+  /// Clients connected now.
+  virtual uint64_t clients() const = 0;
+};
+
+}  // namespace locsched

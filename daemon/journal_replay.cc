@@ -1,0 +1,69 @@
+#include "daemon/journal_replay.h"
+
+#include <simdjson.h>
+
+#include <string>
+#include <vector>
+
+#include "io/wire/request.h"
+
+namespace locsched {
+
+namespace {
+
+// The fields of one record: {"t":time,"line":request,"assign":[[job,task],...]}.
+struct Record {
+  double t = 0;
+  std::string_view line;
+  std::vector<JournaledAssignment> assigned;
+};
+
+Status ParseAssigned(simdjson::dom::element list, std::vector<JournaledAssignment>* out) {
+  simdjson::dom::array pairs;
+  if (list.get(pairs) != simdjson::SUCCESS)
+    return Status::InvalidArgument("journal", "\"assign\" must be a list");
+  for (simdjson::dom::element pair : pairs) {
+    simdjson::dom::array names;
+    JournaledAssignment a;
+    if (pair.get(names) != simdjson::SUCCESS || names.size() != 2 ||
+        names.at(0).get(a.job) != simdjson::SUCCESS || names.at(1).get(a.task) != simdjson::SUCCESS)
+      return Status::InvalidArgument("journal", "an assignment must be [job, task]");
+    out->push_back(a);
+  }
+  return Status::Ok();
+}
+
+// The views into *rec stay valid until the parser parses again.
+Status Parse(simdjson::dom::parser& parser, std::string_view text, Record* rec) {
+  simdjson::dom::object obj;
+  if (parser.parse(text.data(), text.size()).get(obj) != simdjson::SUCCESS ||
+      obj["t"].get(rec->t) != simdjson::SUCCESS || obj["line"].get(rec->line) != simdjson::SUCCESS)
+    return Status::InvalidArgument("journal", "unreadable record");
+  if (obj["body"].error() == simdjson::SUCCESS)
+    return Status::InvalidArgument(
+        "journal",
+        "a heartbeat record of the older format (reply text, not assignments); "
+        "stop that daemon cleanly (it leaves a snapshot) before upgrading");
+  simdjson::dom::element list;
+  if (obj["assign"].get(list) == simdjson::SUCCESS) return ParseAssigned(list, &rec->assigned);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ReplayRecord(std::string_view record, Dispatcher& dispatcher, DaemonClock& clock) {
+  thread_local simdjson::dom::parser parser;
+  Record rec;
+  if (Status s = Parse(parser, record, &rec); !s.ok()) return s;
+  clock.Pin(rec.t);
+  Request r;
+  if (Status s = DecodeRequest(rec.line, &r); !s.ok()) return s;
+  if (r.op == Op::kHeartbeat) return dispatcher.ReplayHeartbeat(r, rec.assigned);
+  std::string out;
+  dispatcher.HandleLine(rec.line, Caller{}, &out);
+  if (out.rfind("{\"ok\":true", 0) != 0)
+    return Status::Internal("journal", "replay refused: " + out);
+  return Status::Ok();
+}
+
+}  // namespace locsched
