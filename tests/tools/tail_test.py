@@ -142,6 +142,22 @@ class ErrorTest(unittest.TestCase):
             self.assertEqual(out.returncode, 2, (args, out.stderr))
             self.assertIn(flag, out.stderr, args)
 
+    def test_check_fails_when_every_record_is_malformed(self):
+        with tempfile.TemporaryDirectory() as d:
+            rumen = os.path.join(d, "trace.json")
+            with open(rumen, "w") as f:  # Rumen-like JSON read as SWIM
+                f.write('{"jobID": "job_1", "submitTime": 1}\n{"jobID": "job_2"}\n')
+            out = run_tail("--format", "swim", "--check", rumen)
+            self.assertEqual(out.returncode, 1, out.stderr)
+            self.assertEqual(json.loads(out.stdout)["malformed"], 2)
+            self.assertIn("every one of the 2 records is malformed", out.stderr)
+            mixed = os.path.join(d, "mixed.tsv")
+            with open(mixed, "w") as f:
+                f.write("job0\t0\t0\t100\t0\t10\nnot a row\n")
+            out = run_tail("--format", "swim", "--check", mixed)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertEqual(json.loads(out.stdout)["malformed"], 1)
+
     def test_missing_file_is_a_clear_error(self):
         out = run_tail("--format", "swim", "--check", "/nonexistent/trace.tsv")
         self.assertEqual(out.returncode, 1)

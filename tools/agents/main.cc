@@ -380,6 +380,7 @@ int main(int argc, char** argv) {
       "live line every --report s and a summary at the end.\n"
       "Exits 1 if the scheduler refuses a request, contradicts the emulator's bookkeeping or\n"
       "cannot be reached, and 2 on a bad flag."};
+  app.set_version_flag("--version", std::string("locsched-agents ") + LOCSCHED_VERSION);
   Options o;
   AddClusterFlags(app, o);
   AddWorkloadFlags(app, o);

@@ -428,6 +428,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "locsched-sim: the JSQ+MaxWeight paper's discrete-time cluster simulator,\n"
       "running locsched's own scheduling core. Prints one load point, or sweeps many."};
+  app.set_version_flag("--version", std::string("locsched-sim ") + LOCSCHED_VERSION);
   Options o;
   AddModelFlags(app, o);
   AddWorkloadFlags(app, o);
