@@ -110,6 +110,18 @@ class Ctl(unittest.TestCase):
         for gone in (" drain ", " undrain ", " cancel ", "resolve-lp"):
             self.assertNotIn(gone, help_text)
 
+    def test_nested_values_render_as_tables(self):
+        d = locschedd_test.Daemon(sets=["lp.enabled=true"])
+        try:
+            r = subprocess.run([CTL, "--socket", d.control, "resolve_lp"], capture_output=True,
+                               text=True, timeout=20)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertNotIn("{", r.stdout)
+            self.assertIn("\nlp:\n", r.stdout)
+            self.assertRegex(r.stdout, r"\nsolves +\d+\n")
+        finally:
+            d.stop()
+
     def test_unknown_verbs_get_the_closest_name(self):
         for typo, hint in (("machin-drain", "machine_drain"), ("resolv_lp", "resolve_lp"),
                            ("stauts", "status")):
