@@ -39,7 +39,7 @@ run() {  # run BINARY SLOTS_OR_FILTER: one line of figures
   if [ "$mode" = sim ]; then
     "$1" --policy jsq-maxweight --machines 1000 --data-machines 800 --alpha 0.8 --gamma 0.2 \
       --load 640 --slots "${2:-100000}" --seed 1 --json |
-      /usr/bin/python3 -c 'import json, sys; d = json.load(sys.stdin)
+      python3 -c 'import json, sys; d = json.load(sys.stdin)
 print("%.2f s, %d tasks done, mean job delay %r" % (d["wall_seconds"], d["tasks_done"], d["mean_job_delay"]))'
   else
     "$1" --benchmark_filter="${2:-BM_(Decisions|Lifecycle)_JsqMaxWeight}" \
@@ -58,7 +58,7 @@ for r in $(seq "$rounds"); do
     echo "$b $line" >>"$log"
   done
 done
-/usr/bin/python3 - "$log" "$mode" <<'EOF'
+python3 - "$log" "$mode" <<'EOF'
 import collections, statistics, sys
 log, mode = sys.argv[1:3]
 runs = collections.defaultdict(lambda: collections.defaultdict(list))

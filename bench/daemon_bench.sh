@@ -93,7 +93,7 @@ done
 daemon_run daemon-1000-w8 1000 8
 echo_run echo.w8
 
-/usr/bin/python3 - "$tmp" "$out" "$seconds" "$window" "$rounds" <<'EOF'
+python3 - "$tmp" "$out" "$seconds" "$window" "$rounds" <<'EOF'
 import json, os, platform, statistics, subprocess, sys
 tmp, out, seconds, window, rounds = sys.argv[1:6]
 load = lambda name: json.load(open(os.path.join(tmp, name + ".json")))

@@ -41,7 +41,7 @@ daemon_stop() {
 }
 
 daemon_status() {
-  /usr/bin/python3 - "$1/ctl.sock" <<'PY'
+  python3 - "$1/ctl.sock" <<'PY'
 import socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rwb")
 f.write(b'{"op":"status"}\n'); f.flush()

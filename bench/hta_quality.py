@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Algorithm 2 against round robin and the lower bound on trace-derived batches
 (docs/benchmarks.md, "Quality on SWIM-derived batches").
 

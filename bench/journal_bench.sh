@@ -58,7 +58,7 @@ run batched "${journal[@]}" --set journal.sync=batched
 run interval "${journal[@]}" --set journal.sync=interval --set journal.interval_ms=100
 run batched-snapshots --set "journal.path=$tmp/journal.log" --set journal.sync=batched
 
-/usr/bin/python3 - "$tmp" "$out" "$seconds" "$window" <<'EOF'
+python3 - "$tmp" "$out" "$seconds" "$window" <<'EOF'
 import json, os, platform, re, subprocess, sys
 tmp, out, seconds, window = sys.argv[1:5]
 names = ("none", "always", "batched", "interval", "batched-snapshots")

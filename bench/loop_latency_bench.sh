@@ -65,7 +65,7 @@ start_daemon() {  # start_daemon MODE
 # Polls status until $tmp/stop appears; writes the last rebalance and lp figures seen
 # and the largest per-run event-loop time.
 poll() {  # poll OUT
-  /usr/bin/python3 - "$tmp/ctl.sock" "$tmp/stop" "$1" <<'PY'
+  python3 - "$tmp/ctl.sock" "$tmp/stop" "$1" <<'PY'
 import json, os, socket, sys, time
 path, stop, out = sys.argv[1:4]
 s = socket.socket(socket.AF_UNIX); s.connect(path); f = s.makefile("rwb")
@@ -103,7 +103,7 @@ for round in $(seq "$rounds"); do
     touch "$tmp/stop"
     wait "$poller"
     daemon_stop
-    /usr/bin/python3 - "$tmp" "$round" "$mode" >>"$tmp/rows.jsonl" <<'PY'
+    python3 - "$tmp" "$round" "$mode" >>"$tmp/rows.jsonl" <<'PY'
 import json, os, sys
 tmp, round_, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 load = json.load(open(os.path.join(tmp, "load.json")))
@@ -119,7 +119,7 @@ PY
 done
 cp "$tmp/rows.jsonl" "$out"
 
-/usr/bin/python3 - "$tmp/rows.jsonl" "$tmp/loadavg" <<'PY'
+python3 - "$tmp/rows.jsonl" "$tmp/loadavg" <<'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 print("| round | mode | events/s | p50 µs | p99 µs | p99.9 µs | rebalances / LP solves | LP busy share | loop ms per run (median / max) |")

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Offline quality of the LP solvers on trace-built instances (docs/benchmarks.md,
 section "Offline LP schedules on trace instances"), and LP solve time against backlog size.
 

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Draw bench/policy_replay.sh's results: one group of bars per scheduling policy
 (with its variants: +rebalance, +lp),
 

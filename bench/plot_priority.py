@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Draw bench/priority_online.sh's results: weighted mean job completion time against
 load for the intra-queue policies fifo, fair and priority (the backlog LP's order), under
 the paper's JSQ routing (dashed) and the biased routing (remote_bias > 0, solid),

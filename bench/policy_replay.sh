@@ -50,6 +50,19 @@ while [ $# -gt 0 ]; do
     *) echo "policy_replay.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+# The real traces, read in place (tools/fetch-traces.sh fetches the same files elsewhere).
+traces=../shared/data/traces
+case "$trace" in
+  swim) file=swim-fb/FB-2009_samples_24_times_1hr_1.tsv ;;
+  jobhistory) file=hadoop-rumen/sample-job-tracker-logs.gz ;;
+  rumen) file=hadoop-rumen/input-trace.json ;;
+  google) file=google-clusterdata-2011-2/job_events/part-00001-of-00500.csv.gz ;;
+  *) echo "policy_replay.sh: --trace: '$trace' is not swim, jobhistory, rumen or google" >&2; exit 2 ;;
+esac
+if [ ! -r "$traces/$file" ]; then
+  echo "policy_replay.sh: skipped: $traces/$file is absent (the benchmark replays the public traces)" >&2
+  exit 0
+fi
 [ -x "$build/tools/locsched-agents" ] ||
   { echo "policy_replay.sh: no binaries in $build: bash tools/build.sh release" >&2; exit 1; }
 if [ -z "$out" ]; then
@@ -77,7 +90,7 @@ mkdir -p "$(dirname "$out")"
 tmp=$(mktemp -d /tmp/locsched-policy-replay-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 if [ "$first" -eq 1 ]; then : >"$out.jsonl"; fi
-replay=(--build "$build" --format "$trace" --speed "$speed" --quiet --json "$tmp/r")
+replay=(--build "$build" --format "$trace" --trace "$traces/$file" --speed "$speed" --quiet --json "$tmp/r")
 [ "$trace" = swim ] && replay+=(--hour "$hour")
 [ -n "$machines" ] && replay+=(--machines "$machines")
 for run in $(seq "$first" $((first + runs - 1))); do
@@ -90,7 +103,7 @@ for run in $(seq "$first" $((first + runs - 1))); do
     load_before=$(cut -d' ' -f1-3 /proc/loadavg)
     bash tools/replay.sh "${replay[@]}" "${sets[@]}" -- --seed "$run" >"$tmp/log" 2>&1 ||
       { cat "$tmp/log" >&2; exit 1; }
-    /usr/bin/python3 - "$trace" "$policy" "$run" "$hour" "$speed" "$load_before" \
+    python3 - "$trace" "$policy" "$run" "$hour" "$speed" "$load_before" \
       "$(cut -d' ' -f1-3 /proc/loadavg)" "$tmp/r" "${settings[@]}" >>"$out.jsonl" <<'PY'
 import json, sys
 trace, policy, run, hour, speed, before, after, r = sys.argv[1:9]
@@ -103,7 +116,7 @@ if trace == "swim":
     row["hour"] = int(hour)
 print(json.dumps(row))
 PY
-    tail -n 1 "$out.jsonl" | /usr/bin/python3 -c '
+    tail -n 1 "$out.jsonl" | python3 -c '
 import json, sys
 d = json.loads(sys.stdin.read()); a = d["agents"]
 print("   jobs %d, mean JCT %.1f s, p95 %.1f s, locality %.1f%%, %.0f wall s, max lag %.2f s" % (
@@ -111,4 +124,4 @@ print("   jobs %d, mean JCT %.1f s, p95 %.1f s, locality %.1f%%, %.0f wall s, ma
       100 * a["all_locality"], a["wall_seconds"], a["max_lag"]))' >&2
   done
 done
-/usr/bin/python3 bench/plot_policy_replay.py "$out.jsonl" "$out.png"
+python3 bench/plot_policy_replay.py "$out.jsonl" "$out.png"

@@ -56,7 +56,7 @@ knobs() {  # knobs ROUTING INTRA
 # remote_bias are paper routing's).
 keep_other_routings() {  # keep_other_routings FILE
   [ -f "$1" ] || { : >"$1"; return; }
-  /usr/bin/python3 - "$1" "${routings[@]}" <<'PY'
+  python3 - "$1" "${routings[@]}" <<'PY'
 import json, sys
 path, runs = sys.argv[1], set(sys.argv[2:])
 def routing(d):
@@ -101,7 +101,7 @@ run_daemon_point() {  # run_daemon_point ROUTING INTRA PCT TMP OUT
     --load "$load" --speed "$speed" --duration "$duration" --drain --json -q >"$tmp/agents.json"
   daemon_status "$tmp" >"$tmp/status.json"
   daemon_stop
-  /usr/bin/python3 - "$intra" "$pct" "$speed" "$before" "$(cut -d' ' -f1-3 /proc/loadavg)" \
+  python3 - "$intra" "$pct" "$speed" "$before" "$(cut -d' ' -f1-3 /proc/loadavg)" \
     "$tmp/agents.json" "$tmp/status.json" "$routing" "$bias" "$slack" >>"$out" <<'PY'
 import json, sys
 intra, pct, speed, before, after, agents, status, routing, bias, slack = sys.argv[1:]
@@ -110,7 +110,7 @@ print(json.dumps({"routing": routing, "remote_bias": int(bias), "priority_slack"
                   "loadavg_before": before, "loadavg_after": after,
                   "agents": json.load(open(agents)), "lp": json.load(open(status)).get("lp")}))
 PY
-  tail -n 1 "$out" | /usr/bin/python3 -c '
+  tail -n 1 "$out" | python3 -c '
 import json, sys
 d = json.loads(sys.stdin.read()); a = d["agents"]
 print("   %s, %s routing, at %d%%: weighted JCT %.2f, JCT %.2f, %.2f tasks/s while jobs arrive, %d jobs, LP solves %s" % (
@@ -141,5 +141,5 @@ case $what in
   daemon) run_daemon ;;
   all) run_sim; run_daemon ;;
 esac
-/usr/bin/python3 bench/plot_priority.py docs/figures/priority-sim.jsonl \
+python3 bench/plot_priority.py docs/figures/priority-sim.jsonl \
   docs/figures/priority-daemon.jsonl docs/figures/priority-online.png

@@ -36,7 +36,7 @@ start_daemon() {  # start_daemon ENABLED
 
 # Polls status on the control socket until the file $tmp/stop appears; writes the runs seen.
 poll() {  # poll OUT
-  /usr/bin/python3 - "$tmp/ctl.sock" "$tmp/stop" "$1" <<'PY'
+  python3 - "$tmp/ctl.sock" "$tmp/stop" "$1" <<'PY'
 import json, os, socket, sys, time
 path, stop, out = sys.argv[1:4]
 s = socket.socket(socket.AF_UNIX); s.connect(path); f = s.makefile("rwb")
@@ -55,7 +55,7 @@ PY
 # With the load stopped (the backlog stays queued): three forced runs in a row;
 # the first absorbs the last churn, the others see none.
 quiet() {  # quiet OUT
-  /usr/bin/python3 - "$tmp/ctl.sock" "$1" <<'PY'
+  python3 - "$tmp/ctl.sock" "$1" <<'PY'
 import json, socket, sys, time
 path, out = sys.argv[1:3]
 s = socket.socket(socket.AF_UNIX); s.connect(path); f = s.makefile("rwb")
@@ -91,7 +91,7 @@ for round in $(seq "$rounds"); do
   done
 done
 
-/usr/bin/python3 - "$tmp" "$rounds" <<'PY'
+python3 - "$tmp" "$rounds" <<'PY'
 import json, os, statistics, sys
 tmp, rounds = sys.argv[1], int(sys.argv[2])
 print("| round | rebalance | events/s | heartbeat p50 µs | p99 µs | p99.9 µs | runs seen | solve wall ms (median / max) | solve CPU ms (median) | loop ms (median / max) | moved / stale (median) | locality before → after (last) |")

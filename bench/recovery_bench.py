@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Recovery time after kill -9 at 100,000 queued tasks (docs/benchmarks.md, section 7).
 
 Starts locschedd with a journal in a temporary directory (snapshots only on demand),

@@ -37,7 +37,7 @@ if [ "$what" = sensitivity ] || [ "$what" = all ]; then
     for mean in 100 300; do
       "$sim" --policy fair --sweep 200:400:25 --slots 30000 -q --json \
         --job-size-dist "$dist" --job-size-mean "$mean" |
-        /usr/bin/python3 -c '
+        python3 -c '
 import json, sys
 for line in sys.stdin:
     d = json.loads(line)
@@ -48,7 +48,7 @@ for line in sys.stdin:
 fi
 
 if [ "$what" = speed ] || [ "$what" = all ]; then
-  /usr/bin/python3 - "$sim" "$runs" <<'PY'
+  python3 - "$sim" "$runs" <<'PY'
 import json, os, statistics, subprocess, sys
 
 sim, runs = sys.argv[1], int(sys.argv[2])

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Throughput of locsched-tail -> locschedd at full speed (replay, --speed 0).
 
 Usage: tail_bench.py LOCSCHED-TAIL LOCSCHEDD TRACES_DIR [runs]

@@ -21,11 +21,11 @@ spins=() sims=()
 for r in $(seq "$rounds"); do
   s=$("$spin" | cut -d' ' -f1)
   m=$("$sim" --policy jsq-maxweight --load 640 --slots "$slots" --seed 1 --json -q |
-    /usr/bin/python3 -c 'import json, sys; print(round(json.load(sys.stdin)["wall_seconds"], 3))')
+    python3 -c 'import json, sys; print(round(json.load(sys.stdin)["wall_seconds"], 3))')
   echo "round $r: alu_spin $s s, locsched-sim $m s"
   spins+=("$s") sims+=("$m")
 done
-/usr/bin/python3 - "${spins[*]}" "${sims[*]}" <<'PY'
+python3 - "${spins[*]}" "${sims[*]}" <<'PY'
 import sys
 for name, arg in (("alu_spin", sys.argv[1]), ("locsched-sim", sys.argv[2])):
     v = [float(x) for x in arg.split()]

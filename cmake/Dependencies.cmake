@@ -1,5 +1,5 @@
 # Finds every third-party dependency, all from Debian 12 packages
-# (tools/install-deps.sh installs them). See ../shared/DESIGN.md for the recipe.
+# (tools/install-deps.sh installs them).
 find_package(Threads REQUIRED)
 find_package(Boost 1.74 REQUIRED)                 # Boost::headers (Asio); no `system` component
 find_package(nlohmann_json 3.10 REQUIRED)

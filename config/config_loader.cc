@@ -166,6 +166,21 @@ Status LoadConfigFile(const std::string& path, Config* out) {
   return LoadConfigText(buf.str(), path, out);
 }
 
+Status ReadConfigString(const std::string& path, std::string_view key, std::string* out) {
+  toml::table doc;
+  try {
+    doc = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    return Status::InvalidArgument(path, std::string(e.description()));
+  }
+  const toml::node* node = doc.at_path(key).node();
+  if (node == nullptr) return Status::Ok();
+  const std::optional<std::string> value = node->value<std::string>();
+  if (!value) return Status::InvalidArgument(path + ": " + std::string(key), "is not a string");
+  *out = *value;
+  return Status::Ok();
+}
+
 Status CheckReload(const Config& running, const Config& next, std::vector<std::string>* changed) {
   Status first;
   for (const ConfigKey& k : ConfigTable()) {

@@ -15,6 +15,10 @@ namespace locsched {
 
 /// Reads and validates `path`; on error *out is unchanged and the message names file and key.
 Status LoadConfigFile(const std::string& path, Config* out);
+/// Reads the string at dotted `key` (e.g. "sockets.control_path") from the TOML file
+/// `path` without validating the rest, so a client finds the daemon's socket even in a
+/// file the daemon would refuse. *out is unchanged when the key is absent.
+Status ReadConfigString(const std::string& path, std::string_view key, std::string* out);
 /// Validates TOML text; errors read "SOURCE:LINE:COL: key: problem", one line per error.
 Status LoadConfigText(std::string_view toml, std::string_view source_name, Config* out);
 /// Lists the keys that differ into *changed; an error names the first non-reloadable one.

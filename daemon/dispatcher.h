@@ -32,7 +32,7 @@ struct Caller {
 class Dispatcher {
  public:
   /// Dispatches to `engine` with limits from cfg. Mutating events are appended to
-  /// `log` (none: not journaled); `planner` serves `resolve-lp` and the LP status
+  /// `log` (none: not journaled); `planner` serves `resolve_lp` and the LP status
   /// (none: LP off); `control` runs reload, snapshot and the worker's rebalance
   /// (none: those are refused, rebalance runs inline). All must outlive it.
   Dispatcher(Engine& engine, const Config& cfg, EventLog* log = nullptr,

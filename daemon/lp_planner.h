@@ -44,7 +44,7 @@ class LpPlanner {
   void Tick();
   /// True while a solve is out on the executor.
   bool busy() const { return busy_; }
-  /// Solves finished with an order (the count `resolve-lp` callers wait on).
+  /// Solves finished with an order (the count `resolve_lp` callers wait on).
   uint64_t solves() const { return solves_; }
 
   /// Writes the `lp` object of `status` (a key and an object).

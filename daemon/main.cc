@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
   app.add_option(
       "--check-config", check,
       "validate FILE, print every key with its value and whether it is reloadable, exit");
-  app.set_version_flag("--version", "locschedd 0.1.0");
+  app.set_version_flag("--version", std::string("locschedd ") + LOCSCHED_VERSION);
   CLI11_PARSE(app, argc, argv);
 
   if (!check.empty()) {

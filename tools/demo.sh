@@ -1,21 +1,34 @@
 #!/usr/bin/env bash
-# The README's run command: installs what is missing, builds (Release) and replays one
-# hour of a real workload through the daemon (tools/replay.sh): locschedd on temporary
-# sockets, locsched-tail feeding hour 1 of SWIM's FB-2009 sample (read in place from
-# ../shared/data/traces/swim-fb) and the cluster emulator locsched-agents playing 600
-# machines that run what the daemon assigns, 60x faster than real time; live lines and
-# final figures (jobs done, mean and p95 job completion time, locality, queues), then
-# locschedctl's view of the daemon.
-#   bash tools/demo.sh              the trace replay (about a minute after the build)
+# The README's run command: installs what is missing, builds (Release) and replays an
+# hour of MapReduce jobs through the daemon (tools/replay.sh): locschedd on temporary
+# sockets, locsched-tail feeding a synthesized SWIM-style trace shaped like Facebook's
+# 2009 workload (tools/synth/swim_synth.py; nothing outside the repository is needed)
+# and the cluster emulator locsched-agents playing 600 machines that run what the daemon
+# assigns, 60x faster than real time; live lines and final figures (jobs done, mean and
+# p95 job completion time, locality, queues), then locschedctl's view of the daemon.
+#   bash tools/demo.sh              the synthesized hour (about a minute after the build)
+#   bash tools/demo.sh --quick      ten synthesized minutes (about 20 s)
+#   bash tools/demo.sh --trace FILE a real trace (bash tools/fetch-traces.sh DIR fetches
+#                                   the public ones; --format for non-SWIM files)
 #   bash tools/demo.sh --synthetic  the emulator's own Poisson job stream on 1000 machines
 #   bash tools/demo.sh --sim        the simulator instead: JSQ+MaxWeight vs fair sharing
 # Extra arguments go to tools/replay.sh (e.g. --policy fair; see its --help), or after
-# --synthetic to locsched-agents, or after --sim to locsched-sim.
+# --synthetic to locsched-agents, or after --sim to locsched-sim. With --build DIR the
+# binaries in DIR are used and nothing is installed or built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash tools/install-deps.sh
-bash tools/build.sh release
-bin=build/release
+bin=
+args=()
+while [ $# -gt 0 ]; do
+  if [ "$1" = --build ]; then bin=${2:?--build needs a folder}; shift 2
+  else args+=("$1"); shift; fi
+done
+set -- ${args[@]+"${args[@]}"}
+if [ -z "$bin" ]; then
+  bash tools/install-deps.sh
+  bash tools/build.sh release
+  bin=build/release
+fi
 
 if [ "${1:-}" = "--sim" ]; then
   shift
@@ -27,7 +40,17 @@ if [ "${1:-}" = "--sim" ]; then
 fi
 
 if [ "${1:-}" != "--synthetic" ]; then
-  exec bash tools/replay.sh --build "$bin" "$@"
+  bash tools/replay.sh --build "$bin" "$@"
+  case " $* " in
+    *" --trace "*) ;;
+    *) echo
+       echo "== That was a synthesized workload. To replay a real one, fetch the public traces"
+       echo "   (SHA-256 checked) and name a file:"
+       echo "     bash tools/fetch-traces.sh ~/traces"
+       echo "     bash tools/demo.sh --trace ~/traces/swim-fb/FB-2009_samples_24_times_1hr_0.tsv"
+       echo "     bash tools/demo.sh --format jobhistory --trace ~/traces/hadoop-rumen/sample-job-tracker-logs.gz" ;;
+  esac
+  exit 0
 fi
 shift
 

@@ -9,7 +9,7 @@ PACKAGES=(
   # fuzzing (tools/fuzz.sh): clang 14, its libFuzzer/sanitizer runtimes (only a
   # Recommends of clang, which --no-install-recommends skips), llvm-symbolizer
   clang libclang-rt-14-dev llvm
-  # libraries (see ../shared/DESIGN.md, "Verified dependency recipe")
+  # libraries (cmake/Dependencies.cmake finds them)
   libboost-dev liblemon-dev libglpk-dev libtomlplusplus-dev libspdlog-dev catch2
   nlohmann-json3-dev libsimdjson-dev libcli11-dev libsystemd-dev libbenchmark-dev zlib1g-dev
   # charts and black-box tests

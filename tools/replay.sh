@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Replays a real workload through locschedd, end to end: the daemon on temporary
-# sockets, the cluster emulator locsched-agents (--no-jobs: it registers the machines,
-# heartbeats and runs what the daemon assigns) and locsched-tail replaying the trace on
-# an accelerated clock. By default that is one hour of SWIM's FB-2009 sample in
-# ../shared/data/traces/swim-fb (the hour is cut out to a temporary file); --format
-# picks one of the other bundled traces (read in place, whole). The emulator prints a
-# live line (tasks done, locality, queues, jobs done, mean and p95 job completion time)
-# and the final figures; then locschedctl shows the daemon's own view.
+# Replays a workload through locschedd, end to end: the daemon on temporary sockets,
+# the cluster emulator locsched-agents (--no-jobs: it registers the machines, heartbeats
+# and runs what the daemon assigns) and locsched-tail replaying the trace on an
+# accelerated clock. By default the trace is synthesized first: an hour of SWIM-style
+# jobs shaped like Facebook's 2009 workload (tools/synth/swim_synth.py), so nothing
+# outside the repository is needed; --trace replays a real one (tools/fetch-traces.sh
+# fetches the public traces). The emulator prints a live line (tasks done, locality,
+# queues, jobs done, mean and p95 job completion time) and the final figures; then
+# locschedctl shows the daemon's own view.
 # Called by tools/demo.sh (the README's run command) and bench/policy_replay.sh; it does
 # not build: the binaries come from --build (default build/release).
 #
@@ -17,13 +18,12 @@
 #     --delay-wait S    delay policy: its wait in workload seconds (default 20); the daemon
 #                       runs on the wall clock, so it gets scheduler.delay_wait = S / speed
 #     --set KEY=VALUE   another locschedd setting (docs/config.md); may be repeated
-#     --format F        the trace's format and default file (under ../shared/data/traces):
-#                         swim        swim-fb/FB-2009_samples_24_times_1hr_1.tsv, one --hour (default)
-#                         jobhistory  hadoop-rumen/sample-job-tracker-logs.gz (SPLITS hosts)
-#                         rumen       hadoop-rumen/input-trace.json (preferredLocations hosts)
-#                         google      google-clusterdata-2011-2/job_events/part-00001-of-00500.csv.gz
-#     --trace FILE      another file of that format
-#     --hour H          swim: which hour of it, 0-23 (default 1: 449 jobs, 56,861 tasks)
+#     --trace FILE      replay FILE instead of a synthesized trace
+#     --format F        FILE's format: swim (default), jobhistory, rumen or google
+#     --hour H          swim FILE: replay hour H of it, 0-23 (default 1)
+#     --minutes M       the synthesized trace's span (default 60)
+#     --synth-seed S    the synthesizer's seed (default 1: 254 jobs, 19,913 tasks an hour)
+#     --quick           --minutes 10
 #     --speed N         emulated seconds per wall second, for the tailer and the emulator (default 60)
 #     --machines M      the cluster, m0..m(M-1) (default: 600, FB-2009's, for swim and google;
 #                       for jobhistory and rumen the number of hosts the trace names)
@@ -31,6 +31,11 @@
 #                       and FILE.tail, the daemon's final status to FILE.status (the live
 #                       lines then go to stderr)
 #     --quiet           no live lines
+# The public traces (bash tools/fetch-traces.sh DIR) and their formats:
+#   swim        DIR/swim-fb/FB-2009_samples_24_times_1hr_0.tsv (and _1)
+#   jobhistory  DIR/hadoop-rumen/sample-job-tracker-logs.gz (SPLITS hosts)
+#   rumen       DIR/hadoop-rumen/input-trace.json (preferredLocations hosts)
+#   google      DIR/google-clusterdata-2011-2/job_events/part-00001-of-00500.csv.gz
 # jobhistory and rumen name real replica hosts: the tailer renames them onto m0..m(M-1)
 # (--map-hosts, first seen first; it stops with an error if they outnumber M); tasks
 # without hosts (and every swim and google task) get three replicas placed by the
@@ -48,6 +53,8 @@ delay_wait=20
 format=swim
 trace=
 hour=1
+minutes=60
+synth_seed=1
 speed=60
 machines=
 json=
@@ -62,6 +69,9 @@ while [ $# -gt 0 ]; do
     --format) format=$2; shift 2 ;;
     --trace) trace=$2; shift 2 ;;
     --hour) hour=$2; shift 2 ;;
+    --minutes) minutes=$2; shift 2 ;;
+    --synth-seed) synth_seed=$2; shift 2 ;;
+    --quick) minutes=10; shift ;;
     --speed) speed=$2; shift 2 ;;
     --machines) machines=$2; shift 2 ;;
     --json) json=$2; shift 2 ;;
@@ -71,18 +81,18 @@ while [ $# -gt 0 ]; do
     *) echo "replay.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-traces=../shared/data/traces
 map_hosts=()
 case "$format" in
-  swim) default=swim-fb/FB-2009_samples_24_times_1hr_1.tsv ;;
-  jobhistory) default=hadoop-rumen/sample-job-tracker-logs.gz; map_hosts=(--map-hosts) ;;
-  rumen) default=hadoop-rumen/input-trace.json; map_hosts=(--map-hosts) ;;
-  google) default=google-clusterdata-2011-2/job_events/part-00001-of-00500.csv.gz ;;
+  swim | google) ;;
+  jobhistory | rumen) map_hosts=(--map-hosts) ;;
   *) echo "replay.sh: --format: '$format' is not swim, jobhistory, rumen or google" >&2; exit 2 ;;
 esac
-trace=${trace:-$traces/$default}
-if [ ! -r "$trace" ]; then
-  echo "replay.sh: cannot read $trace: the public traces are expected in ../shared/data/traces" >&2
+if [ -z "$trace" ] && [ "$format" != swim ]; then
+  echo "replay.sh: --format $format needs --trace FILE (bash tools/fetch-traces.sh DIR fetches the public traces)" >&2
+  exit 2
+fi
+if [ -n "$trace" ] && [ ! -r "$trace" ]; then
+  echo "replay.sh: cannot read $trace (bash tools/fetch-traces.sh DIR fetches the public traces)" >&2
   exit 2
 fi
 
@@ -100,9 +110,14 @@ trap cleanup EXIT
 
 # json_field FILE F: field F of the JSON object in FILE.
 json_field() {
-  /usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
+  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
 }
-if [ "$format" = swim ]; then
+if [ -z "$trace" ]; then
+  input=$dir/synthetic.tsv
+  python3 tools/synth/swim_synth.py --minutes "$minutes" --seed "$synth_seed" --out "$input"
+  what="$minutes synthesized minutes of FB-2009-like jobs (seed $synth_seed)"
+  duration=$(awk "BEGIN { printf \"%d\", $minutes * 60 + 60 }")
+elif [ "$format" = swim ]; then
   # The hour, as its own SWIM file (the tailer replays from the first job's time).
   input=$dir/hour.tsv
   awk -F'\t' -v h="$hour" '$2 >= h * 3600 && $2 < (h + 1) * 3600' "$trace" >"$input"
@@ -141,7 +156,7 @@ for _ in $(seq 200); do [ -S "$dir/control.sock" ] && break; sleep 0.05; done
 ctl() { "$build/tools/locschedctl" --socket "$dir/control.sock" "$@"; }
 # status_field A.B: that field of the daemon's status reply.
 status_field() {
-  ctl --json status | /usr/bin/python3 -c '
+  ctl --json status | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 for key in sys.argv[1].split("."):

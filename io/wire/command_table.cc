@@ -83,7 +83,7 @@ constexpr std::array<CommandSpec, kOpCount> kTable{{
      "write a snapshot now and start a new journal after it"},
     {"rebalance", Op::kRebalance, kControlSocket | kAdmin, kNone,
      "rebalance the queued backlog now (max-cover + bal-assign; jsq-maxweight)"},
-    {"resolve-lp", Op::kResolveLp, kControlSocket | kAdmin, kNone,
+    {"resolve_lp", Op::kResolveLp, kControlSocket | kAdmin, kNone,
      "re-solve the backlog LP now (job order of the priority policy, headroom)"},
 }};
 
@@ -103,6 +103,8 @@ std::span<const CommandSpec> CommandTable() {
 const CommandSpec* FindCommand(std::string_view name) {
   for (const CommandSpec& c : kTable)
     if (c.name == name) return &c;
+  // The one earlier spelling, still accepted: every op is snake_case now.
+  if (name == "resolve-lp") return &SpecOf(Op::kResolveLp);
   return nullptr;
 }
 

@@ -29,7 +29,7 @@ const Caller kStranger{true, false, 4242};
 
 /// What to build besides the Engine and the Dispatcher.
 struct HarnessOptions {
-  bool planner = false;              ///< an LpPlanner (resolve-lp, lp status)
+  bool planner = false;              ///< an LpPlanner (resolve_lp, lp status)
   DaemonControl* control = nullptr;  ///< reload, snapshot, worker rebalance
   EventLog::FreeBytes free_bytes;    ///< the journal disk's free bytes (none: unchecked)
   LpPlanner::Executor executor;      ///< where the planner's solves run (none: inline)

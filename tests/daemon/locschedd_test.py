@@ -207,7 +207,7 @@ class Lifecycle(DaemonTest):
 
 
 class LpResolve(DaemonTest):
-    """resolve-lp solves on the worker thread; its order reaches the priority policy."""
+    """resolve_lp solves on the worker thread; its order reaches the priority policy."""
     sets = ("scheduler.intra_queue=priority",)
 
     def submit(self, job, n, weight):
@@ -229,7 +229,7 @@ class LpResolve(DaemonTest):
         self.submit("big", 20, 1)
         self.submit("small", 2, 5)
         ctl = self.d.connect(control=True)
-        r = self.ok({"op": "resolve-lp"}, ctl)
+        r = self.ok({"op": "resolve_lp"}, ctl)
         self.assertTrue(r["started"])
         lp = self.wait_solves(ctl, 1)
         self.assertEqual(lp["ordered_jobs"], 2)
@@ -243,7 +243,7 @@ class LpResolve(DaemonTest):
                      "locsched_lp_objective ", "locsched_lp_order_age_seconds ",
                      "locsched_capacity_load "):
             self.assertIn(name, text)
-        e = self.c.call({"op": "resolve-lp"})
+        e = self.c.call({"op": "resolve_lp"})
         self.assertEqual(e["error"]["field"], "op")  # not on the event socket
         ctl.close()
 
@@ -251,7 +251,7 @@ class LpResolve(DaemonTest):
         d = Daemon(["lp.enabled=false"])
         try:
             ctl = d.connect(control=True)
-            e = ctl.call({"op": "resolve-lp"})
+            e = ctl.call({"op": "resolve_lp"})
             self.assertEqual(e["error"]["field"], "lp.enabled")
             self.assertNotIn("lp", ctl.call({"op": "status"}))
             ctl.close()

@@ -1,4 +1,4 @@
-// The LP planner driven through the Dispatcher without sockets: resolve-lp's
+// The LP planner driven through the Dispatcher without sockets: resolve_lp's
 // access rules, the order reaching the priority policy, status and metrics,
 // the adaptive interval on a FakeClock, and the arrival window's rates.
 #include "daemon/lp_planner.h"
@@ -49,12 +49,12 @@ struct PlannerHarness : BasicHarness<FakeClock> {
   }
 };
 
-TEST_CASE("resolve-lp is an admin command of the control socket, refused when the LP is off") {
+TEST_CASE("resolve_lp is an admin command of the control socket, refused when the LP is off") {
   PlannerHarness h;
-  CHECK(h.Send(R"({"op":"resolve-lp"})")["error"]["field"] == "op");
-  CHECK(h.Send(R"({"op":"resolve-lp"})", kStranger)["error"]["code"] == "permission_denied");
+  CHECK(h.Send(R"({"op":"resolve_lp"})")["error"]["field"] == "op");
+  CHECK(h.Send(R"({"op":"resolve_lp"})", kStranger)["error"]["code"] == "permission_denied");
   PlannerHarness off(PriorityConfig(), false);
-  json r = off.Send(R"({"op":"resolve-lp"})", kAdmin);
+  json r = off.Send(R"({"op":"resolve_lp"})", kAdmin);
   CHECK(r["error"]["code"] == "failed_precondition");
   CHECK(r["error"]["field"] == "lp.enabled");
   CHECK(!off.Ok(R"({"op":"status"})").contains("lp"));
@@ -68,7 +68,7 @@ TEST_CASE("the LP order puts a small heavy job ahead of an older big one") {
     h.Submit("big", 20, 1);
     h.Submit("small", 2, 5);
     if (resolve) {
-      json r = h.Ok(R"({"op":"resolve-lp"})", kAdmin);
+      json r = h.Ok(R"({"op":"resolve_lp"})", kAdmin);
       CHECK(r["started"] == true);
       CHECK(r["pending"] == false);
       CHECK(r["lp"]["solves"] == 1);
@@ -92,7 +92,7 @@ TEST_CASE("status and metrics carry the LP figures and the headroom") {
   json lp = h.Ok(R"({"op":"status"})")["lp"];
   CHECK(lp["solves"] == 0);
   CHECK(lp["order_age_s"].is_null());
-  h.Ok(R"({"op":"resolve-lp"})", kAdmin);
+  h.Ok(R"({"op":"resolve_lp"})", kAdmin);
   h.clock.Advance(3);
   lp = h.Ok(R"({"op":"status"})")["lp"];
   CHECK(lp["solves"] == 1);
@@ -141,11 +141,11 @@ TEST_CASE("a failed solve keeps the last good order and backs off") {
   h.Ok(R"({"op":"machine_up","machine":"m0"})");
   h.Submit("big", 6, 1);
   h.Submit("small", 1, 4);
-  h.Ok(R"({"op":"resolve-lp"})", kAdmin);
+  h.Ok(R"({"op":"resolve_lp"})", kAdmin);
   const double interval = h.Ok(R"({"op":"status"})")["lp"]["interval_s"];
   h.Ok(R"({"op":"machine_down","machine":"m0"})", kAdmin);  // no slots: the LP is refused
   h.clock.Advance(3);
-  json lp = h.Ok(R"({"op":"resolve-lp"})", kAdmin)["lp"];
+  json lp = h.Ok(R"({"op":"resolve_lp"})", kAdmin)["lp"];
   CHECK(lp["solves"] == 1);
   CHECK(lp["failures"] == 1);
   CHECK(lp["last_error"].get<std::string>().find("no machine slots") != std::string::npos);
@@ -165,10 +165,10 @@ TEST_CASE("a solve in flight is not doubled, and its result applies when it land
   h.Ok(R"({"op":"machine_up","machine":"m0"})");
   h.Submit("big", 5, 1);
   h.Submit("small", 1, 3);
-  json r = h.Ok(R"({"op":"resolve-lp"})", kAdmin);
+  json r = h.Ok(R"({"op":"resolve_lp"})", kAdmin);
   CHECK(r["started"] == true);
   CHECK(r["pending"] == true);
-  CHECK(h.Ok(R"({"op":"resolve-lp"})", kAdmin)["started"] == false);
+  CHECK(h.Ok(R"({"op":"resolve_lp"})", kAdmin)["started"] == false);
   h.Ok(R"({"op":"job_cancel","job":"small"})", kAdmin);
   // May reuse small's id; it must not inherit small's rank (first). Unranked, it is placed
   // by Smith's rule: 10 tasks of weight 1 (0.1 per task) go after big (5 of weight 1).

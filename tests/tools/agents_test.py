@@ -10,6 +10,7 @@ against the daemon's own status (read here over the control socket).
 import json
 import subprocess
 import sys
+import time
 import unittest
 
 import daemon_harness
@@ -103,6 +104,36 @@ class RefusedRequests(unittest.TestCase):
 
 
 class CommandLine(unittest.TestCase):
+    def test_a_cancelled_job_drops_its_running_tasks_and_the_run_goes_on(self):
+        daemon = Daemon("scheduler.alpha=0.5", "scheduler.gamma=0.5")
+        try:
+            # Two machines run a 40-task job, two tasks at a time, each about 2 s long.
+            run = subprocess.Popen(
+                [AGENTS, "--socket", daemon.event, "--no-jobs", "--machines", "2", "--alpha",
+                 "0.5", "--gamma", "0.5", "--data-machines", "1", "--replicas", "1",
+                 "--heartbeat", "0.2", "--speed", "1", "--duration", "8", "--json", "-q"],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            deadline = time.time() + 20
+            while daemon.status()["machines"]["up"] < 2:
+                self.assertLess(time.time(), deadline, "the emulator did not register")
+                time.sleep(0.05)
+            tasks = [{"task": "t%d" % i, "replicas": ["m%d" % (i % 2)]} for i in range(40)]
+            self.assertTrue(daemon.call({"op": "job_submit", "job": "j602", "tasks": tasks},
+                                        control=False)["ok"])
+            while daemon.status()["tasks"]["running"] < 2:
+                self.assertLess(time.time(), deadline, "no task started")
+                time.sleep(0.02)
+            self.assertTrue(daemon.call({"op": "job_cancel", "job": "j602"})["ok"])
+            out, err = run.communicate(timeout=60)
+            self.assertEqual(run.returncode, 0, out + err)
+            r = json.loads(out)
+            self.assertGreaterEqual(r["tasks_dropped"], 1, r)
+            self.assertEqual(r["cancelled_jobs"], ["j602"])
+            self.assertIn("dropped %d running tasks of jobs cancelled meanwhile: 'j602'"
+                          % r["tasks_dropped"], err)
+        finally:
+            daemon.stop()
+
     def test_help(self):
         out = subprocess.run([AGENTS, "--help"], capture_output=True, text=True, timeout=30)
         self.assertEqual(out.returncode, 0)

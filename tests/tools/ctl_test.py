@@ -94,6 +94,65 @@ class Ctl(unittest.TestCase):
         for out in (r.stdout, r.stderr):
             self.assertNotIn("Traceback", out)
 
+    def test_one_name_per_verb_with_dashes_and_earlier_spellings(self):
+        self.assertEqual(self.ctl("machine-drain", "n1").returncode, 0)
+        m = json.loads(self.ctl("--json", "machines").stdout)["machines"]
+        self.assertTrue([x for x in m if x["machine"] == "n1"][0]["draining"])
+        self.assertEqual(self.ctl("machine_undrain", "n1").returncode, 0)
+        m = json.loads(self.ctl("--json", "machines").stdout)["machines"]
+        self.assertFalse([x for x in m if x["machine"] == "n1"][0]["draining"])
+        # resolve-lp is resolve_lp: the daemon answers, not the command-line parser.
+        for spelling in ("resolve-lp", "resolve_lp"):
+            r = self.ctl("--json", spelling)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(json.loads(r.stdout)["ok"])
+        help_text = self.ctl("--help").stdout
+        for gone in (" drain ", " undrain ", " cancel ", "resolve-lp"):
+            self.assertNotIn(gone, help_text)
+
+    def test_nested_values_render_as_tables(self):
+        d = locschedd_test.Daemon(sets=["lp.enabled=true"])
+        try:
+            r = subprocess.run([CTL, "--socket", d.control, "resolve_lp"], capture_output=True,
+                               text=True, timeout=20)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertNotIn("{", r.stdout)
+            self.assertIn("\nlp:\n", r.stdout)
+            self.assertRegex(r.stdout, r"\nsolves +\d+\n")
+        finally:
+            d.stop()
+
+    def test_unknown_verbs_get_the_closest_name(self):
+        for typo, hint in (("machin-drain", "machine_drain"), ("resolv_lp", "resolve_lp"),
+                           ("stauts", "status")):
+            r = self.ctl(typo, "n1")
+            self.assertEqual(r.returncode, 2, typo)
+            self.assertIn("did you mean '%s'?" % hint, r.stderr)
+            self.assertNotIn("subcommand is required", r.stderr)
+
+    def test_version(self):
+        r = subprocess.run([CTL, "--version"], capture_output=True, text=True, timeout=20)
+        self.assertEqual(r.returncode, 0)
+        self.assertRegex(r.stdout, r"^locschedctl \d+\.\d+\.\d+")
+
+    def test_a_reload_refused_for_a_bad_value_exits_1(self):
+        tmp = tempfile.TemporaryDirectory(prefix="ctl-test-reload-")
+        path = os.path.join(tmp.name, "locsched.toml")
+        with open(path, "w") as f:
+            f.write("[scheduler]\nalpha = 0.8\n")
+        d = locschedd_test.Daemon(config=path)
+        try:
+            # The file locschedctl reads its socket from now holds a value the daemon refuses.
+            with open(path, "w") as f:
+                f.write('[sockets]\ncontrol_path = "%s"\n[scheduler]\nalpha = -1\n' % d.control)
+            r = subprocess.run([CTL, "--config", path, "reload"], capture_output=True, text=True,
+                               timeout=20)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("scheduler.alpha", r.stderr)
+        finally:
+            d.stop()
+            tmp.cleanup()
+
     def test_watch_refreshes(self):
         r = self.ctl("watch", "--count", "2", "--interval", "0.1")
         self.assertEqual(r.returncode, 0, r.stderr)

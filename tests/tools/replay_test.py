@@ -18,6 +18,15 @@ import unittest
 import daemon_harness
 
 DAEMON = AGENTS = TAIL = TRACES = None  # set from the command line in __main__
+
+
+def trace_path(name):
+    """`name` under TRACES; skips the calling test when the public traces are absent."""
+    path = os.path.join(TRACES, name)
+    if not os.path.exists(path):
+        raise unittest.SkipTest("%s is absent (the public traces are not beside the repository)"
+                                % path)
+    return path
 MACHINES = 20
 SPEED = 200
 # The emulated cluster: local tasks Exp(0.8), remote Exp(0.2), a heartbeat every second.
@@ -42,7 +51,7 @@ class Daemon(daemon_harness.Daemon):
 
 def swim_excerpt(path, seconds):
     """The rows of a SWIM TSV submitted in its first `seconds`, written to `path`."""
-    source = os.path.join(TRACES, "swim-fb/FB-2009_samples_24_times_1hr_0.tsv")
+    source = trace_path("swim-fb/FB-2009_samples_24_times_1hr_0.tsv")
     rows = []
     with open(source, encoding="utf-8") as f:
         for line in f:
@@ -130,7 +139,7 @@ class ReplayTest(unittest.TestCase):
         self.assertIn("unknown machine", sent.stderr)
 
     def test_a_jobhistory_log_runs_to_the_end_on_its_mapped_hosts(self):
-        log = os.path.join(TRACES, "hadoop-rumen/sample-job-tracker-logs.gz")
+        log = trace_path("hadoop-rumen/sample-job-tracker-logs.gz")
         counts = self.check("jobhistory", log)
         hosts = counts["hosts"]
         # Every task is sent as a one-task job; a cluster as large as the trace's host list.
@@ -163,7 +172,7 @@ class ReplayTest(unittest.TestCase):
         self.assertGreater(a["all_locality"], 0, a)
 
     def test_jobhistory_hosts_are_refused_unless_mapped_onto_enough_machines(self):
-        log = os.path.join(TRACES, "hadoop-rumen/sample-job-tracker-logs.gz")
+        log = trace_path("hadoop-rumen/sample-job-tracker-logs.gz")
         hosts = self.check("jobhistory", log)["hosts"]
         agents = self.start_agents("--duration", "1")
         agents.communicate(timeout=30)

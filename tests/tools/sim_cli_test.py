@@ -31,7 +31,8 @@ def run(*args, timeout=120, **flags):
 
 
 def have_matplotlib():
-    return subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
+    """Whether the python3 on PATH (the one --chart runs) has matplotlib."""
+    return subprocess.run(["python3", "-c", "import matplotlib"],
                           capture_output=True).returncode == 0
 
 
@@ -316,7 +317,15 @@ class Sweep(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertEqual([json.loads(l)["load"] for l in out.stdout.splitlines()], [20, 25, 30])
 
-    @unittest.skipUnless(have_matplotlib(), "/usr/bin/python3 has no matplotlib")
+    @unittest.skipIf(have_matplotlib(), "the python3 on PATH has matplotlib")
+    def test_chart_without_matplotlib_says_so_and_keeps_the_data(self):
+        png = os.path.join(self.dir.name, "sweep.png")
+        out = run(sweep="20,30", policy="jsq-maxweight,fair", chart=png)
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("python3-matplotlib", out.stderr)
+        self.assertTrue(os.path.exists(png + ".csv"), "no CSV next to the chart")
+
+    @unittest.skipUnless(have_matplotlib(), "the python3 on PATH has no matplotlib")
     def test_chart_is_a_png(self):
         png = os.path.join(self.dir.name, "sweep.png")
         out = run(sweep="20,30", policy="jsq-maxweight,fair", chart=png)

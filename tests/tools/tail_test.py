@@ -22,6 +22,15 @@ import unittest
 import daemon_harness
 
 TAIL = DAEMON = TRACES = None  # set from the command line in __main__
+
+
+def trace_path(name):
+    """`name` under TRACES; skips the calling test when the public traces are absent."""
+    path = os.path.join(TRACES, name)
+    if not os.path.exists(path):
+        raise unittest.SkipTest("%s is absent (the public traces are not beside the repository)"
+                                % path)
+    return path
 MACHINES = 20
 
 
@@ -45,7 +54,7 @@ class CheckTest(unittest.TestCase):
     """--check on the real traces: counts match what this file counts itself."""
 
     def test_jobhistory(self):
-        path = os.path.join(TRACES, "hadoop-rumen/sample-job-tracker-logs.gz")
+        path = trace_path("hadoop-rumen/sample-job-tracker-logs.gz")
         text = read_text(path)
         jobs = set(re.findall(r'^Job JOBID="([^"]+)"[^\n]* SUBMIT_TIME=', text, re.M))
         tasks = set(re.findall(r'^Task TASKID="([^"]+)" TASK_TYPE="(?:MAP|REDUCE)" START_TIME=',
@@ -65,7 +74,7 @@ class CheckTest(unittest.TestCase):
         self.assertAlmostEqual(got["span"], max(times) - min(times), places=3)
 
     def test_rumen(self):
-        path = os.path.join(TRACES, "hadoop-rumen/input-trace.json")
+        path = trace_path("hadoop-rumen/input-trace.json")
         text, dec, i = read_text(path), json.JSONDecoder(), 0
         jobs = tasks = attempts = with_tasks = 0
         hosts = set()
@@ -83,14 +92,15 @@ class CheckTest(unittest.TestCase):
         self.assertEqual((got["submits"], got["hosts"]), (with_tasks, len(hosts)))
 
     def test_swim(self):
-        path = os.path.join(TRACES, "swim-fb/FB-2009_samples_24_times_1hr_1.tsv")
+        path = trace_path("swim-fb/FB-2009_samples_24_times_1hr_1.tsv")
         rows = [l for l in read_text(path).splitlines() if l.strip()]
         got = check("swim", path)
         self.assertEqual((got["jobs"], got["events"], got["attempts"], got["malformed"]),
                          (len(rows), len(rows), 0, 0))
 
     def test_google(self):
-        files = sorted(glob.glob(os.path.join(TRACES, "google-clusterdata-2011-2/job_events/*.gz")))
+        events = trace_path("google-clusterdata-2011-2/job_events")
+        files = sorted(glob.glob(os.path.join(events, "*.gz")))
         self.assertEqual(len(files), 10)
         submits = sum(1 for f in files for l in read_text(f).splitlines()
                       if l.split(",")[3] == "0")
@@ -132,6 +142,22 @@ class ErrorTest(unittest.TestCase):
             self.assertEqual(out.returncode, 2, (args, out.stderr))
             self.assertIn(flag, out.stderr, args)
 
+    def test_check_fails_when_every_record_is_malformed(self):
+        with tempfile.TemporaryDirectory() as d:
+            rumen = os.path.join(d, "trace.json")
+            with open(rumen, "w") as f:  # Rumen-like JSON read as SWIM
+                f.write('{"jobID": "job_1", "submitTime": 1}\n{"jobID": "job_2"}\n')
+            out = run_tail("--format", "swim", "--check", rumen)
+            self.assertEqual(out.returncode, 1, out.stderr)
+            self.assertEqual(json.loads(out.stdout)["malformed"], 2)
+            self.assertIn("every one of the 2 records is malformed", out.stderr)
+            mixed = os.path.join(d, "mixed.tsv")
+            with open(mixed, "w") as f:
+                f.write("job0\t0\t0\t100\t0\t10\nnot a row\n")
+            out = run_tail("--format", "swim", "--check", mixed)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertEqual(json.loads(out.stdout)["malformed"], 1)
+
     def test_missing_file_is_a_clear_error(self):
         out = run_tail("--format", "swim", "--check", "/nonexistent/trace.tsv")
         self.assertEqual(out.returncode, 1)
@@ -139,7 +165,7 @@ class ErrorTest(unittest.TestCase):
 
     def test_truncated_and_corrupt_gzip(self):
         with tempfile.TemporaryDirectory() as d:
-            with open(os.path.join(TRACES, "hadoop-rumen/sample-job-tracker-logs.gz"), "rb") as f:
+            with open(trace_path("hadoop-rumen/sample-job-tracker-logs.gz"), "rb") as f:
                 data = f.read()
             cut, bad = os.path.join(d, "cut.gz"), os.path.join(d, "bad.gz")
             with open(cut, "wb") as f:

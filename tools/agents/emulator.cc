@@ -344,6 +344,7 @@ Status Emulator::ReadReply(const Pending& p, const std::string& request, const s
     ReadJobQuery(r);  // a job that is already forgotten is not an error
     return Status::Ok();
   }
+  if (DropCancelled(p, request, r)) return Status::Ok();
   if (!r.is_object() || r.value("ok", false) != true)
     return Status::FailedPrecondition("scheduler",
                                       "request " + Quote(request) + " got " + Quote(reply));
@@ -374,6 +375,23 @@ Status Emulator::ReadReply(const Pending& p, const std::string& request, const s
       break;
   }
   return Status::Ok();
+}
+
+// A task_done refused because an operator cancelled the task's job while it ran: the
+// task is dropped (its slot is already free), counted and its job remembered, and the
+// run goes on.
+bool Emulator::DropCancelled(const Pending& p, const std::string& request, const json& reply) {
+  if (p.kind != Pending::kDone && p.kind != Pending::kForeignDone) return false;
+  if (!reply.is_object() || !reply.contains("error") || !reply["error"].is_object()) return false;
+  const std::string message = reply["error"].value("message", std::string());
+  if (message.find("is no longer live (cancelled)") == std::string::npos) return false;
+  ++stats_.tasks_dropped;
+  if (p.kind == Pending::kForeignDone) foreign_free_.push_back(p.a);
+  const json req = json::parse(request, nullptr, false);
+  const std::string job = req.is_object() ? req.value("job", std::string()) : std::string();
+  if (std::find(cancelled_jobs_.begin(), cancelled_jobs_.end(), job) == cancelled_jobs_.end())
+    cancelled_jobs_.push_back(job);
+  return true;
 }
 
 // A foreign task's report is answered: free its entry; if its job is done, ask its time.

@@ -73,6 +73,7 @@ struct AgentsStats {
   uint64_t batches = 0;             ///< transport round trips
   double max_lag = 0;               ///< worst delay between a completion's time and its report
   uint64_t anomalies = 0;           ///< replies that contradict the emulator's own bookkeeping
+  uint64_t tasks_dropped = 0;       ///< finished tasks of jobs an operator cancelled meanwhile
   uint64_t foreign_assigned = 0;    ///< tasks of jobs another client submitted, run all the same
   uint64_t foreign_done = 0;        ///< ... and reported done
   uint64_t foreign_local_done = 0;  ///< ... of which the scheduler called local
@@ -136,6 +137,8 @@ class Emulator {
   const AgentsStats& stats() const { return stats_; }
   /// The first anomalies, each with the request and the reply that showed it.
   const std::vector<std::string>& anomaly_log() const { return anomaly_log_; }
+  /// The jobs whose running tasks were dropped because an operator cancelled them.
+  const std::vector<std::string>& cancelled_jobs() const { return cancelled_jobs_; }
   /// Tasks submitted and not yet assigned, by the emulator's own count.
   uint64_t unassigned() const { return stats_.tasks_submitted - stats_.tasks_assigned; }
   /// Tasks of the emulator's own jobs running on the emulated machines now.
@@ -180,6 +183,7 @@ class Emulator {
   void QueueForeignQueries();
   bool TasksWaiting() const;
   void ReadForeignDone(const Pending& p, const nlohmann::json& reply);
+  bool DropCancelled(const Pending& p, const std::string& request, const nlohmann::json& reply);
   void ReadJobQuery(const nlohmann::json& reply);
   void MarkForHeartbeat(uint32_t machine);
   void SubmitJob();
@@ -226,6 +230,7 @@ class Emulator {
   std::vector<Pending> pending_;
   AgentsStats stats_;
   std::vector<std::string> anomaly_log_;
+  std::vector<std::string> cancelled_jobs_;
 };
 
 }  // namespace locsched

@@ -262,7 +262,9 @@ json SummaryJson(const Options& o, const Emulator& emu, const Summary& sum) {
           {"foreign_jobs_unmeasured", s.foreign_jobs_unmeasured},
           {"foreign_mean_job_delay", MeanOf(s.foreign_job_delays)},
           {"foreign_p95_job_delay", Quantile(s.foreign_job_delays, 0.95)},
-          {"anomalies", s.anomalies}};
+          {"anomalies", s.anomalies},
+          {"tasks_dropped", s.tasks_dropped},
+          {"cancelled_jobs", emu.cancelled_jobs()}};
 }
 
 // The summary's body with --no-jobs: every job came from another client.
@@ -319,6 +321,14 @@ void PrintSummary(const Options& o, const Emulator& emu, const Summary& sum) {
 bool Verdict(const Options& o, const Emulator& emu) {
   for (const std::string& a : emu.anomaly_log()) std::fprintf(stderr, "anomaly: %s\n", a.c_str());
   const AgentsStats& s = emu.stats();
+  if (s.tasks_dropped > 0) {
+    std::string jobs;
+    for (const std::string& j : emu.cancelled_jobs())
+      jobs += (jobs.empty() ? "'" : ", '") + j + "'";
+    std::fprintf(stderr,
+                 "locsched-agents: dropped %llu running tasks of jobs cancelled meanwhile: %s\n",
+                 static_cast<unsigned long long>(s.tasks_dropped), jobs.c_str());
+  }
   bool ok = true;
   if (s.anomalies > 0) {
     std::fprintf(stderr, "locsched-agents: %llu replies contradicted the emulator's bookkeeping\n",
@@ -380,6 +390,7 @@ int main(int argc, char** argv) {
       "live line every --report s and a summary at the end.\n"
       "Exits 1 if the scheduler refuses a request, contradicts the emulator's bookkeeping or\n"
       "cannot be reached, and 2 on a bad flag."};
+  app.set_version_flag("--version", std::string("locsched-agents ") + LOCSCHED_VERSION);
   Options o;
   AddClusterFlags(app, o);
   AddWorkloadFlags(app, o);

@@ -6,6 +6,7 @@
 
 #include <sys/stat.h>
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <deque>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "base/suggest.h"
 #include "config/config_loader.h"
 #include "io/wire/client.h"
 #include "io/wire/command_table.h"
@@ -56,10 +58,14 @@ std::string SocketPath(const Options& o) {
   Config cfg;
   const std::string file = o.config.empty() ? "/etc/locsched/locsched.toml" : o.config;
   struct stat st {};
+  std::string path = cfg.sockets.control_path;
+  // Only the socket path is read: a file the daemon would refuse (say, before a reload
+  // that the daemon then refuses and explains) must not stop locschedctl.
   if (!o.config.empty() || stat(file.c_str(), &st) == 0) {
-    if (Status s = LoadConfigFile(file, &cfg); !s.ok()) throw CtlError{kExitUsage, s.message()};
+    if (Status s = ReadConfigString(file, "sockets.control_path", &path); !s.ok())
+      throw CtlError{kExitUsage, s.message()};
   }
-  return cfg.sockets.control_path;
+  return path;
 }
 
 json FieldValue(const FieldSpec& f, const std::string& text) {
@@ -209,7 +215,7 @@ CLI::App* AddVerb(CLI::App& app, const std::string& name, const std::string& hel
   return sub;
 }
 
-// The verbs: every control-socket command, then the friendly aliases.
+// The verbs: every control-socket command, then machine_undrain.
 void AddVerbs(CLI::App& app, std::deque<Verb>& store, std::map<CLI::App*, Verb*>& by_sub,
               VerbList* verbs) {
   for (const CommandSpec& spec : CommandTable()) {
@@ -226,14 +232,54 @@ void AddVerbs(CLI::App& app, std::deque<Verb>& store, std::map<CLI::App*, Verb*>
     const char* help;
   };
   const Alias aliases[] = {
-      {"drain", Op::kMachineDrain, {{"drain", true}}, "stop giving MACHINE new tasks (admin)"},
-      {"undrain", Op::kMachineDrain, {{"drain", false}}, "let MACHINE take tasks again (admin)"},
-      {"cancel", Op::kJobCancel, json::object(), "cancel JOB (admin)"},
+      {"machine_undrain",
+       Op::kMachineDrain,
+       {{"drain", false}},
+       "let MACHINE take tasks again (machine_drain --drain false) (admin)"},
   };
   for (const Alias& a : aliases) {
     Verb& v = store.emplace_back(Verb{&SpecOf(a.op), {}, a.fixed});
     by_sub[AddVerb(app, a.name, a.help, v, verbs)] = &v;
   }
+}
+
+// Earlier spellings of verbs, still accepted (after '-' became '_').
+constexpr std::pair<std::string_view, std::string_view> kOldVerbs[] = {
+    {"drain", "machine_drain"}, {"undrain", "machine_undrain"}, {"cancel", "job_cancel"}};
+
+// The index of the verb in args (0: none): the first word that is not an option or the
+// value of one of the main options that take a value.
+size_t VerbIndex(const std::vector<std::string>& args) {
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-s" || a == "--socket" || a == "-c" || a == "--config" || a == "--timeout") {
+      ++i;
+    } else if (a.empty() || a[0] != '-') {
+      return i;
+    }
+  }
+  return 0;
+}
+
+// One name per verb: '-' and '_' are the same, earlier spellings map to theirs, and an
+// unknown verb gets the closest known one as a hint (CtlError, exit 2).
+void NormalizeVerb(const VerbList& verbs, std::vector<std::string>* args) {
+  const size_t i = VerbIndex(*args);
+  if (i == 0) return;
+  std::string& verb = (*args)[i];
+  std::replace(verb.begin(), verb.end(), '-', '_');
+  for (const auto& [old_name, name] : kOldVerbs)
+    if (verb == old_name) verb = name;
+  std::vector<std::string_view> names;
+  for (const auto& v : verbs) {
+    if (v.first == verb) return;
+    names.push_back(v.first);
+  }
+  const std::string_view hint = SuggestName(verb, names);
+  throw CtlError{kExitUsage,
+                 "unknown command '" + verb + "'" +
+                     (hint.empty() ? "" : " (did you mean '" + std::string(hint) + "'?)") +
+                     "; locschedctl --help lists them"};
 }
 
 int Main(int argc, char** argv) {
@@ -262,8 +308,18 @@ int Main(int argc, char** argv) {
   verbs.emplace_back("watch", std::vector<std::string>{"--interval", "--count"});
   CLI::App* completion = app.add_subcommand("completion", "print the bash completion script");
   verbs.emplace_back("completion", std::vector<std::string>{});
+  app.set_version_flag("--version", std::string("locschedctl ") + LOCSCHED_VERSION);
+  std::vector<std::string> args(argv, argv + argc);
   try {
-    app.parse(argc, argv);
+    NormalizeVerb(verbs, &args);
+  } catch (const CtlError& e) {
+    std::cerr << "locschedctl: " << e.message << "\n";
+    return e.code;
+  }
+  std::vector<char*> arg_ptrs;
+  for (std::string& a : args) arg_ptrs.push_back(a.data());
+  try {
+    app.parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : kExitUsage;

@@ -98,10 +98,55 @@ std::string RenderJob(const json& r) {
   return out;
 }
 
+bool IsListOfObjects(const json& v) {
+  return v.is_array() && !v.empty() &&
+         std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_object(); });
+}
+
+std::string ScalarText(const json& v) {
+  if (!v.is_array()) return Cell(v);
+  std::string joined;
+  for (const json& x : v) joined += (joined.empty() ? "" : ", ") + Cell(x);
+  return joined.empty() ? "-" : joined;
+}
+
+// An object's fields as "key value" rows, deeper objects flattened to dotted keys.
+void FieldRows(const std::string& prefix, const json& object, Rows* rows) {
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    const std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
+    if (it->is_object())
+      FieldRows(key, *it, rows);
+    else
+      rows->push_back({key, ScalarText(*it)});
+  }
+}
+
+// A list of objects as a table, one column per key in first-seen order.
+std::string ListTable(const json& list) {
+  std::vector<std::string> keys;
+  for (const json& item : list)
+    for (auto it = item.begin(); it != item.end(); ++it)
+      if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) keys.push_back(it.key());
+  return RenderTable(ObjectRows(list, keys));
+}
+
+// Any other reply: "key: value" lines for its plain fields, then each nested object as
+// a two-column table and each list of objects as a table, under its key.
 std::string RenderGeneric(const json& r) {
-  std::string out;
-  for (const auto& [k, v] : r.items())
-    if (k != "ok") out += k + ": " + (v.is_structured() ? v.dump() : Cell(v)) + "\n";
+  std::string out, nested;
+  for (auto it = r.begin(); it != r.end(); ++it) {
+    if (it.key() == "ok") continue;
+    if (it->is_object()) {
+      Rows rows;
+      FieldRows("", *it, &rows);
+      nested += "\n" + it.key() + ":\n" + RenderTable(rows);
+    } else if (IsListOfObjects(*it)) {
+      nested += "\n" + it.key() + ":\n" + ListTable(*it);
+    } else {
+      out += it.key() + ": " + ScalarText(*it) + "\n";
+    }
+  }
+  out += nested;
   return out.empty() ? "ok\n" : out;
 }
 

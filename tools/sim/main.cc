@@ -423,9 +423,8 @@ std::string PlotScript() {
 }
 
 void DrawChart(const std::string& csv, const std::string& png) {
-  // Spawned without a shell, so no path needs quoting.
-  const std::string python =
-      std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  // The python3 on PATH, spawned without a shell, so no path needs quoting.
+  const std::string python = "python3";
   const std::string script = PlotScript();
   std::vector<char*> argv;
   for (const std::string* arg : {&python, &script, &csv, &png})
@@ -433,8 +432,10 @@ void DrawChart(const std::string& csv, const std::string& png) {
   argv.push_back(nullptr);
   pid_t pid = 0;
   int status = 0;
-  if (posix_spawnp(&pid, python.c_str(), nullptr, nullptr, argv.data(), environ) != 0 ||
-      waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+  if (posix_spawnp(&pid, python.c_str(), nullptr, nullptr, argv.data(), environ) != 0)
+    throw std::runtime_error("--chart: no python3 on PATH (the chart needs python3-matplotlib; " +
+                             csv + " holds the data)");
+  if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw std::runtime_error("--chart: the plot script failed (is python3-matplotlib installed?)");
 }
 
@@ -462,6 +463,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "locsched-sim: the JSQ+MaxWeight paper's discrete-time cluster simulator,\n"
       "running locsched's own scheduling core. Prints one load point, or sweeps many."};
+  app.set_version_flag("--version", std::string("locsched-sim ") + LOCSCHED_VERSION);
   Options o;
   AddModelFlags(app, o);
   AddWorkloadFlags(app, o);

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Draw a locsched-sim --sweep CSV in the shape of the JSQ+MaxWeight paper's
 Fig. 3b and 4a: three panels against the total task arrival rate (load), one
 line per policy:

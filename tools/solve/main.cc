@@ -31,7 +31,8 @@ const SolveCommand kCommands[] = {
 
 void PrintUsage(FILE* out) {
   std::fprintf(out,
-               "Usage: locsched-solve COMMAND --instance FILE [options]\n\n"
+               "Usage: locsched-solve COMMAND --instance FILE [options]\n"
+               "       locsched-solve --version\n\n"
                "Offline solvers; COMMAND --help describes each.\n\nCommands:\n");
   for (const SolveCommand& c : kCommands) std::fprintf(out, "  %-12s %s\n", c.name, c.summary);
 }
@@ -47,6 +48,10 @@ int Main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     PrintUsage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("locsched-solve %s\n", LOCSCHED_VERSION);
+    return 0;
   }
   for (const SolveCommand& c : kCommands)
     if (!std::strcmp(c.name, argv[1])) return c.run(argc - 1, argv + 1);

@@ -95,6 +95,14 @@ int RunCheck(const TailOptions& o) {
                               {"submits", sends.submits},
                               {"span", sends.last - sends.first}};
   std::printf("%s\n", out.dump().c_str());
+  if (total.malformed > 0 && total.events == 0) {
+    std::fprintf(stderr,
+                 "locsched-tail: every one of the %llu records is malformed: is --format %s "
+                 "the format of these files?\n",
+                 static_cast<unsigned long long>(total.malformed),
+                 std::string(TraceFormatName(o.format)).c_str());
+    return 1;
+  }
   return 0;
 }
 

@@ -97,8 +97,9 @@ int main(int argc, char** argv) {
       "become job_submit requests (ids derived from the source position, so the daemon drops\n"
       "duplicates); locsched-format lines are forwarded as they are; task attempts are\n"
       "counted, not sent (the cluster reports its own). Malformed records are\n"
-      "reported with file and line, counted and skipped. Exits 1 on an unreadable file or an\n"
-      "unreachable daemon, 2 on a bad flag."};
+      "reported with file and line, counted and skipped. Exits 1 on an unreadable file, an\n"
+      "unreachable daemon or (--check) files whose every record is malformed, 2 on a bad flag."};
+  app.set_version_flag("--version", std::string("locsched-tail ") + LOCSCHED_VERSION);
   TailOptions o;
   std::string format;
   AddFlags(app, o, format);

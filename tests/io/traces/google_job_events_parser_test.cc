@@ -8,7 +8,7 @@ namespace {
 
 using testing::ParseText;
 
-TEST_CASE("google: SUBMIT rows of the real job_events parts are the job arrivals") {
+TEST_CASE("google: SUBMIT rows of the real job_events parts are the job arrivals", "[traces]") {
   for (int part = 0; part < 10; ++part) {
     char name[96];
     std::snprintf(name, sizeof name,

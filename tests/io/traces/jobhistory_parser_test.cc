@@ -29,7 +29,7 @@ bool MapOrReduce(const std::string& line) {
   return t == "MAP" || t == "REDUCE";
 }
 
-TEST_CASE("jobhistory: counts on the real sample log match a grep of its records") {
+TEST_CASE("jobhistory: counts on the real sample log match a grep of its records", "[traces]") {
   // Independent count: distinct ids of the record lines, found by a plain text search.
   std::set<std::string> jobs, tasks, attempts;
   for (const std::string& line : testing::Lines(testing::ReadWhole(testing::TracePath(kLog)))) {

@@ -29,7 +29,7 @@ TraceCounts CountWithNlohmann(const std::string& text) {
   return c;
 }
 
-TEST_CASE("rumen: counts on the real traces match an independent JSON reader") {
+TEST_CASE("rumen: counts on the real traces match an independent JSON reader", "[traces]") {
   for (const char* name :
        {"hadoop-rumen/input-trace.json", "hadoop-rumen/2jobs2min-rumen-jh.json"}) {
     INFO(name);

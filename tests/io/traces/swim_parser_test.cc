@@ -11,7 +11,8 @@ namespace {
 
 using testing::ParseText;
 
-TEST_CASE("swim: one job per row, maps = ceil(input / 64 MiB), on the real FB-2009 files") {
+TEST_CASE("swim: one job per row, maps = ceil(input / 64 MiB), on the real FB-2009 files",
+          "[traces]") {
   for (const char* name : {"swim-fb/FB-2009_samples_24_times_1hr_0.tsv",
                            "swim-fb/FB-2009_samples_24_times_1hr_1.tsv"}) {
     INFO(name);

@@ -39,7 +39,8 @@ ParseSink ParseChunked(TraceParser* parser, const std::string& text, Rng* rng, u
   return sink;
 }
 
-TEST_CASE("trace parsers: chunk boundaries do not change the events or their positions") {
+TEST_CASE("trace parsers: chunk boundaries do not change the events or their positions",
+          "[traces]") {
   Rng rng(7);
   for (const Sample& s : kSamples) {
     INFO(s.file);
@@ -60,7 +61,7 @@ TEST_CASE("trace parsers: chunk boundaries do not change the events or their pos
   }
 }
 
-TEST_CASE("trace parsers: mutated real lines are skipped or parsed, never a crash") {
+TEST_CASE("trace parsers: mutated real lines are skipped or parsed, never a crash", "[traces]") {
   Rng rng(11);
   for (const Sample& s : kSamples) {
     INFO(s.file);
