@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algorithms/lp/interval_lp.h"
@@ -21,6 +22,7 @@
 #include "algorithms/lp/offline_schedule.h"
 #include "algorithms/lp/packing_baselines.h"
 #include "algorithms/lp/synchpack.h"
+#include "algorithms/lp/synchpack_list.h"
 
 namespace locsched {
 namespace {
@@ -141,7 +143,11 @@ struct Options {
   bool json = false;
   double epsilon = 1.0;
   size_t max_columns = kDefaultMaxColumns;
+  bool paper = false;  // synchpack: SynchPack-2 instead of SynchPack-L
 };
+
+// A row's own flags beyond AddFlags (nullptr: none).
+using ExtraFlags = void (*)(CLI::App&, Options&);
 
 // What a row runs: the solver, given the instance and options.
 using SolveFn = Status (*)(const LpInstance&, const Options&, SolverResult*, json* extra);
@@ -245,13 +251,14 @@ int SolveAndPrint(const char* name, SolveFn solve, bool schedules, const LpInsta
 }
 
 int Run(const char* name, const char* what, SolveFn solve, int argc, char** argv,
-        bool schedules = true) {
+        bool schedules = true, ExtraFlags extra_flags = nullptr) {
   CLI::App app{std::string("locsched-solve ") + name + ": " + what +
                "\nReads an instance (docs/lp.md), prints Σ w_j C_j, the interval LP's lower bound "
                "and the schedule."};
   app.name(std::string("locsched-solve ") + name);
   Options o;
   AddFlags(app, o);
+  if (extra_flags) extra_flags(app, o);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -276,11 +283,30 @@ int Run(const char* name, const char* what, SolveFn solve, int argc, char** argv
   }
 }
 
-Status SolveSp(const LpInstance& in, const Options& o, SolverResult* r, json*) {
-  SynchPackOptions options;
+// SynchPack-L (LP order, earliest-finish packing), or SynchPack-2 with --paper.
+Status SolveSp(const LpInstance& in, const Options& o, SolverResult* r, json* extra) {
+  if (o.paper) {
+    SynchPackOptions options;
+    options.epsilon = o.epsilon;
+    options.max_columns = o.max_columns;
+    (*extra)["variant"] = "synchpack-2";
+    return SolveSynchPack(in, options, r);
+  }
+  SynchPackListOptions options;
   options.epsilon = o.epsilon;
   options.max_columns = o.max_columns;
-  return SolveSynchPack(in, options, r);
+  SynchPackListResult l;
+  const Status s = SolveSynchPackList(in, options, &l);
+  *r = std::move(l.solved);
+  (*extra)["variant"] = "synchpack-l";
+  (*extra)["order"] = l.order;
+  return s;
+}
+
+void PaperFlag(CLI::App& app, Options& o) {
+  app.add_flag("--paper", o.paper,
+               "Run SynchPack-2 as published (slow motion, matching to machine-intervals, packing "
+               "interval by interval; proven factor 24) instead of the LP-ordered list schedule");
 }
 
 Status SolveMr(const LpInstance& in, const Options& o, SolverResult* r, json* extra) {
@@ -319,8 +345,11 @@ int RunLpBoundCommand(int argc, char** argv) {
              SolveBound, argc, argv, false);
 }
 int RunSynchPackCommand(int argc, char** argv) {
-  return Run("synchpack", "SynchPack-2 (interval LP, slow motion, matching, greedy packing)",
-             SolveSp, argc, argv);
+  return Run("synchpack",
+             "SynchPack-L: the interval LP, then list scheduling in LP order (job LP completion "
+             "times and task alpha-points; the best is kept), each task on the allowed machine "
+             "where it finishes first, backfilling gaps. No proven factor; --paper: SynchPack-2",
+             SolveSp, argc, argv, true, PaperFlag);
 }
 int RunMrsCommand(int argc, char** argv) {
   return Run("mrs", "MRS (per-stage LPs, widths, reduces released at their job's width)", SolveMr,

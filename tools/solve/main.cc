@@ -20,7 +20,8 @@ namespace {
 const SolveCommand kCommands[] = {
     {"hta", "assign tasks to servers by max load (Fischer-Su-Yin; flow, round-robin, exact)",
      RunHta},
-    {"synchpack", "SynchPack-2 schedule vs the interval LP bound", RunSynchPackCommand},
+    {"synchpack", "SynchPack-L (LP order, list packing; --paper: SynchPack-2) vs the LP bound",
+     RunSynchPackCommand},
     {"mrs", "MRS Map->Reduce merge schedule vs the interval LP bound", RunMrsCommand},
     {"jsq-mw", "JSQ+MaxWeight with greedy packing (baseline)", RunJsqMwCommand},
     {"tetris", "Tetris-style packing score (baseline)", RunTetrisCommand},
