@@ -146,6 +146,7 @@ struct Options {
   double epsilon = 1.0;
   size_t max_columns = kDefaultMaxColumns;
   bool paper = false;                         // synchpack: SynchPack-2 instead of SynchPack-L
+  bool no_lp = false;                         // baselines: skip the LP (no bound)
   Preemption preemption = Preemption::kNone;  // what the row's schedules may do
 };
 
@@ -208,8 +209,11 @@ void Print(const char* name, const LpInstance& in, const Options& o, const Solve
   }
   std::printf("  objective (sum w_j C_j)  %.6g\n  LP lower bound           %.6g\n", r.objective,
               r.lower_bound);
-  std::printf("  ratio                    %.4f\n  solve time               %.3f s\n", ratio,
-              seconds);
+  if (r.lower_bound > 0)
+    std::printf("  ratio                    %.4f\n", ratio);
+  else
+    std::printf("  ratio                    n/a (no LP bound)\n");
+  std::printf("  solve time               %.3f s\n", seconds);
 }
 
 // The subcommand's flags.
@@ -334,11 +338,16 @@ Status SolveMr(const LpInstance& in, const Options& o, SolverResult* r, json* ex
 }
 
 Status SolveJsq(const LpInstance& in, const Options& o, SolverResult* r, json*) {
-  return SolveJsqMaxWeight(in, {o.epsilon, o.max_columns, true}, r);
+  return SolveJsqMaxWeight(in, {o.epsilon, o.max_columns, !o.no_lp}, r);
 }
 
 Status SolveTet(const LpInstance& in, const Options& o, SolverResult* r, json*) {
-  return SolveTetris(in, {o.epsilon, o.max_columns, true}, r);
+  return SolveTetris(in, {o.epsilon, o.max_columns, !o.no_lp}, r);
+}
+
+void NoLpFlag(CLI::App& app, Options& o) {
+  app.add_flag("--no-lp", o.no_lp,
+               "Skip the LP: lower_bound is 0 and ratio null (times the heuristic alone)");
 }
 
 Status SolveSp1(const LpInstance& in, const Options& o, SolverResult* r, json*) {
@@ -350,7 +359,7 @@ Status SolveSp1Single(const LpInstance& in, const Options& o, SolverResult* r, j
 }
 
 Status SolvePs(const LpInstance& in, const Options& o, SolverResult* r, json*) {
-  return SolvePsrs(in, {o.epsilon, o.max_columns, true}, r);
+  return SolvePsrs(in, {o.epsilon, o.max_columns, !o.no_lp}, r);
 }
 
 // Only the LP: lower_bound and LP C_j, no schedule (for timing the LP alone).
@@ -398,18 +407,19 @@ int RunPsrsCommand(int argc, char** argv) {
              "capacity, in Smith order), each machine preemptive by modified Smith ratio "
              "w_j/(demand x duration); Schwiegelshohn's rule for tasks wider than half a machine "
              "is not applied. One entry per piece; the bound is the preemptive LP's (LP1)",
-             SolvePs, argc, argv, true, nullptr, Preemption::kSameMachine);
+             SolvePs, argc, argv, true, NoLpFlag, Preemption::kSameMachine);
 }
 int RunMrsCommand(int argc, char** argv) {
   return Run("mrs", "MRS (per-stage LPs, widths, reduces released at their job's width)", SolveMr,
              argc, argv);
 }
 int RunJsqMwCommand(int argc, char** argv) {
-  return Run("jsq-mw", "JSQ+MaxWeight with greedy packing (baseline)", SolveJsq, argc, argv);
+  return Run("jsq-mw", "JSQ+MaxWeight with greedy packing (baseline)", SolveJsq, argc, argv, true,
+             NoLpFlag);
 }
 int RunTetrisCommand(int argc, char** argv) {
   return Run("tetris", "Tetris-style packing score, less remaining work first (baseline)", SolveTet,
-             argc, argv);
+             argc, argv, true, NoLpFlag);
 }
 
 }  // namespace locsched
