@@ -21,6 +21,16 @@ Instances (all seeded, so reruns build the same ones):
   machines, maps on their 3 replicas only and reduces on one random machine.
 Machines have capacity 4 and every task demand 1 (a slot), unit weights.
 
+The extra instances (--extra) add busy windows, 1,000+ tasks and weights drawn
+from a distribution: a job's weight is 1 + the scheduling class (0-3) of a Google
+job drawn at random (seeded) from the SUBMIT events of
+google-clusterdata-2011-2/job_events/part-00000 ("-gw"), or uniform in 1..10 ("-uw").
+"swim1" reads the second SWIM FB-2009 draw (..._1.tsv). "-xK" divides submit
+gaps by K. "busy-N-at-S" takes SWIM jobs from job S until N tasks, gaps divided
+by 40, on 50 machines with maps on their 3 replicas only and reduces on one random
+machine (the backlog construction, but released over time). "rumen-5m" folds the
+Rumen hosts onto 5 machines.
+
 LP time series: SWIM jobs until N tasks (100, 1,000, 10,000), maps on their 3
 replicas only (no remote penalty) and reduces on 1 random machine, 50 machines,
 timed with `locsched-solve lp-bound` (LP alone).
@@ -37,7 +47,9 @@ import sys
 import tempfile
 import time
 
-SOLVERS = ("synchpack", "mrs", "jsq-mw", "tetris")
+# (column name, locsched-solve arguments)
+SOLVERS = (("SynchPack-L", ("synchpack",)), ("SynchPack-2", ("synchpack", "--paper")),
+           ("MRS", ("mrs",)), ("JSQ+MaxWeight", ("jsq-mw",)), ("Tetris", ("tetris",)))
 MB = 1 << 20
 
 
@@ -79,9 +91,9 @@ def rumen_instance(traces, machines):
     return out
 
 
-def swim_jobs(traces):
+def swim_jobs(traces, draw=0):
     rows = []
-    with open(os.path.join(traces, "swim-fb", "FB-2009_samples_24_times_1hr_0.tsv")) as f:
+    with open(os.path.join(traces, "swim-fb", f"FB-2009_samples_24_times_1hr_{draw}.tsv")) as f:
         for line in f:
             cols = line.rstrip("\n").split("\t")
             rows.append((float(cols[1]), int(cols[3]), int(cols[4])))
@@ -122,9 +134,64 @@ def swim_instance(rows, start, count, machines, seed=1, compress=1):
     return {"machines": [{"capacity": 4.0}] * machines, "jobs": jobs}
 
 
-def solve(binary, solver, path, *extra):
+def google_classes(traces):
+    """Scheduling classes (0-3) of the SUBMIT events of the first job_events part."""
+    import gzip
+    path = os.path.join(traces, "google-clusterdata-2011-2", "job_events",
+                        "part-00000-of-00500.csv.gz")
+    with gzip.open(path, "rt") as f:
+        return [int(c[5]) for c in (line.split(",") for line in f) if c[3] == "0" and c[5]]
+
+
+def weighted(inst, seed, classes=None):
+    """Weights 1 + a Google scheduling class drawn at random, or uniform in 1..10."""
+    rng = random.Random(seed)
+    for job in inst["jobs"]:
+        job["weight"] = 1 + rng.choice(classes) if classes else rng.randint(1, 10)
+    return inst
+
+
+def busy(rows, start, size, seed, machines=50, compress=40):
+    """SWIM jobs from `start` until `size` tasks, released over time (gaps / compress)."""
+    rng = random.Random(seed)
+    jobs, tasks = [], 0
+    for row in rows[start:]:
+        jobs.append(swim_job(row, rng, machines, False))
+        tasks += len(jobs[-1]["tasks"])
+        if tasks >= size:
+            break
+    t0 = min(j["release"] for j in jobs)
+    for j in jobs:
+        j["release"] = round((j["release"] - t0) / compress, 3)
+    return {"machines": [{"capacity": 4.0}] * machines, "jobs": jobs}
+
+
+def extra_instances(traces, rows):
+    classes = google_classes(traces)
+    rows1 = swim_jobs(traces, 1)
+    return [
+        ("rumen-gw", weighted(rumen_instance(traces, 10), 11, classes)),
+        ("rumen-5m-gw", weighted(rumen_instance(traces, 5), 12, classes)),
+        ("swim-60-at-500-gw", weighted(swim_instance(rows, 500, 60, 10, seed=501), 13, classes)),
+        ("swim-60-at-500-x30-gw",
+         weighted(swim_instance(rows, 500, 60, 10, seed=501, compress=30), 14, classes)),
+        ("swim-100-at-2000-x50-uw",
+         weighted(swim_instance(rows, 2000, 100, 10, seed=2001, compress=50), 15)),
+        ("swim1-60-at-0-gw", weighted(swim_instance(rows1, 0, 60, 10, seed=7), 16, classes)),
+        ("swim1-100-at-3000-x30-gw",
+         weighted(swim_instance(rows1, 3000, 100, 10, seed=3001, compress=30), 17, classes)),
+        ("swim-200-at-4500-x100-gw",
+         weighted(swim_instance(rows, 4500, 200, 10, seed=4501, compress=100), 18, classes)),
+        ("busy-1000-at-4000-gw", weighted(busy(rows, 4000, 1000, 19), 19, classes)),
+        ("swim1-busy-1000-at-1000-gw", weighted(busy(rows1, 1000, 1000, 20), 20, classes)),
+        ("swim1-busy-1500-at-5000-uw", weighted(busy(rows1, 5000, 1500, 21), 21)),
+        ("backlog-1000-gw", weighted(backlog(rows, 1000), 22, classes)),
+    ]
+
+
+def solve(binary, args, path, *extra):
     t = time.monotonic()
-    out = subprocess.run([binary, solver, "--instance", path, "--json", *extra],
+    out = subprocess.run([binary, *args, "--instance", path, "--json", *extra],
                          capture_output=True, text=True, timeout=3600)
     wall = time.monotonic() - t
     if out.returncode != 0:
@@ -134,24 +201,30 @@ def solve(binary, solver, path, *extra):
     return result
 
 
-def quality(binary, instances, tmp):
+def quality(binary, instances, tmp, results):
+    """One Markdown row per instance; each solver's figures also go to `results` (JSON lines)."""
     print("| instance | jobs | tasks | LP columns | LP bound | " +
-          " | ".join(f"{s} Σw_jC_j (ratio, s)" for s in SOLVERS) + " |")
+          " | ".join(f"{name} Σw_jC_j (ratio, s)" for name, _ in SOLVERS) + " |")
     print("|---|---|---|---|---|" + "---|" * len(SOLVERS))
     for name, inst in instances:
         path = os.path.join(tmp, name + ".json")
         with open(path, "w") as f:
             json.dump(inst, f)
         cells, bound, columns = [], None, None
-        for solver in SOLVERS:
-            r = solve(binary, solver, path, "--max-columns", "200000")
+        for column, args in SOLVERS:
+            r = solve(binary, args, path, "--max-columns", "200000")
             if "error" in r:
                 cells.append("error: " + r["error"][:60])
                 continue
             bound, columns = r["lower_bound"], r["lp_columns"]
             cells.append(f"{r['objective']:,.0f} ({r['ratio']:.3f}, {r['wall']:.1f} s)")
+            if results:
+                results.write(json.dumps({"instance": name, "solver": column,
+                                          "objective": r["objective"], "bound": bound,
+                                          "ratio": r["ratio"], "seconds": r["wall"]}) + "\n")
+                results.flush()
         tasks = sum(len(j["tasks"]) for j in inst["jobs"])
-        print(f"| {name} | {len(inst['jobs'])} | {tasks} | {columns:,} | {bound:,.0f} | " +
+        print(f"| {name} | {len(inst['jobs'])} | {tasks} | {columns or 0:,} | {bound or 0:,.0f} | " +
               " | ".join(cells) + " |")
         sys.stdout.flush()
 
@@ -179,7 +252,7 @@ def lp_times(binary, rows, tmp, sizes, machines=50):
         path = os.path.join(tmp, f"backlog{size}.json")
         with open(path, "w") as f:
             json.dump(inst, f)
-        r = solve(binary, "lp-bound", path, "--max-columns", "200000")
+        r = solve(binary, ("lp-bound",), path, "--max-columns", "200000")
         if "error" in r:
             print(f"| {tasks:,} | {len(jobs)} | - | - | refused: {r['error'][:100]} |")
         else:
@@ -193,8 +266,15 @@ def main():
     ap.add_argument("binary")
     ap.add_argument("--traces", default="/work/shared/data/traces")
     ap.add_argument("--machines", type=int, default=10)
-    ap.add_argument("--sizes", default="100,1000,10000")
+    ap.add_argument("--sizes", default="100,1000,10000",
+                    help="backlog sizes for the LP time table ('' skips it)")
+    ap.add_argument("--extra", action="store_true", help="also the extra instances")
+    ap.add_argument("--only", default="", help="comma-separated instance names to run")
+    ap.add_argument("--results", help="append one JSON line per instance and solver here")
     args = ap.parse_args()
+    if not os.path.isdir(os.path.join(args.traces, "swim-fb")):
+        print(f"lp_quality.py: no traces under {args.traces}; skipped", file=sys.stderr)
+        return
     rows = swim_jobs(args.traces)
     instances = [("rumen", rumen_instance(args.traces, args.machines))]
     for start, count in ((0, 20), (1000, 30), (3000, 40)):
@@ -204,9 +284,15 @@ def main():
     instances.append(("swim-40-at-3000-x20",
                       swim_instance(rows, 3000, 40, args.machines, seed=3001, compress=20)))
     instances.append(("backlog-1000", backlog(rows, 1000)))
+    if args.extra:
+        instances += extra_instances(args.traces, rows)
+    if args.only:
+        instances = [(n, i) for n, i in instances if n in args.only.split(",")]
+    results = open(args.results, "a") if args.results else None
     with tempfile.TemporaryDirectory() as tmp:
-        quality(args.binary, instances, tmp)
-        lp_times(args.binary, rows, tmp, [int(s) for s in args.sizes.split(",")])
+        quality(args.binary, instances, tmp, results)
+        if args.sizes:
+            lp_times(args.binary, rows, tmp, [int(s) for s in args.sizes.split(",")])
 
 
 if __name__ == "__main__":

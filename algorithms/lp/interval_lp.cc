@@ -23,6 +23,7 @@ bool Covered(const LpTask& task, LpStage stage) {
 // The interval grid and, per covered task, the earliest instant it could complete
 // on a zero-length machine (its job's release, plus its maps for a reduce in kAll).
 struct Grid {
+  bool preemptive = false;  // z: processed in l (LP1) instead of completed in l
   std::vector<TaskRef> tasks;
   std::vector<double> ready;  // per covered task: earliest start
   std::vector<double> d;      // endpoints d_0..d_L
@@ -39,6 +40,7 @@ double FastestOn(const LpInstance& in, TaskRef t, bool slowest) {
 
 Grid BuildGrid(const LpInstance& in, const IntervalLpOptions& options) {
   Grid g;
+  g.preemptive = options.preemptive;
   double unit = kNotAllowed, horizon = 0;
   for (const TaskRef& t : FlattenTasks(in)) {
     const LpJob& job = in.jobs[t.job];
@@ -66,9 +68,12 @@ Grid BuildGrid(const LpInstance& in, const IntervalLpOptions& options) {
   return g;
 }
 
-// The intervals l in which task t may complete on machine i (p <= d_l - ready).
+// The intervals l in which task t may complete on machine i (p <= d_l - ready), or
+// (preemptive) be processed there (d_l > ready).
 bool Fits(const Grid& g, size_t t, double p, size_t l) {
-  return p != kNotAllowed && g.ready[t] + p <= g.d[l] * (1 + kTimeSlack);
+  if (p == kNotAllowed) return false;
+  if (g.preemptive) return g.d[l] > g.ready[t] * (1 + kTimeSlack);
+  return g.ready[t] + p <= g.d[l] * (1 + kTimeSlack);
 }
 
 size_t CountColumns(const LpInstance& in, const Grid& g) {
@@ -191,6 +196,28 @@ void AddCapacityRows(const LpInstance& in, const Grid& g, const Columns& cols, d
         b.AddRow(rows[i][l], -kNotAllowed, in.capacity[i] * (g.d[l] - r));
 }
 
+// LP1's per-interval rows: the work processed on machine i in interval l fits
+// c_i (d_l - d_{l-1}), and a task's processing in l fits the part of l after its ready time.
+void AddPreemptiveRows(const LpInstance& in, const Grid& g, const Columns& cols, LpBuilder& b) {
+  const size_t intervals = g.d.size() - 1;
+  std::vector<std::vector<std::vector<std::pair<int, double>>>> rows(
+      in.capacity.size(), std::vector<std::vector<std::pair<int, double>>>(intervals + 1));
+  for (size_t t = 0; t < g.tasks.size(); ++t) {
+    const double demand = in.jobs[g.tasks[t].job].tasks[g.tasks[t].task].demand;
+    std::vector<std::vector<std::pair<int, double>>> own(intervals + 1);
+    for (const auto& [i, l, c] : cols.z[t]) {
+      const double p = TaskDuration(in, g.tasks[t], static_cast<uint32_t>(i));
+      rows[static_cast<size_t>(i)][static_cast<size_t>(l)].push_back({c, demand * p});
+      own[static_cast<size_t>(l)].push_back({c, p});
+    }
+    for (size_t l = 1; l <= intervals; ++l)
+      b.AddRow(own[l], -kNotAllowed, g.d[l] - std::max(g.d[l - 1], g.ready[t]));
+  }
+  for (uint32_t i = 0; i < in.capacity.size(); ++i)
+    for (size_t l = 1; l <= intervals; ++l)
+      b.AddRow(rows[i][l], -kNotAllowed, in.capacity[i] * (g.d[l] - g.d[l - 1]));
+}
+
 // Constraints (a)-(f) of ALGORITHMS.md §3 ((f): C_j >= release + the task's duration).
 void AddRows(const LpInstance& in, const Grid& g, const Columns& cols, LpBuilder& b) {
   const size_t intervals = g.d.size() - 1;
@@ -213,6 +240,7 @@ void AddRows(const LpInstance& in, const Grid& g, const Columns& cols, LpBuilder
     }
   }
   for (double r : ReleaseThresholds(g)) AddCapacityRows(in, g, cols, r, b);  // (b)
+  if (g.preemptive) AddPreemptiveRows(in, g, cols, b);
   for (size_t j = 0; j < in.jobs.size(); ++j) {
     if (!cols.c[j]) continue;
     std::vector<std::pair<int, double>> one, start{{cols.c[j], 1.0}};

@@ -23,9 +23,13 @@ struct IntervalLpOptions {
   LpStage stage = LpStage::kAll;  ///< the tasks the LP schedules
   /// Re-solve at the optimum for the earliest task ends (fractions only; the bound is unchanged).
   bool spread = true;
+  /// SynchPack's LP1: z is the part of a task *processed* in interval l (any interval
+  /// after its ready time), each interval's work fits the machine and a task runs on
+  /// one machine at a time; a lower bound on preemptive schedules, with migration or not.
+  bool preemptive = false;
 };
 
-/// z_{t,i,l}: the part of a task completed on machine i in interval l.
+/// z_{t,i,l}: the part of a task completed (preemptive: processed) on machine i in interval l.
 struct LpFraction {
   uint32_t machine;   ///< i
   uint32_t interval;  ///< l >= 1

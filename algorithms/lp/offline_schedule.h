@@ -1,5 +1,6 @@
-// Schedule: a non-preemptive schedule of an LpInstance (one entry per task) and
-// CheckSchedule, the feasibility validator every LP solver and test relies on.
+// Schedule: a schedule of an LpInstance (one entry per task, or per piece of a task
+// when preemption is allowed) and CheckSchedule, the feasibility validator every LP
+// solver and test relies on.
 // Called by the solvers, tools/solve/lp_commands.cc and the tests. Pure functions; no threads.
 #pragma once
 
@@ -20,8 +21,15 @@ struct ScheduledTask {
   double end;        ///< end time = start + TaskDuration(...)
 };
 
-/// One entry per task, in any order.
+/// One entry per task (per piece when preempted), in any order.
 using Schedule = std::vector<ScheduledTask>;
+
+/// What a schedule may do with a task.
+enum class Preemption {
+  kNone,         ///< one entry per task, run without interruption
+  kSameMachine,  ///< pieces on one machine, never two at once
+  kMigration,    ///< pieces on any usable machines, never two at once
+};
 
 /// What every offline solver returns.
 struct SolverResult {
@@ -35,7 +43,10 @@ inline constexpr double kScheduleTolerance = 1e-9;
 
 /// Ok if `schedule` is feasible for `instance`; else names the first violation
 /// (a missing or repeated task, placement, duration, release, map->reduce order, capacity).
-Status CheckSchedule(const LpInstance& instance, const Schedule& schedule);
+/// With preemption a task's pieces must not overlap in time and their lengths, each
+/// divided by the task's duration on the piece's machine, must add up to 1.
+Status CheckSchedule(const LpInstance& instance, const Schedule& schedule,
+                     Preemption preemption = Preemption::kNone);
 /// The completion time of each job (the latest end of its tasks; 0 if none scheduled).
 std::vector<double> JobCompletions(const LpInstance& instance, const Schedule& schedule);
 /// Sum over jobs of weight * completion time.

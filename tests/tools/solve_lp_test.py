@@ -1,8 +1,10 @@
 #!/usr/bin/python3
-"""Black-box test of locsched-solve's LP rows (synchpack, mrs, jsq-mw, tetris):
-runs the real binary on seeded random instances and checks every printed
-schedule independently (capacity at every instant, placement and remote
-durations, releases, reduces after the maps of their job), that the objective
+"""Black-box test of locsched-solve's LP rows (synchpack and synchpack --paper,
+synchpack1, synchpack1-single, psrs, mrs, jsq-mw, tetris): runs the real binary on
+seeded random instances and checks every printed schedule independently (capacity
+at every instant, placement and remote durations, releases, reduces after the maps
+of their job; for the preemptive rows, pieces that add up to each task, never two
+at once, on one machine unless migration is allowed), that the objective
 is sum w_j C_j of the schedule and not below the LP lower bound, and every
 error path (exit 2 with the field path, never a stack trace).
 
@@ -18,6 +20,9 @@ import unittest
 
 SOLVE = None  # set from the command line in __main__
 SOLVERS = ("synchpack", "mrs", "jsq-mw", "tetris")  # and lp-bound, the LP alone
+# Rows as argument lists; the preemptive ones use their own LP (LP1) as the bound.
+NON_PREEMPTIVE = (("synchpack",), ("synchpack", "--paper"), ("mrs",), ("jsq-mw",), ("tetris",))
+PREEMPTIVE = (("synchpack1",), ("psrs",))
 EPS = 1e-7
 
 
@@ -41,26 +46,41 @@ def random_instance(rng, machines=3, jobs=4, max_tasks=3):
     return out
 
 
+def check_pieces(test, pieces, migration):
+    """A preempted task: pieces add up to it, never two at once, one machine unless migrating."""
+    pieces.sort(key=lambda p: p[1]["start"])
+    test.assertAlmostEqual(sum(share for share, _ in pieces), 1.0, delta=1e-6)
+    for (_, a), (_, b) in zip(pieces, pieces[1:]):
+        test.assertGreaterEqual(b["start"], a["end"] - EPS, f"two pieces at once: {a} {b}")
+        if not migration:
+            test.assertEqual(a["machine"], b["machine"], "a piece migrated")
+
+
 def check_schedule(test, inst, result):
     """Independent feasibility check; returns sum w_j C_j."""
     jobs, caps = inst["jobs"], [m["capacity"] for m in inst["machines"]]
-    seen = set()
+    preemption = result.get("preemption", "none")
+    pieces = {}
     maps_end = [0.0] * len(jobs)
     for e in result["schedule"]:
         task = jobs[e["job"]]["tasks"][e["task"]]
-        test.assertNotIn((e["job"], e["task"]), seen)
-        seen.add((e["job"], e["task"]))
         local = e["machine"] in task.get("placement", [])
         test.assertTrue(local or "remote_penalty" in task, f"placement violated: {e}")
         duration = task["duration"] * (1 if local else task["remote_penalty"])
         duration += task.get("shuffle", 0)  # run on the reduce's machine right before it
-        if task.get("shuffle", 0) > 0:
-            test.assertAlmostEqual(e["shuffle_end"], e["start"] + task["shuffle"], delta=1e-6)
-        test.assertAlmostEqual(e["end"] - e["start"], duration, delta=1e-6)
+        if preemption == "none":
+            test.assertNotIn((e["job"], e["task"]), pieces)
+            if task.get("shuffle", 0) > 0:
+                test.assertAlmostEqual(e["shuffle_end"], e["start"] + task["shuffle"], delta=1e-6)
+            test.assertAlmostEqual(e["end"] - e["start"], duration, delta=1e-6)
+        pieces.setdefault((e["job"], e["task"]), []).append(((e["end"] - e["start"]) / duration, e))
         test.assertGreaterEqual(e["start"], jobs[e["job"]]["release"] - EPS)
         if task.get("kind", "map") == "map":
             maps_end[e["job"]] = max(maps_end[e["job"]], e["end"])
-    test.assertEqual(len(seen), sum(len(j["tasks"]) for j in jobs), "a task is missing")
+    test.assertEqual(len(pieces), sum(len(j["tasks"]) for j in jobs), "a task is missing")
+    if preemption != "none":
+        for task_pieces in pieces.values():
+            check_pieces(test, task_pieces, preemption == "migration")
     for e in result["schedule"]:
         if jobs[e["job"]]["tasks"][e["task"]].get("kind", "map") == "reduce":
             test.assertGreaterEqual(e["start"], maps_end[e["job"]] - EPS, f"reduce early: {e}")
@@ -100,18 +120,42 @@ class Schedules(Scratch):
         for case in range(12):
             inst = random_instance(rng, machines=rng.randint(1, 4), jobs=rng.randint(2, 6))
             path = self.write(inst)
-            bounds = set()
-            for solver in SOLVERS:
-                out = run(solver, "--instance", path, "--json")
-                self.assertEqual(out.returncode, 0, out.stderr)
-                result = json.loads(out.stdout)
-                objective = check_schedule(self, inst, result)
-                self.assertAlmostEqual(result["objective"], objective, delta=1e-6 * objective)
-                self.assertGreaterEqual(result["objective"], result["lower_bound"] * (1 - 1e-7))
-                self.assertGreater(result["lower_bound"], 0)
-                self.assertAlmostEqual(result["ratio"], objective / result["lower_bound"], places=6)
-                bounds.add(round(result["lower_bound"], 6))
-            self.assertEqual(len(bounds), 1, "the solvers report different LP bounds")
+            for rows in (NON_PREEMPTIVE, PREEMPTIVE):
+                bounds = set()
+                for args in rows:
+                    out = run(*args, "--instance", path, "--json")
+                    self.assertEqual(out.returncode, 0, out.stderr)
+                    result = json.loads(out.stdout)
+                    objective = check_schedule(self, inst, result)
+                    self.assertAlmostEqual(result["objective"], objective, delta=1e-6 * objective)
+                    self.assertGreaterEqual(result["objective"],
+                                            result["lower_bound"] * (1 - 1e-7))
+                    self.assertGreater(result["lower_bound"], 0)
+                    self.assertAlmostEqual(result["ratio"], objective / result["lower_bound"],
+                                           places=6)
+                    bounds.add(round(result["lower_bound"], 6))
+                self.assertEqual(len(bounds), 1, f"{rows} report different LP bounds")
+
+    def test_single_machine_variant(self):
+        rng = random.Random(9)
+        for case in range(6):
+            inst = random_instance(rng, machines=rng.randint(1, 3), jobs=rng.randint(2, 5))
+            for job in inst["jobs"]:
+                for task in job["tasks"]:
+                    task["placement"] = task["placement"][:1]
+                    task.pop("remote_penalty", None)
+            path = self.write(inst)
+            out = run("synchpack1-single", "--instance", path, "--json")
+            self.assertEqual(out.returncode, 0, out.stderr)
+            result = json.loads(out.stdout)
+            self.assertEqual(result["preemption"], "same-machine")
+            objective = check_schedule(self, inst, result)
+            self.assertGreaterEqual(objective, result["lower_bound"] * (1 - 1e-7))
+        inst["jobs"][0]["tasks"][0]["placement"] = [0, 1] if len(inst["machines"]) > 1 else [0]
+        inst["jobs"][0]["tasks"][0]["remote_penalty"] = 2.0
+        out = run("synchpack1-single", "--instance", self.write(inst))
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("jobs[0].tasks[0].placement", out.stderr)
 
     def test_issue_example_and_text_output(self):
         inst = {"machines": [{"capacity": 1.0}] * 4,
@@ -140,11 +184,11 @@ class Schedules(Scratch):
     def test_help_lists_the_rows_and_flags(self):
         out = run("--help")
         self.assertEqual(out.returncode, 0)
-        for solver in SOLVERS + ("lp-bound",):
+        for solver in SOLVERS + ("lp-bound", "synchpack1", "synchpack1-single", "psrs"):
             self.assertIn(solver, out.stdout)
         out = run("synchpack", "--help")
         self.assertEqual(out.returncode, 0)
-        for flag in ("--instance", "--json", "--epsilon", "--max-columns"):
+        for flag in ("--instance", "--json", "--epsilon", "--max-columns", "--paper"):
             self.assertIn(flag, out.stdout)
 
 

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algorithms/lp/interval_lp.h"
@@ -20,7 +21,10 @@
 #include "algorithms/lp/mrs.h"
 #include "algorithms/lp/offline_schedule.h"
 #include "algorithms/lp/packing_baselines.h"
+#include "algorithms/lp/psrs.h"
 #include "algorithms/lp/synchpack.h"
+#include "algorithms/lp/synchpack1.h"
+#include "algorithms/lp/synchpack_list.h"
 
 namespace locsched {
 namespace {
@@ -141,13 +145,20 @@ struct Options {
   bool json = false;
   double epsilon = 1.0;
   size_t max_columns = kDefaultMaxColumns;
+  bool paper = false;                         // synchpack: SynchPack-2 instead of SynchPack-L
+  bool no_lp = false;                         // baselines: skip the LP (no bound)
+  Preemption preemption = Preemption::kNone;  // what the row's schedules may do
 };
+
+// A row's own flags beyond AddFlags (nullptr: none).
+using ExtraFlags = void (*)(CLI::App&, Options&);
 
 // What a row runs: the solver, given the instance and options.
 using SolveFn = Status (*)(const LpInstance&, const Options&, SolverResult*, json* extra);
 
-// The schedule in input indices; a reduce with a shuffle also gets shuffle_end.
-json ScheduleJson(const LpInstance& in, const Schedule& schedule) {
+// The schedule in input indices (one entry per piece when preemptive); a reduce with a
+// shuffle also gets shuffle_end in a non-preemptive schedule.
+json ScheduleJson(const LpInstance& in, const Schedule& schedule, Preemption preemption) {
   json out = json::array();
   for (const ScheduledTask& e : schedule) {
     json entry = {{"job", e.job},
@@ -156,10 +167,16 @@ json ScheduleJson(const LpInstance& in, const Schedule& schedule) {
                   {"start", e.start},
                   {"end", e.end}};
     const double shuffle = in.jobs[e.job].tasks[e.task].shuffle;
-    if (shuffle > 0) entry["shuffle_end"] = e.start + shuffle;
+    if (shuffle > 0 && preemption == Preemption::kNone) entry["shuffle_end"] = e.start + shuffle;
     out.push_back(std::move(entry));
   }
   return out;
+}
+
+const char* PreemptionName(Preemption p) {
+  return p == Preemption::kNone          ? "none"
+         : p == Preemption::kSameMachine ? "same-machine"
+                                         : "migration";
 }
 
 void Print(const char* name, const LpInstance& in, const Options& o, const SolverResult& r,
@@ -174,7 +191,8 @@ void Print(const char* name, const LpInstance& in, const Options& o, const Solve
                 {"lp_columns", IntervalLpColumns(in, {o.epsilon, o.max_columns, LpStage::kAll})},
                 {"seconds", seconds},
                 {"completion", JobCompletions(in, r.schedule)},
-                {"schedule", ScheduleJson(in, r.schedule)}};
+                {"preemption", PreemptionName(o.preemption)},
+                {"schedule", ScheduleJson(in, r.schedule, o.preemption)}};
     out.update(extra);
     if (out.contains("bound_only"))
       for (const char* key : {"bound_only", "objective", "ratio", "completion", "schedule"})
@@ -191,8 +209,11 @@ void Print(const char* name, const LpInstance& in, const Options& o, const Solve
   }
   std::printf("  objective (sum w_j C_j)  %.6g\n  LP lower bound           %.6g\n", r.objective,
               r.lower_bound);
-  std::printf("  ratio                    %.4f\n  solve time               %.3f s\n", ratio,
-              seconds);
+  if (r.lower_bound > 0)
+    std::printf("  ratio                    %.4f\n", ratio);
+  else
+    std::printf("  ratio                    n/a (no LP bound)\n");
+  std::printf("  solve time               %.3f s\n", seconds);
 }
 
 // The subcommand's flags.
@@ -233,7 +254,7 @@ int SolveAndPrint(const char* name, SolveFn solve, bool schedules, const LpInsta
     std::fprintf(stderr, "locsched-solve %s: %s\n", name, s.message().c_str());
     return s.code() == Status::Code::kInternal ? 1 : 2;
   }
-  const Status feasible = schedules ? CheckSchedule(in, r.schedule) : Status::Ok();
+  const Status feasible = schedules ? CheckSchedule(in, r.schedule, o.preemption) : Status::Ok();
   if (!feasible.ok()) {
     std::fprintf(stderr, "locsched-solve %s: infeasible schedule: %s\n", name,
                  feasible.message().c_str());
@@ -245,13 +266,16 @@ int SolveAndPrint(const char* name, SolveFn solve, bool schedules, const LpInsta
 }
 
 int Run(const char* name, const char* what, SolveFn solve, int argc, char** argv,
-        bool schedules = true) {
+        bool schedules = true, ExtraFlags extra_flags = nullptr,
+        Preemption preemption = Preemption::kNone) {
   CLI::App app{std::string("locsched-solve ") + name + ": " + what +
                "\nReads an instance (docs/lp.md), prints Σ w_j C_j, the interval LP's lower bound "
                "and the schedule."};
   app.name(std::string("locsched-solve ") + name);
   Options o;
+  o.preemption = preemption;
   AddFlags(app, o);
+  if (extra_flags) extra_flags(app, o);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -276,11 +300,30 @@ int Run(const char* name, const char* what, SolveFn solve, int argc, char** argv
   }
 }
 
-Status SolveSp(const LpInstance& in, const Options& o, SolverResult* r, json*) {
-  SynchPackOptions options;
+// SynchPack-L (LP order, earliest-finish packing), or SynchPack-2 with --paper.
+Status SolveSp(const LpInstance& in, const Options& o, SolverResult* r, json* extra) {
+  if (o.paper) {
+    SynchPackOptions options;
+    options.epsilon = o.epsilon;
+    options.max_columns = o.max_columns;
+    (*extra)["variant"] = "synchpack-2";
+    return SolveSynchPack(in, options, r);
+  }
+  SynchPackListOptions options;
   options.epsilon = o.epsilon;
   options.max_columns = o.max_columns;
-  return SolveSynchPack(in, options, r);
+  SynchPackListResult l;
+  const Status s = SolveSynchPackList(in, options, &l);
+  *r = std::move(l.solved);
+  (*extra)["variant"] = "synchpack-l";
+  (*extra)["order"] = l.order;
+  return s;
+}
+
+void PaperFlag(CLI::App& app, Options& o) {
+  app.add_flag("--paper", o.paper,
+               "Run SynchPack-2 as published (slow motion, matching to machine-intervals, packing "
+               "interval by interval; proven factor 24) instead of the LP-ordered list schedule");
 }
 
 Status SolveMr(const LpInstance& in, const Options& o, SolverResult* r, json* extra) {
@@ -295,11 +338,28 @@ Status SolveMr(const LpInstance& in, const Options& o, SolverResult* r, json* ex
 }
 
 Status SolveJsq(const LpInstance& in, const Options& o, SolverResult* r, json*) {
-  return SolveJsqMaxWeight(in, {o.epsilon, o.max_columns, true}, r);
+  return SolveJsqMaxWeight(in, {o.epsilon, o.max_columns, !o.no_lp}, r);
 }
 
 Status SolveTet(const LpInstance& in, const Options& o, SolverResult* r, json*) {
-  return SolveTetris(in, {o.epsilon, o.max_columns, true}, r);
+  return SolveTetris(in, {o.epsilon, o.max_columns, !o.no_lp}, r);
+}
+
+void NoLpFlag(CLI::App& app, Options& o) {
+  app.add_flag("--no-lp", o.no_lp,
+               "Skip the LP: lower_bound is 0 and ratio null (times the heuristic alone)");
+}
+
+Status SolveSp1(const LpInstance& in, const Options& o, SolverResult* r, json*) {
+  return SolveSynchPack1(in, {o.epsilon, o.max_columns}, r);
+}
+
+Status SolveSp1Single(const LpInstance& in, const Options& o, SolverResult* r, json*) {
+  return SolveSynchPack1Single(in, {o.epsilon, o.max_columns}, r);
+}
+
+Status SolvePs(const LpInstance& in, const Options& o, SolverResult* r, json*) {
+  return SolvePsrs(in, {o.epsilon, o.max_columns, !o.no_lp}, r);
 }
 
 // Only the LP: lower_bound and LP C_j, no schedule (for timing the LP alone).
@@ -319,19 +379,47 @@ int RunLpBoundCommand(int argc, char** argv) {
              SolveBound, argc, argv, false);
 }
 int RunSynchPackCommand(int argc, char** argv) {
-  return Run("synchpack", "SynchPack-2 (interval LP, slow motion, matching, greedy packing)",
-             SolveSp, argc, argv);
+  return Run("synchpack",
+             "SynchPack-L: the interval LP, then list scheduling in LP order (job LP completion "
+             "times and task alpha-points; the best is kept), each task on the allowed machine "
+             "where it finishes first, backfilling gaps. No proven factor; --paper: SynchPack-2",
+             SolveSp, argc, argv, true, PaperFlag);
+}
+int RunSynchPack1Command(int argc, char** argv) {
+  return Run("synchpack1",
+             "SynchPack-1, preemptive with migration: the preemptive interval LP (LP1), then its "
+             "task shares (machine, interval) list-scheduled preemptively in interval order, a "
+             "task on one machine at a time. Slow motion is not applied. The schedule has one "
+             "entry per piece; the bound is LP1's",
+             SolveSp1, argc, argv, true, nullptr, Preemption::kMigration);
+}
+int RunSynchPack1SingleCommand(int argc, char** argv) {
+  return Run("synchpack1-single",
+             "SynchPack-1's special case where every task has exactly one placement machine and "
+             "no remote_penalty (other instances are refused): each machine runs its tasks "
+             "preemptively in the order of LP1's job completion times (the paper orders by its "
+             "LP3). One entry per piece; the bound is LP1's",
+             SolveSp1Single, argc, argv, true, nullptr, Preemption::kSameMachine);
+}
+int RunPsrsCommand(int argc, char** argv) {
+  return Run("psrs",
+             "PSRS baseline, simplified: each task fixed to one usable machine (least work per "
+             "capacity, in Smith order), each machine preemptive by modified Smith ratio "
+             "w_j/(demand x duration); Schwiegelshohn's rule for tasks wider than half a machine "
+             "is not applied. One entry per piece; the bound is the preemptive LP's (LP1)",
+             SolvePs, argc, argv, true, NoLpFlag, Preemption::kSameMachine);
 }
 int RunMrsCommand(int argc, char** argv) {
   return Run("mrs", "MRS (per-stage LPs, widths, reduces released at their job's width)", SolveMr,
              argc, argv);
 }
 int RunJsqMwCommand(int argc, char** argv) {
-  return Run("jsq-mw", "JSQ+MaxWeight with greedy packing (baseline)", SolveJsq, argc, argv);
+  return Run("jsq-mw", "JSQ+MaxWeight with greedy packing (baseline)", SolveJsq, argc, argv, true,
+             NoLpFlag);
 }
 int RunTetrisCommand(int argc, char** argv) {
   return Run("tetris", "Tetris-style packing score, less remaining work first (baseline)", SolveTet,
-             argc, argv);
+             argc, argv, true, NoLpFlag);
 }
 
 }  // namespace locsched

@@ -22,7 +22,13 @@ namespace {
 const SolveCommand kCommands[] = {
     {"hta", "assign tasks to servers by max load (Fischer-Su-Yin; flow, round-robin, exact)",
      RunHta},
-    {"synchpack", "SynchPack-2 schedule vs the interval LP bound", RunSynchPackCommand},
+    {"synchpack", "SynchPack-L (LP order, list packing; --paper: SynchPack-2) vs the LP bound",
+     RunSynchPackCommand},
+    {"synchpack1", "SynchPack-1: preemptive with migration, from the preemptive LP (LP1)",
+     RunSynchPack1Command},
+    {"synchpack1-single", "SynchPack-1 with one machine per task: preemptive in LP1 job order",
+     RunSynchPack1SingleCommand},
+    {"psrs", "PSRS-style preemptive Smith-ratio scheduling (baseline, simplified)", RunPsrsCommand},
     {"mrs", "MRS Map->Reduce merge schedule vs the interval LP bound", RunMrsCommand},
     {"jsq-mw", "JSQ+MaxWeight with greedy packing (baseline)", RunJsqMwCommand},
     {"tetris", "Tetris-style packing score (baseline)", RunTetrisCommand},
@@ -34,7 +40,7 @@ void PrintUsage(FILE* out) {
                "Usage: locsched-solve COMMAND --instance FILE [options]\n"
                "       locsched-solve --version\n\n"
                "Offline solvers; COMMAND --help describes each.\n\nCommands:\n");
-  for (const SolveCommand& c : kCommands) std::fprintf(out, "  %-12s %s\n", c.name, c.summary);
+  for (const SolveCommand& c : kCommands) std::fprintf(out, "  %-18s %s\n", c.name, c.summary);
 }
 
 // The closest command name, for a did-you-mean ("" if none is close).

@@ -25,6 +25,7 @@ struct RandomShape {
   bool releases = true;      // jobs released at 0..6
   bool remote = true;        // some tasks have a remote penalty
   bool full_demand = false;  // every task takes a whole machine (the MapReduce papers' model)
+  bool single = false;       // one placement machine per task, no remote penalty
 };
 
 inline LpInstance RandomInstance(uint64_t seed, const RandomShape& shape) {
@@ -42,11 +43,12 @@ inline LpInstance RandomInstance(uint64_t seed, const RandomShape& shape) {
       t.demand = shape.full_demand ? min_cap : min_cap * (1 + rng.Below(4)) / 4.0;
       t.duration = 1 + rng.Below(8);
       t.placement.push_back(rng.Below(shape.machines));
-      if (shape.machines > 1 && rng.Below(2)) {
+      if (!shape.single && shape.machines > 1 && rng.Below(2)) {
         const uint32_t other = rng.Below(shape.machines);
         if (other != t.placement[0]) t.placement.push_back(other);
       }
-      if (shape.remote && rng.Below(2)) t.remote_penalty = 1.5 + rng.Below(4) * 0.5;
+      if (shape.remote && !shape.single && rng.Below(2))
+        t.remote_penalty = 1.5 + rng.Below(4) * 0.5;
       if (shape.reduces && k > 0 && rng.Below(3) == 0) {
         t.kind = LpTaskKind::kReduce;
         if (rng.Below(2)) t.shuffle = 1 + rng.Below(3);  // shuffle on the reduce's machine

@@ -115,5 +115,38 @@ TEST_CASE("a missing, repeated or unknown task is caught", "[schedule]") {
   RequireViolation(s, "no such machine");
 }
 
+TEST_CASE("preemptive pieces pass when they add up to the task", "[schedule]") {
+  Schedule s = Feasible();
+  s[0] = {0, 0, 0, 0, 1};  // map 0 in two pieces on machine 0: [0,1) and [3,4)
+  s.push_back({0, 0, 0, 3, 4});
+  s[2] = {0, 2, 1, 4, 5};  // the reduce after both pieces
+  s[3] = {1, 0, 1, 5, 7};
+  REQUIRE_FALSE(CheckSchedule(Instance(), s).ok());  // not without preemption
+  REQUIRE(CheckSchedule(Instance(), s, Preemption::kSameMachine).ok());
+  REQUIRE(CheckSchedule(Instance(), s, Preemption::kMigration).ok());
+}
+
+TEST_CASE("a migrating piece counts its share at the machine's duration", "[schedule]") {
+  Schedule s = Feasible();
+  s[1] = {0, 1, 0, 0, 1.5};  // map 1: half on machine 0 (d=3), half on machine 1 (d=6)
+  s.push_back({0, 1, 1, 1.5, 4.5});
+  s[2] = {0, 2, 1, 4.5, 5.5};
+  s[3] = {1, 0, 1, 5.5, 7.5};
+  REQUIRE(CheckSchedule(Instance(), s, Preemption::kMigration).ok());
+  const Status same = CheckSchedule(Instance(), s, Preemption::kSameMachine);
+  REQUIRE(same.message().find("migrates") != std::string::npos);
+}
+
+TEST_CASE("preemptive pieces that overlap or fall short are caught", "[schedule]") {
+  Schedule s = Feasible();
+  s[0] = {0, 0, 0, 0, 1};
+  s.push_back({0, 0, 0, 0.5, 1.5});  // overlaps the first piece
+  Status st = CheckSchedule(Instance(), s, Preemption::kSameMachine);
+  REQUIRE(st.message().find("at once") != std::string::npos);
+  s.back() = {0, 0, 0, 1, 1.5};  // 1.5 of 2
+  st = CheckSchedule(Instance(), s, Preemption::kSameMachine);
+  REQUIRE(st.message().find("not all of it") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace locsched
