@@ -41,13 +41,17 @@ OTHER_TRACES = [("jobhistory", "hadoop-rumen/sample-job-tracker-logs.gz", None),
                 ("google", "google-clusterdata-2011-2/job_events/part-00001-of-00500.csv.gz",
                  UTILIZATIONS)]
 BIAS = 2  # JSQ+MaxWeight's remote_bias variant
+SRPT = ["--policy", "late-binding", "--job-order", "srpt"]  # late binding's job-order variant
 
 
-def sim_lines(sim, args):
+def sim_lines(sim, args, variant=None):
     out = subprocess.run([sim, "-q"] + args, capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError("locsched-sim %s failed: %s" % (" ".join(args), out.stderr.strip()))
-    return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+    rows = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+    for r in rows:
+        r["variant"] = variant
+    return rows
 
 
 def label(row):
@@ -55,6 +59,8 @@ def label(row):
         return "delay"
     if row["policy"] == "jsq-maxweight" and row.get("remote_bias", 0):
         return "jsq-maxweight+bias%d" % row["remote_bias"]
+    if row.get("variant"):
+        return "%s+%s" % (row["policy"], row["variant"])
     return row["policy"]
 
 
@@ -69,6 +75,8 @@ def slotted_task(sim, policies, dist, slowdown, slots):
     others = [p for p in policies if p != "delay"]
     runs += sim_lines(sim, base + ["--policy", ",".join(others)])
     runs += sim_lines(sim, base + ["--policy", "jsq-maxweight", "--remote-bias", str(BIAS)])
+    if "late-binding" in policies:
+        runs += sim_lines(sim, base + SRPT, "srpt")
     if "delay" in policies:
         for w in SLOTTED_WAITS:
             runs += sim_lines(sim, base + ["--policy", "delay", "--delay-wait", str(w)])
@@ -95,6 +103,8 @@ def trace_task(sim, policies, family, fmt, path, hour, util):
     runs = sim_lines(sim, base + ["--policy", ",".join(policies),
                                   "--delay-wait", ",".join(str(w) for w in TRACE_WAITS)])
     runs += sim_lines(sim, base + ["--policy", "jsq-maxweight", "--remote-bias", str(BIAS)])
+    if "late-binding" in policies:
+        runs += sim_lines(sim, base + SRPT, "srpt")
     name = os.path.basename(path)
     if hour is not None:
         name += " h%d" % hour

@@ -223,13 +223,18 @@ std::vector<PolicyKind> ParsePolicies(const std::string& text, bool many) {
   return out;
 }
 
-void ResolveChoices(Options& o) {
+// --job-order and --job-aging, which both modes take.
+void ResolveJobOrder(Options& o) {
   const auto order = ParseJobOrder(o.job_order);
   if (!order)
     throw std::invalid_argument("--job-order: choose fair, srpt or smith, not '" + o.job_order +
                                 "'");
   o.params.policy.job_order = *order;
   if (o.params.policy.job_aging < 0) throw std::invalid_argument("--job-aging: must be >= 0");
+}
+
+void ResolveChoices(Options& o) {
+  ResolveJobOrder(o);
   const auto intra = ParseIntraQueue(o.intra);
   if (!intra)
     throw std::invalid_argument("--intra: choose fair, fifo or priority, not '" + o.intra + "'");
@@ -478,6 +483,7 @@ int main(int argc, char** argv) {
     }
     CheckTraceFlagUse(app, o.trace);
     if (!o.trace.trace.empty()) {
+      ResolveJobOrder(o);
       TraceRunSettings s;
       s.policy = o.policies;
       s.intra = o.intra;
@@ -485,6 +491,8 @@ int main(int argc, char** argv) {
       s.slots_per_machine = o.params.slots_per_machine;
       s.delay_waits = o.delay_waits;
       s.remote_bias = o.params.policy.remote_bias;
+      s.job_order = o.params.policy.job_order;
+      s.job_aging = o.params.policy.job_aging;
       s.seed = o.params.seed;
       s.json = o.json;
       if (s.machines == 0 && app.count("--machines") > 0)

@@ -50,6 +50,8 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
           {"policy", PolicyKindName(p.policy.kind)},
           {"intra", IntraQueueName(p.policy.intra)},
           {"remote_bias", p.policy.remote_bias},
+          {"job_order", JobOrderName(p.policy.job_order)},
+          {"job_aging_s", p.policy.job_aging},
           {"delay_wait_s", p.policy.kind == PolicyKind::kDelay ? nlohmann::json(p.policy.delay_wait)
                                                                : nlohmann::json(nullptr)},
           {"machines", p.cluster.machines},
@@ -108,6 +110,8 @@ TraceSimParams Params(const TraceModeOptions& o, const TraceRunSettings& s, Poli
   p.policy.intra = intra;
   p.policy.delay_wait = wait;
   p.policy.remote_bias = s.remote_bias;
+  p.policy.job_order = s.job_order;
+  p.policy.job_aging = s.job_aging;
   p.policy.alpha = 1 / o.local_mean;
   p.policy.gamma = p.policy.alpha / slowdown;
   p.policy.seed = s.seed;

@@ -42,6 +42,8 @@ struct TraceRunSettings {
   uint32_t slots_per_machine = 1;
   std::vector<double> delay_waits{20};  ///< each runs with delay; others take the first
   uint32_t remote_bias = 0;
+  JobOrder job_order = JobOrder::kFair;  ///< late binding, fair and delay
+  double job_aging = 0;                  ///< late binding's aging bound, seconds (0: off)
   uint64_t seed = 1;
   bool json = false;
 };
