@@ -68,8 +68,9 @@ nlohmann::json Run(const Shape& s, int repeat) {
   Config cfg;
   cfg.scheduler.intra_queue = IntraQueue::kPriority;
   WallClock clock;
-  Engine engine(cfg, clock);
-  LpPlanner planner(engine, cfg.lp);
+  ArrivalWindow arrivals(cfg.lp.headroom_window_s);
+  Engine engine(cfg, clock, nullptr, &arrivals);
+  LpPlanner planner(engine, arrivals, cfg.lp);
   Dispatcher dispatcher(engine, cfg, /*log=*/nullptr, &planner);
   Load(dispatcher, s, 7 + static_cast<uint64_t>(repeat));
   nlohmann::json runs = nlohmann::json::array();

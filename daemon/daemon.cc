@@ -78,7 +78,9 @@ class Daemon final : public DaemonControl {
   Daemon(const Config& cfg, const DaemonOptions& opts)
       : cfg_(cfg),
         opts_(opts),
-        engine_(cfg, clock_, [](const std::string& line) { spdlog::warn("{}", line); }),
+        engine_(
+            cfg, clock_, [](const std::string& line) { spdlog::warn("{}", line); },
+            cfg.lp.enabled ? &arrivals_ : nullptr),
         log_(clock_, cfg.journal, [path = cfg.journal.path] { return JournalDiskFreeBytes(path); }),
         planner_(cfg.lp.enabled ? MakePlanner() : nullptr),
         dispatcher_(engine_, cfg, &log_, planner_.get(), this),
@@ -115,6 +117,7 @@ class Daemon final : public DaemonControl {
   DaemonClock clock_;
   Config cfg_;
   DaemonOptions opts_;
+  ArrivalWindow arrivals_{cfg_.lp.headroom_window_s};  // the engine counts, the planner reads
   Engine engine_;
   EventLog log_;
   std::unique_ptr<LpPlanner> planner_;  // null when lp.enabled is false
@@ -291,7 +294,7 @@ void Daemon::ApplyRebalance() {
 // is posted back and applied on the loop.
 std::unique_ptr<LpPlanner> Daemon::MakePlanner() {
   return std::make_unique<LpPlanner>(
-      engine_, cfg_.lp, [this](std::function<void()> work, std::function<void()> done) {
+      engine_, arrivals_, cfg_.lp, [this](std::function<void()> work, std::function<void()> done) {
         asio::post(worker_, [this, work = std::move(work), done = std::move(done)]() mutable {
           work();
           asio::post(io_, std::move(done));

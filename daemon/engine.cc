@@ -44,9 +44,10 @@ std::string_view JobOutcomeName(JobOutcome o) {
   return "done";
 }
 
-Engine::Engine(const Config& cfg, const Clock& clock, Notify notify)
+Engine::Engine(const Config& cfg, const Clock& clock, Notify notify, ArrivalWindow* arrivals)
     : clock_(clock),
       notify_(std::move(notify)),
+      arrivals_(arrivals),
       sched_(PolicyFrom(cfg.scheduler)),
       rebalancer_(cfg.scheduler.policy == PolicyKind::kJsqMaxWeight
                       ? std::make_unique<Rebalancer>(sched_, cfg.rebalance)
@@ -233,7 +234,7 @@ Status Engine::JobSubmit(const Request& r, JsonWriter& w) {
   IndexJob(r.job, j, std::move(names), clock_.Now());
   ++jobs_submitted_;
   if (rebalancer_) rebalancer_->OnJobSubmitted(r.tasks.size());
-  if (arrival_hook_) arrival_hook_(clock_.Now(), specs);
+  if (arrivals_) arrivals_->Add(clock_.Now(), specs);
   w.Field("tasks", static_cast<uint64_t>(r.tasks.size()));
   return Status::Ok();
 }

@@ -20,6 +20,7 @@
 #include "algorithms/core/scheduler.h"
 #include "base/status.h"
 #include "config/config.h"
+#include "daemon/arrival_window.h"
 #include "daemon/clock.h"
 #include "daemon/job_names.h"
 #include "daemon/name_index.h"
@@ -45,15 +46,14 @@ class Engine {
   using Notify = std::function<void(const std::string&)>;
 
   /// State built from cfg's [scheduler] and [limits]; `clock` must outlive it. Notable
-  /// events go to `notify` (locschedd logs them; none: dropped).
-  Engine(const Config& cfg, const Clock& clock, Notify notify = nullptr);
+  /// events go to `notify` (locschedd logs them; none: dropped). The tasks of each
+  /// accepted job_submit are counted into `arrivals` (the LP planner's rates; none: not
+  /// counted), which must outlive the engine.
+  Engine(const Config& cfg, const Clock& clock, Notify notify = nullptr,
+         ArrivalWindow* arrivals = nullptr);
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  /// Receives the tasks of each accepted job_submit at time `now` (the LP planner's rates).
-  using ArrivalHook = std::function<void(double now, std::span<const TaskSpec> tasks)>;
-  /// Installs the arrival hook (one; none by default).
-  void SetArrivalHook(ArrivalHook hook) { arrival_hook_ = std::move(hook); }
   /// Sets the `priority` policy's job ranks (index = job id, valid for the given arrival
   /// seqs); false when the policy is not JSQ-MaxWeight, which has no ranks.
   bool SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs);
@@ -184,7 +184,7 @@ class Engine {
 
   const Clock& clock_;
   Notify notify_;
-  ArrivalHook arrival_hook_;
+  ArrivalWindow* arrivals_;  // not owned; null when no LP planner counts arrivals
   Scheduler sched_;
   std::unique_ptr<Rebalancer> rebalancer_;  // after sched_: it observes it
   RateEstimator rates_;

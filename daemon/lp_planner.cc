@@ -54,19 +54,19 @@ void Metric(std::string* out, std::string_view name, std::string_view type, std:
 
 }  // namespace
 
-LpPlanner::LpPlanner(Engine& engine, const LpConfig& cfg, Executor executor)
+LpPlanner::LpPlanner(Engine& engine, ArrivalWindow& arrivals, const LpConfig& cfg,
+                     Executor executor)
     : engine_(engine),
       cfg_(cfg),
       executor_(std::move(executor)),
-      arrivals_(cfg.headroom_window_s),
+      arrivals_(arrivals),
       interval_(cfg.base_interval_s) {
   if (!executor_)
     executor_ = [](std::function<void()> work, std::function<void()> done) {
       work();
       done();
     };
-  engine_.SetArrivalHook(
-      [this](double now, std::span<const TaskSpec> tasks) { arrivals_.Add(now, tasks); });
+  arrivals_.SetWindow(cfg.headroom_window_s);
   next_at_ = engine_.Now() + interval_;
 }
 

@@ -32,9 +32,11 @@ class LpPlanner {
   /// Runs `work` somewhere, then `done` back on the event-loop thread.
   using Executor = std::function<void(std::function<void()> work, std::function<void()> done)>;
 
-  /// A planner over `engine` (which must outlive it) whose solves run on `executor`
-  /// (locschedd: its worker thread; none: inline).
-  LpPlanner(Engine& engine, const LpConfig& cfg, Executor executor = nullptr);
+  /// A planner over `engine`, reading the task arrivals the engine counts into `arrivals`
+  /// (both must outlive it), whose solves run on `executor` (locschedd: its worker
+  /// thread; none: inline).
+  LpPlanner(Engine& engine, ArrivalWindow& arrivals, const LpConfig& cfg,
+            Executor executor = nullptr);
   /// Applies reloaded [lp] settings (the interval restarts from the base).
   void ApplyConfig(const LpConfig& cfg);
 
@@ -64,7 +66,7 @@ class LpPlanner {
   LpConfig cfg_;
   Executor executor_;
   std::shared_ptr<BacklogLpSolver> solver_ = std::make_shared<BacklogLpSolver>();
-  ArrivalWindow arrivals_;
+  ArrivalWindow& arrivals_;
 
   bool busy_ = false;
   double interval_;              // the current re-solve interval (seconds)

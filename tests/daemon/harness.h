@@ -40,9 +40,10 @@ template <typename ClockT>
 struct BasicHarness {
   explicit BasicHarness(Config c = Config{}, HarnessOptions o = {})
       : cfg(std::move(c)),
-        engine(cfg, clock),
+        arrivals(cfg.lp.headroom_window_s),
+        engine(cfg, clock, nullptr, o.planner ? &arrivals : nullptr),
         log(clock, cfg.journal, std::move(o.free_bytes)),
-        lp(o.planner ? std::make_unique<LpPlanner>(engine, cfg.lp, std::move(o.executor))
+        lp(o.planner ? std::make_unique<LpPlanner>(engine, arrivals, cfg.lp, std::move(o.executor))
                      : nullptr),
         dispatcher(engine, cfg, &log, lp.get(), o.control) {}
 
@@ -71,6 +72,7 @@ struct BasicHarness {
 
   Config cfg;
   ClockT clock;
+  ArrivalWindow arrivals;  // counted by the engine when there is a planner
   Engine engine;
   EventLog log;
   std::unique_ptr<LpPlanner> lp;  // null unless asked for

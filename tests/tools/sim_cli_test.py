@@ -37,23 +37,6 @@ def have_matplotlib():
 
 
 class SinglePoint(unittest.TestCase):
-    def test_job_order_reaches_trace_mode(self):
-        # One machine holds everything: job a (2 tasks) and job b (1 task) at time 0. m0 asks
-        # at 3 s; each task takes 10 s and the next starts when one ends. In arrival order
-        # (fair: fewest running, ties oldest) a runs 3-13-23 and b 23-33: mean (23 + 33) / 2.
-        # Shortest remaining first runs b 3-13, then a 13-23-33: mean (13 + 33) / 2.
-        with open(self.trace, "w") as f:
-            f.write('{"op":"job_submit","job":"a","tasks":[{"task":"t0","replicas":["m0"]},'
-                    '{"task":"t1","replicas":["m0"]}]}\n' + self.JOBS[1] + "\n")
-        hand = ["--format", "locsched", "--machines", "1", "--fixed-durations", "--local-mean",
-                "10", "--heartbeat", "3", "--json", "--policy", "late-binding"]
-        for order, mean in (("fair", 28), ("srpt", 23)):
-            out = run_trace(self.trace, *hand, "--job-order", order)
-            self.assertEqual(out.returncode, 0, out.stderr)
-            result = json.loads(out.stdout)
-            self.assertEqual(result["job_order"], order)
-            self.assertAlmostEqual(result["mean_jct_s"], mean)
-
     def test_json_has_the_figures(self):
         out = run("--json")
         self.assertEqual(out.returncode, 0, out.stderr)
@@ -206,6 +189,23 @@ class TraceMode(unittest.TestCase):
         # With half the remote slowdown, b's remote run takes 20 s.
         half = self.figures("--policy", "fifo", "--remote-slowdown", "2")
         self.assertAlmostEqual(half["mean_jct_s"], (11.5 + 23) / 2)
+
+    def test_job_order_reaches_trace_mode(self):
+        # One machine holds everything: job a (2 tasks) and job b (1 task) at time 0. m0 asks
+        # at 3 s; each task takes 10 s and the next starts when one ends. In arrival order
+        # (fair: fewest running, ties oldest) a runs 3-13-23 and b 23-33: mean (23 + 33) / 2.
+        # Shortest remaining first runs b 3-13, then a 13-23-33: mean (13 + 33) / 2.
+        with open(self.trace, "w") as f:
+            f.write('{"op":"job_submit","job":"a","tasks":[{"task":"t0","replicas":["m0"]},'
+                    '{"task":"t1","replicas":["m0"]}]}\n' + self.JOBS[1] + "\n")
+        hand = ["--format", "locsched", "--machines", "1", "--fixed-durations", "--local-mean",
+                "10", "--heartbeat", "3", "--json", "--policy", "late-binding"]
+        for order, mean in (("fair", 28), ("srpt", 23)):
+            out = run_trace(self.trace, *hand, "--job-order", order)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            result = json.loads(out.stdout)
+            self.assertEqual(result["job_order"], order)
+            self.assertAlmostEqual(result["mean_jct_s"], mean)
 
     def test_json_has_the_figures(self):
         result = self.figures("--racks", "2")
