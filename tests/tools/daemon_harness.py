@@ -12,6 +12,17 @@ import socket
 import subprocess
 import tempfile
 import time
+import unittest
+
+
+def trace_path(traces, name):
+    """`name` under the public traces folder `traces`; skips the calling test when the
+    traces are absent (a clone without ../shared)."""
+    path = os.path.join(traces, name)
+    if not os.path.exists(path):
+        raise unittest.SkipTest("%s is absent (the public traces are not beside the repository)"
+                                % path)
+    return path
 
 
 class Daemon:

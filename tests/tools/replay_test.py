@@ -22,11 +22,7 @@ DAEMON = AGENTS = TAIL = TRACES = None  # set from the command line in __main__
 
 def trace_path(name):
     """`name` under TRACES; skips the calling test when the public traces are absent."""
-    path = os.path.join(TRACES, name)
-    if not os.path.exists(path):
-        raise unittest.SkipTest("%s is absent (the public traces are not beside the repository)"
-                                % path)
-    return path
+    return daemon_harness.trace_path(TRACES, name)
 MACHINES = 20
 SPEED = 200
 # The emulated cluster: local tasks Exp(0.8), remote Exp(0.2), a heartbeat every second.

@@ -26,11 +26,7 @@ TAIL = DAEMON = TRACES = None  # set from the command line in __main__
 
 def trace_path(name):
     """`name` under TRACES; skips the calling test when the public traces are absent."""
-    path = os.path.join(TRACES, name)
-    if not os.path.exists(path):
-        raise unittest.SkipTest("%s is absent (the public traces are not beside the repository)"
-                                % path)
-    return path
+    return daemon_harness.trace_path(TRACES, name)
 MACHINES = 20
 
 
