@@ -95,7 +95,8 @@ void Engine::SaveCounters(const Sink& emit) const {
 }
 
 // {"j":name,"w":weight,"at":submitted,"t":[[name,[replicas],kind,size,duration,
-// state,attempts,machine,started(,queue)], ...]} with tasks in submission order.
+// state,attempts,machine,started(,queue)], ...]} with tasks in submission order;
+// machine is where a running task runs or a finished one ran (null otherwise).
 void Engine::SaveJob(JobId j, std::string* rec) const {
   const Cluster& c = sched_.cluster();
   const JobMeta& meta = jobs_[j];
@@ -112,6 +113,8 @@ void Engine::SaveJob(JobId j, std::string* rec) const {
     w.Uint(static_cast<uint64_t>(SavedStateOf(task.state))).Uint(task.attempts);
     if (task.state == TaskState::kRunning)
       w.Uint(task.machine).Double(task_started_[t]);
+    else if (task.state == TaskState::kDone && task.machine != kNoId)
+      w.Uint(task.machine).Null();  // where it ran
     else
       w.Null().Null();
     if (task.state == TaskState::kQueued) w.Uint(task.queue);
@@ -144,7 +147,7 @@ struct SavedTask {
   double size, duration;
   int state;
   uint32_t attempts;
-  MachineId machine = kNoId;  // while running
+  MachineId machine = kNoId;  // while running, or where it ran once done
   double started = 0;         // while running
   uint32_t queue = kNoId;     // while queued
 };
@@ -363,12 +366,16 @@ Status Engine::LoadTasks(JobId j, const SavedJob& job, LoadScratch* scratch) {
         continue;
       if (sched_.cluster().task(ids[i]).state != TaskState::kQueued)
         return Bad("task " + std::to_string(i) + " of job '" + job.name + "' cannot start");
-      const MachineId m = t.state == kSavedDone ? 0 : t.machine;
+      // A finished task recorded without its machine (an older snapshot) passes
+      // through machine 0 and then forgets it.
+      const bool unplaced = t.state == kSavedDone && t.machine == kNoId;
+      const MachineId m = unplaced ? 0 : t.machine;
       if (m >= sched_.cluster().num_machines()) return Bad("machine id out of range");
       sched_.AssignTask(ids[i], m);
       if (t.state == kSavedRunning) task_started_[ids[i]] = t.started;
       if (t.state == kSavedDone && sched_.Finish(ids[i]).job_done)
         return Bad("job '" + job.name + "' has every task done");
+      if (unplaced) sched_.ForgetPlacement(ids[i]);
     }
   }
   for (size_t i = 0; i < ids.size(); ++i) {

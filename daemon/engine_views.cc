@@ -140,7 +140,9 @@ void Engine::WriteTasks(JobId j, JsonWriter& w) const {
     w.BeginObject().Field("task", TaskName(ids[i]));
     w.Field("kind", t.kind == TaskKind::kMap ? "map" : "reduce");
     w.Field("state", TaskStateName(t.state)).Field("attempts", t.attempts);
-    if (t.state == TaskState::kRunning)
+    // Running and finished tasks say where they run or ran (a finished one loaded
+    // from a snapshot that did not record it has no machine).
+    if ((t.state == TaskState::kRunning || t.state == TaskState::kDone) && t.machine != kNoId)
       w.Field("machine", machine_names_.Name(t.machine)).Field("local", t.ran_local);
     w.EndObject();
   }

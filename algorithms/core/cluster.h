@@ -46,7 +46,7 @@ struct alignas(64) Task {
   uint32_t queue = kNoId;             ///< the queue holding it (policy-defined)
   TaskId prev = kNoId, next = kNoId;  ///< neighbours inside that subqueue
   uint32_t generation = 0;            ///< bumped whenever it (re)enters or leaves a queue
-  MachineId machine = kNoId;          ///< where it runs, while running
+  MachineId machine = kNoId;          ///< where it runs; once done, where it ran
   uint32_t attempts = 0;              ///< times it was started
   TaskKind kind = TaskKind::kMap;
   TaskState state = TaskState::kBlocked;

@@ -129,7 +129,6 @@ void Scheduler::StopRunning(Task& task) {
   --cluster_.machine(task.machine).running;
   --cluster_.job(task.job).running;
   --running_;
-  task.machine = kNoId;
 }
 
 Completion Scheduler::Finish(TaskId t) {
@@ -154,6 +153,7 @@ void Scheduler::Requeue(TaskId t) {
   assert(unsettled_ == 0);
   Task& task = cluster_.task(t);
   StopRunning(task);
+  task.machine = kNoId;
   MakeRunnable(t);
 }
 

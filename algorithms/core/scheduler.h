@@ -76,7 +76,8 @@ class Scheduler {
   /// Starts queued task t on machine m, bypassing the policy's choice (journal
   /// replay re-applies decisions made before a restart). m must have a free slot.
   Assignment AssignTask(TaskId t, MachineId m);
-  /// A running task finished successfully.
+  /// A running task finished successfully; it keeps its machine and locality, so
+  /// views can say where it ran.
   Completion Finish(TaskId t);
   /// A running task failed or was lost: it becomes runnable again.
   void Requeue(TaskId t);
@@ -97,6 +98,11 @@ class Scheduler {
   }
   /// Restores how often task t was started (loading a snapshot).
   void SetAttempts(TaskId t, uint32_t attempts) { cluster_.task(t).attempts = attempts; }
+  /// Forgets where finished task t ran (loading a snapshot that did not record it).
+  void ForgetPlacement(TaskId t) {
+    cluster_.task(t).machine = kNoId;
+    cluster_.task(t).ran_local = false;
+  }
   /// Installs who hears of backlog changes (nullptr: nobody); it must outlive the core.
   void SetObserver(BacklogObserver* observer) { observer_ = observer; }
   /// Sets the `priority` intra-queue policy's job ranks (index = job id; a rank holds for

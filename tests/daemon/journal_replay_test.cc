@@ -198,6 +198,39 @@ TEST_CASE("a damaged snapshot record is refused with the record's number") {
   CHECK(s.message() == "snapshot record 3: snapshot: replica out of range");
 }
 
+TEST_CASE("a finished task keeps its machine through a snapshot; older snapshots still load") {
+  std::string disk;
+  Node a(&disk);
+  a.Send(R"({"op":"machine_up","machine":"m0","slots":1})");
+  a.Send(R"({"op":"machine_up","machine":"m1","slots":1})");
+  a.Send(R"({"op":"job_submit","job":"j","tasks":[{"task":"t0","replicas":["m1"]},)"
+         R"({"task":"t1","replicas":["m1"]}]})");
+  REQUIRE(a.Send(R"({"op":"heartbeat","machine":"m1","free_slots":1})")["assign"].size() == 1);
+  const json first = a.Send(R"({"op":"job","job":"j"})")["task_list"][0];
+  REQUIRE(a.Send(R"({"op":"task_done","job":"j","task":)" + Q(first["task"]) + "}")["ok"] == true);
+  const json done = a.Send(R"({"op":"job","job":"j"})")["task_list"][0];
+  CHECK(done["state"] == "done");
+  CHECK(done["machine"] == "m1");
+  CHECK(done["local"] == true);
+  std::vector<std::string> snapshot;
+  a.dispatcher.Save([&](std::string_view r) { snapshot.emplace_back(r); });
+  REQUIRE(snapshot.size() == 4);  // counters, two machines, one job
+  Node b(&disk);
+  REQUIRE(b.dispatcher.Load(snapshot).ok());
+  CHECK(b.Send(R"({"op":"job","job":"j"})")["task_list"][0] == done);
+  // A snapshot written before finished tasks kept their machine: done, no machine.
+  json job = json::parse(snapshot[3]);
+  for (json& t : job["t"])
+    if (t[5] == 2) t[7] = nullptr;  // state 2 is done; [7] its machine
+  snapshot[3] = job.dump();
+  Node c(&disk);
+  REQUIRE(c.dispatcher.Load(snapshot).ok());
+  const json old = c.Send(R"({"op":"job","job":"j"})")["task_list"][0];
+  CHECK(old["state"] == "done");
+  CHECK_FALSE(old.contains("machine"));
+  CHECK(c.Send(R"({"op":"machines"})")["machines"][0]["running"] == 0);
+}
+
 TEST_CASE("events are refused while the journal's disk is nearly full") {
   std::string disk;
   uint64_t free_bytes = 1u << 20;

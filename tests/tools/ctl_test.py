@@ -49,6 +49,21 @@ class Ctl(unittest.TestCase):
             self.assertTrue(r.stdout.strip(), verb)
         self.assertIn("locsched_tasks_queued 5", self.ctl("metrics").stdout)
 
+    def test_job_shows_where_finished_tasks_ran(self):
+        tasks = json.loads(self.ctl("--json", "job", "wc").stdout)["task_list"]
+        running = [t for t in tasks if t["state"] == "running"]
+        self.assertEqual(len(running), 1, tasks)
+        c = self.d.connect()
+        r = c.call({"op": "task_done", "job": "wc", "task": running[0]["task"], "machine": "n0"})
+        c.close()
+        self.assertTrue(r["ok"], r)
+        out = self.ctl("job", "wc")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        row = [line.split() for line in out.stdout.splitlines()
+               if line.split()[:1] == [running[0]["task"]]]
+        self.assertEqual(row, [[running[0]["task"], "map", "done", "1", "n0",
+                                running[0]["local"] and "yes" or "no"]], out.stdout)
+
     def test_json_may_follow_the_verb(self):
         j = json.loads(self.ctl("status", "--json").stdout)
         self.assertEqual(j["tasks"]["queued"], 5)

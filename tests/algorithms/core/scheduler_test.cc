@@ -233,6 +233,33 @@ TEST_CASE("Scheduler: Requeue after a failure makes the task runnable again", "[
   CheckCounts(s);
 }
 
+TEST_CASE("Scheduler: a finished task keeps where it ran; a requeued one forgets", "[scheduler]") {
+  const PolicyKind kind = GENERATE(from_range(std::begin(kAllPolicies), std::end(kAllPolicies)));
+  CAPTURE(PolicyKindName(kind));
+  auto owner = MakeScheduler(kind, 2);
+  Scheduler& s = *owner;
+  const std::vector<TaskDef> specs{Def({1}), Def({1})};
+  const JobId j = Submit(s, specs);
+  const TaskId local = s.cluster().job(j).tasks[0];
+  const TaskId remote = s.cluster().job(j).tasks[1];
+  s.AssignTask(local, 1);
+  s.AssignTask(remote, 0);
+  CHECK_FALSE(s.Finish(local).job_done);
+  CHECK(s.cluster().task(local).state == TaskState::kDone);
+  CHECK(s.cluster().task(local).machine == 1);
+  CHECK(s.cluster().task(local).ran_local);
+  CHECK(s.cluster().machine(1).running == 0);
+  s.Requeue(remote);
+  CHECK(s.cluster().task(remote).machine == kNoId);
+  CheckCounts(s);
+  s.AssignTask(remote, 0);
+  s.ForgetPlacement(local);
+  CHECK(s.cluster().task(local).machine == kNoId);
+  CHECK_FALSE(s.cluster().task(local).ran_local);
+  CHECK(s.Finish(remote).job_done);
+  CheckCounts(s);
+}
+
 TEST_CASE("Scheduler: CancelJob removes queued tasks and fixes every count", "[scheduler]") {
   const PolicyKind kind = GENERATE(from_range(std::begin(kAllPolicies), std::end(kAllPolicies)));
   CAPTURE(PolicyKindName(kind));
