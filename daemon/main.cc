@@ -25,7 +25,16 @@ int main(int argc, char** argv) {
       "--check-config", check,
       "validate FILE, print every key with its value and whether it is reloadable, exit");
   app.set_version_flag("--version", std::string("locschedd ") + LOCSCHED_VERSION);
-  CLI11_PARSE(app, argc, argv);
+  app.footer(
+      "Exit codes: 0 stopped cleanly (SIGTERM), or --check-config found the file good; "
+      "1 the configuration was refused, or the journal could not be recovered, or a socket "
+      "could not be bound; 2 bad command line; 75 a journal write or sync failed (nothing "
+      "unsynced was acknowledged; systemd restarts it). See docs/operations.md.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;  // --help and --version are 0; every bad flag is 2
+  }
 
   if (!check.empty()) {
     opts.config_path = check;

@@ -16,6 +16,8 @@ PACKAGES=(
   python3 python3-matplotlib
   # systemd-analyze (unit check) and /bin/kill (the unit's ExecReload)
   systemd procps
+  # man pages and the Debian package (cpack -G DEB: dpkg-shlibdeps, file)
+  help2man dpkg-dev file
 )
 
 missing=()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command (and CI's): installs what is missing, builds, and
 # checks formatting, then runs the whole suite twice: optimized, then under
-# AddressSanitizer + UBSan; runs the README's demo (its --quick default path) in a copy
+# AddressSanitizer + UBSan; builds the Debian package of the optimized build and
+# checks it unpacked; runs the README's demo (its --quick default path) in a copy
 # of the repository with nothing beside it, as on a fresh clone; last, fuzzes the two
 # parsers for a minute (tools/fuzz.sh).
 set -euo pipefail
@@ -18,6 +19,9 @@ for flavour in release asan; do
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir "build/$flavour" --output-on-failure -j "$(nproc)" --timeout 600
 done
+# The Debian package of the release build, unpacked into a scratch root and checked.
+echo "== package: cpack -G DEB, unpacked, locschedd --check-config on its config"
+bash tests/packaging/package_test.sh build/release
 # The demo's default path needs nothing outside the repository (about 30 s).
 echo "== demo: tools/demo.sh --quick in a copy of the repository with nothing beside it"
 fresh=$(mktemp -d /tmp/locsched-fresh-XXXXXX)

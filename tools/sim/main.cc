@@ -418,11 +418,20 @@ void WriteCsv(const std::string& path, const std::vector<Point>& points) {
   if (!out) throw std::runtime_error("--csv: write to '" + path + "' failed");
 }
 
+// LOCSCHED_PLOT_SCRIPT, else the data folder beside an installed binary
+// (PREFIX/bin/../share/locsched, whatever the prefix), the source tree, the
+// configured data folder.
 std::string PlotScript() {
   if (const char* env = std::getenv("LOCSCHED_PLOT_SCRIPT")) return env;
-  for (const char* dir : {LOCSCHED_SOURCE_TOOLS, LOCSCHED_INSTALLED_DATA}) {
-    const std::filesystem::path script = std::filesystem::path(dir) / "plot_sweep.py";
-    if (std::filesystem::exists(script)) return script.string();
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::filesystem::path beside = exe.parent_path() / LOCSCHED_DATA_FROM_BIN;
+  for (const std::filesystem::path& dir :
+       {ec ? std::filesystem::path() : beside, std::filesystem::path(LOCSCHED_SOURCE_TOOLS),
+        std::filesystem::path(LOCSCHED_INSTALLED_DATA)}) {
+    if (dir.empty()) continue;
+    const std::filesystem::path script = dir / "plot_sweep.py";
+    if (std::filesystem::exists(script, ec)) return script.string();
   }
   throw std::runtime_error("--chart: plot_sweep.py not found (set LOCSCHED_PLOT_SCRIPT)");
 }
@@ -475,7 +484,12 @@ int main(int argc, char** argv) {
   AddLpFlags(app, o);
   AddOutputFlags(app, o);
   AddTraceFlags(app, o.trace);
-  CLI11_PARSE(app, argc, argv);
+  app.footer("Exit codes: 0 ok; 1 a run failed (e.g. --chart could not draw); 2 bad command line.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;  // --help and --version are 0; every bad flag is 2
+  }
   try {
     if (o.list_policies) {
       for (std::string_view name : PolicyNames()) std::cout << name << "\n";

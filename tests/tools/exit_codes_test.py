@@ -1,0 +1,210 @@
+#!/usr/bin/python3
+"""Every program exits with exactly the codes docs/operations.md's "Exit codes"
+table documents: each documented code is produced here by the real binary, and
+every code produced here is documented.
+
+Usage: exit_codes_test.py SOURCE_DIR LOCSCHEDD LOCSCHEDCTL LOCSCHED-AGENTS LOCSCHED-SIM
+                          LOCSCHED-SOLVE LOCSCHED-TAIL [unittest options]
+"""
+import os
+import pathlib
+import re
+import resource
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
+import locschedd_test  # noqa: E402  (the Daemon harness)
+
+SOURCE = None
+BIN = {}  # program name -> path
+
+
+def documented_codes():
+    """{program: {code, ...}} from the table under '## Exit codes'."""
+    text = (SOURCE / "docs" / "operations.md").read_text()
+    section = text.split("\n## Exit codes\n", 1)[1].split("\n## ", 1)[0]
+    table = {}
+    for row in re.findall(r"^\| `([a-z-]+)` \| (.*) \|$", section, re.M):
+        table[row[0]] = {int(c) for c in re.findall(r"`(\d+)`", row[1])}
+    return table
+
+
+def run(program, *args, **kw):
+    kw.setdefault("timeout", 120)
+    return subprocess.run([BIN[program]] + list(args), capture_output=True, text=True, **kw)
+
+
+def as_nobody():
+    os.setgid(65534)
+    os.setgroups([])
+    os.setuid(65534)
+
+
+class ExitCodes(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="exit-codes-")
+        cls.dir = pathlib.Path(cls.tmp.name)
+        os.chmod(cls.dir, 0o755)
+        cls.seen = {}  # program -> codes produced
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def file(self, name, text):
+        path = self.dir / name
+        path.write_text(text)
+        return str(path)
+
+    def expect(self, code, out, program, why):
+        self.assertEqual(out.returncode, code, "%s %s: %s%s" % (program, why, out.stdout[-2000:],
+                                                              out.stderr[-2000:]))
+        self.seen.setdefault(program, set()).add(code)
+
+    def test_locschedd(self):
+        good = self.file("good.toml", "[scheduler]\nalpha = 0.9\n")
+        bad = self.file("bad.toml", "[limits]\nmax_clients = -1\n")
+        self.expect(0, run("locschedd", "--check-config", good), "locschedd", "good file")
+        self.expect(1, run("locschedd", "--check-config", bad), "locschedd", "bad file")
+        self.expect(1, run("locschedd", "--set", "sockets.event_path=/nonexistent/dir/e.sock",
+                           "--set", "sockets.control_path=" + str(self.dir / "c.sock")),
+                    "locschedd", "socket cannot be bound")
+        self.expect(2, run("locschedd", "--no-such-flag"), "locschedd", "unknown flag")
+        self.expect(2, run("locschedd", "--config", "/nonexistent.toml"), "locschedd",
+                    "missing --config file")
+        d = locschedd_test.Daemon()
+        d.proc.send_signal(signal.SIGTERM)
+        self.expect(0, subprocess.CompletedProcess([], d.proc.wait(timeout=10), "", d.log()),
+                    "locschedd", "SIGTERM")
+        d.stop()
+        self.expect(75, self.journal_write_fails(), "locschedd", "journal write fails")
+
+    def journal_write_fails(self):
+        """Runs a daemon whose journal may not grow past 64 KiB (RLIMIT_FSIZE, with
+        SIGXFSZ ignored so the write fails with EFBIG) and submits more than that."""
+        journal = self.dir / "journal"
+        journal.mkdir()
+
+        def limit():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536))
+
+        sock = str(journal / "e.sock")
+        proc = subprocess.Popen(
+            [BIN["locschedd"], "--set", "sockets.event_path=" + sock, "--set",
+             "sockets.control_path=" + str(journal / "c.sock"), "--set",
+             "journal.path=" + str(journal / "journal.log"), "--set", "log.target=stderr"],
+            stderr=subprocess.PIPE, text=True, preexec_fn=limit)
+        for _ in range(1000):
+            if os.path.exists(sock) or proc.poll() is not None:
+                break
+            time.sleep(0.01)
+        self.assertTrue(os.path.exists(sock), "locschedd did not start")
+        s = socket.socket(socket.AF_UNIX)
+        s.settimeout(10)
+        s.connect(sock)
+        c = locschedd_test.Client(s)
+        c.call({"op": "machine_up", "machine": "m0"})
+        tasks = [{"task": "t%d" % i, "replicas": ["m0"]} for i in range(2000)]
+        try:
+            for j in range(10):
+                c.call({"op": "job_submit", "job": "j%d" % j, "tasks": tasks})
+        except (OSError, ValueError, EOFError):
+            pass  # the daemon exits instead of answering
+        s.close()
+        rc = proc.wait(timeout=20)
+        return subprocess.CompletedProcess([], rc, "", proc.stderr.read())
+
+    def test_locschedctl(self):
+        d = locschedd_test.Daemon(["sockets.control_mode=0600"])
+        try:
+            ctl = ("locschedctl", "--socket", d.control)
+            self.expect(0, run(*ctl, "status"), "locschedctl", "status")
+            self.expect(1, run(*ctl, "job", "nope"), "locschedctl", "unknown job")
+            self.expect(2, run(*ctl, "stauts"), "locschedctl", "unknown verb")
+            self.expect(2, run(*ctl, "queues", "--top", "many"), "locschedctl", "bad value")
+            self.expect(69, run("locschedctl", "--socket", d.control + ".missing", "status"),
+                        "locschedctl", "no daemon")
+            if os.geteuid() != 0:
+                self.skipTest("exit 77 needs root, to connect as another user")
+            os.chmod(d.dir.name, 0o755)
+            self.expect(77, run(*ctl, "status", preexec_fn=as_nobody), "locschedctl",
+                        "socket mode 0600, another user")
+        finally:
+            d.stop()
+        d = locschedd_test.Daemon(["sockets.control_mode=0666"])
+        try:
+            os.chmod(d.dir.name, 0o755)
+            self.expect(77, run("locschedctl", "--socket", d.control, "snapshot",
+                                preexec_fn=as_nobody), "locschedctl", "admin command, another user")
+        finally:
+            d.stop()
+
+    def test_locsched_agents(self):
+        d = locschedd_test.Daemon()
+        try:
+            self.expect(0, run("locsched-agents", "--socket", d.event, "--machines", "4",
+                               "--load", "2", "--speed", "50", "--duration", "5", "--report", "0"),
+                        "locsched-agents", "a short run")
+        finally:
+            d.stop()
+        self.expect(1, run("locsched-agents", "--socket", str(self.dir / "none.sock"),
+                           "--duration", "5"), "locsched-agents", "no daemon")
+        self.expect(2, run("locsched-agents", "--no-such-flag"), "locsched-agents", "unknown flag")
+
+    def test_locsched_sim(self):
+        self.expect(0, run("locsched-sim", "--list-policies"), "locsched-sim", "--list-policies")
+        self.expect(1, run("locsched-sim", "--sweep", "100", "--csv", "/nonexistent/dir/x.csv",
+                           "--quiet"), "locsched-sim", "--csv cannot be written")
+        self.expect(2, run("locsched-sim", "--no-such-flag"), "locsched-sim", "unknown flag")
+        self.expect(2, run("locsched-sim", "--policy", "nope"), "locsched-sim", "unknown policy")
+
+    def test_locsched_solve(self):
+        ok = self.file("hta.json", '{"servers": 2, "w_rem": 3, "tasks": [[0], [1], [0]]}')
+        # 21 tasks on 19 servers: the exact MIP needs well over 1 ms.
+        rng = random.Random(3)
+        hard = self.file("hard.json", '{"servers": 19, "w_rem": 3, "tasks": %s}' %
+                         [rng.sample(range(19), 2) for _ in range(21)])
+        self.expect(0, run("locsched-solve", "hta", "--instance", ok), "locsched-solve", "hta")
+        self.expect(1, run("locsched-solve", "hta", "--instance", hard, "--algorithm", "exact",
+                           "--time-limit", "1"), "locsched-solve", "exact past --time-limit")
+        self.expect(2, run("locsched-solve", "hat"), "locsched-solve", "unknown command")
+        self.expect(2, run("locsched-solve", "hta", "--instance", self.file("x.json", "{")),
+                    "locsched-solve", "bad instance")
+
+    def test_locsched_tail(self):
+        swim = self.file("ok.tsv", "job0\t0\t0\t1000\t10\t10\njob1\t5\t5\t2000\t10\t10\n")
+        junk = self.file("junk.tsv", "not a swim line\nnor this\n")
+        self.expect(0, run("locsched-tail", "--check", "--format", "swim", swim), "locsched-tail",
+                    "--check a good file")
+        self.expect(1, run("locsched-tail", "--check", "--format", "swim", junk), "locsched-tail",
+                    "--check, every record malformed")
+        self.expect(1, run("locsched-tail", "--check", "--format", "swim", "/nonexistent.tsv"),
+                    "locsched-tail", "unreadable file")
+        self.expect(2, run("locsched-tail", "--no-such-flag"), "locsched-tail", "unknown flag")
+
+    def test_zz_every_documented_code_is_produced_and_no_other(self):
+        table = documented_codes()
+        self.assertEqual(set(table), set(BIN), "programs in the Exit codes table")
+        for program, codes in self.seen.items():
+            if program == "locschedctl" and os.geteuid() != 0:
+                codes = codes | {77}  # skipped above
+            self.assertEqual(codes, table[program], program)
+        self.assertEqual(set(self.seen), set(BIN), "a program's test did not run")
+
+
+if __name__ == "__main__":
+    SOURCE = pathlib.Path(sys.argv.pop(1))
+    for path in sys.argv[1:7]:
+        BIN[os.path.basename(path)] = path
+    locschedd_test.DAEMON = BIN["locschedd"]
+    del sys.argv[1:7]
+    unittest.main()
