@@ -3,7 +3,7 @@
 section "Offline LP schedules on trace instances"), and LP solve time against backlog size.
 
 Builds instances at run time from the traces in TRACES (default
-/work/shared/data/traces; never copied into the repo), runs locsched-solve
+../shared/data/traces, or a folder filled by tools/fetch-traces.sh; never copied into the repo), runs locsched-solve
 synchpack, mrs, jsq-mw and tetris on each, and prints Markdown tables of
 sum w_j C_j, the ratio to the interval LP bound, and the wall time.
 
@@ -264,7 +264,7 @@ def lp_times(binary, rows, tmp, sizes, machines=50):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("binary")
-    ap.add_argument("--traces", default="/work/shared/data/traces")
+    ap.add_argument("--traces", default="../shared/data/traces")
     ap.add_argument("--machines", type=int, default=10)
     ap.add_argument("--sizes", default="100,1000,10000",
                     help="backlog sizes for the LP time table ('' skips it)")
