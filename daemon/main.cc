@@ -26,10 +26,13 @@ int main(int argc, char** argv) {
       "validate FILE, print every key with its value and whether it is reloadable, exit");
   app.set_version_flag("--version", std::string("locschedd ") + LOCSCHED_VERSION);
   app.footer(
-      "Exit codes: 0 stopped cleanly (SIGTERM), or --check-config found the file good; "
-      "1 the configuration was refused, or the journal could not be recovered, or a socket "
-      "could not be bound; 2 bad command line; 75 a journal write or sync failed (nothing "
-      "unsynced was acknowledged; systemd restarts it). See docs/operations.md.");
+      "See docs/operations.md.\n\n"
+      "Exit codes:\n"
+      "  0    stopped cleanly (SIGTERM), or --check-config found the file good\n"
+      "  1    the configuration was refused, the journal could not be recovered, or a\n"
+      "       socket could not be bound\n"
+      "  2    bad command line\n"
+      "  75   a journal write or sync failed (nothing unsynced was acknowledged)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -19,6 +19,14 @@ for p in "$prefix" /usr; do
   expect_tree "$root" "$p" $man
   echo "cmake --install --prefix $p: complete${man:+, with man pages}"
 done
+# The install table of docs/operations.md names exactly the installed programs.
+doc=$here/../../docs/operations.md
+for dir in bin sbin; do
+  listed=$(grep "| \`PREFIX/$dir/\` |$" "$doc" | grep -o '`locsched[a-z-]*`' | tr -d '`' | sort)
+  [ "$listed" = "$(ls "$root/usr/$dir" | sort)" ] ||
+    { echo "docs/operations.md lists [$listed] in PREFIX/$dir, the install has: $(ls "$root/usr/$dir")"; exit 1; }
+done
+echo "docs/operations.md's install table names every installed program"
 # A second install keeps the operator's config and refreshes the .default.
 echo "# edited" >> "$root/etc/locsched/locsched.toml"
 out=$(DESTDIR=$root cmake --install "$build" --prefix /usr)

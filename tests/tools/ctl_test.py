@@ -5,6 +5,7 @@ Usage: ctl_test.py /path/to/locschedctl /path/to/locschedd [unittest options]
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -172,6 +173,16 @@ class Ctl(unittest.TestCase):
         r = self.ctl("watch", "--count", "2", "--interval", "0.1")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout.count("events "), 2)
+
+    def test_operations_md_lists_exactly_the_admin_commands(self):
+        table = json.loads(self.ctl("--json", "help").stdout)["commands"]
+        admin = {c["command"] for c in table if c["admin"]}
+        doc = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+                                "operations.md")).read()
+        listed = doc.split("Admin commands (", 1)[1].split(")", 1)[0]
+        names = set(re.findall(r"`([a-z_]+)`", listed))
+        # machine_undrain is locschedctl's spelling of machine_drain --drain false.
+        self.assertEqual(names - {"machine_undrain"}, admin)
 
     def test_verbs_and_completion_come_from_the_command_table(self):
         help_text = subprocess.run([CTL, "--help"], capture_output=True, text=True).stdout

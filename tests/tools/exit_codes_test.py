@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Every program exits with exactly the codes docs/operations.md's "Exit codes"
-table documents: each documented code is produced here by the real binary, and
-every code produced here is documented.
+table documents: each documented code is produced here by the real binary,
+every code produced here is documented, and each program's --help lists the same.
 
 Usage: exit_codes_test.py SOURCE_DIR LOCSCHEDD LOCSCHEDCTL LOCSCHED-AGENTS LOCSCHED-SIM
                           LOCSCHED-SOLVE LOCSCHED-TAIL [unittest options]
@@ -98,11 +98,12 @@ class ExitCodes(unittest.TestCase):
             resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536))
 
         sock = str(journal / "e.sock")
+        stderr = open(journal / "stderr.log", "w")
         proc = subprocess.Popen(
             [BIN["locschedd"], "--set", "sockets.event_path=" + sock, "--set",
              "sockets.control_path=" + str(journal / "c.sock"), "--set",
              "journal.path=" + str(journal / "journal.log"), "--set", "log.target=stderr"],
-            stderr=subprocess.PIPE, text=True, preexec_fn=limit)
+            stderr=stderr, preexec_fn=limit)
         for _ in range(1000):
             if os.path.exists(sock) or proc.poll() is not None:
                 break
@@ -121,7 +122,10 @@ class ExitCodes(unittest.TestCase):
             pass  # the daemon exits instead of answering
         s.close()
         rc = proc.wait(timeout=20)
-        return subprocess.CompletedProcess([], rc, "", proc.stderr.read())
+        stderr.close()
+        log = (journal / "stderr.log").read_text()
+        self.assertIn("journal write failed", log)
+        return subprocess.CompletedProcess([], rc, "", log)
 
     def test_locschedctl(self):
         d = locschedd_test.Daemon(["sockets.control_mode=0600"])
@@ -190,6 +194,15 @@ class ExitCodes(unittest.TestCase):
         self.expect(1, run("locsched-tail", "--check", "--format", "swim", "/nonexistent.tsv"),
                     "locsched-tail", "unreadable file")
         self.expect(2, run("locsched-tail", "--no-such-flag"), "locsched-tail", "unknown flag")
+
+    def test_help_lists_the_documented_codes(self):
+        table = documented_codes()
+        for program in BIN:
+            out = run(program, "--help")
+            self.assertEqual(out.returncode, 0, program)
+            listed = out.stdout.split("\nExit codes:\n", 1)[1]
+            codes = {int(c) for c in re.findall(r"^  (\d+) {2,}\S", listed, re.M)}
+            self.assertEqual(codes, table[program], program + " --help")
 
     def test_zz_every_documented_code_is_produced_and_no_other(self):
         table = documented_codes()

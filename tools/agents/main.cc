@@ -387,9 +387,13 @@ int main(int argc, char** argv) {
       "machines (named [--prefix]m0, m1, ...), submits Poisson jobs (unless --no-jobs),\n"
       "heartbeats free slots, runs each assigned task for an exponential time (rate --alpha\n"
       "if local, --gamma if remote) on an accelerated clock and reports completions. Prints a\n"
-      "live line every --report s and a summary at the end.\n"
-      "Exits 1 if the scheduler refuses a request, contradicts the emulator's bookkeeping or\n"
-      "cannot be reached, and 2 on a bad flag."};
+      "live line every --report s and a summary at the end."};
+  app.footer(
+      "Exit codes:\n"
+      "  0    ok\n"
+      "  1    the scheduler refused a request, contradicted the emulator's bookkeeping or\n"
+      "       could not be reached\n"
+      "  2    bad command line");
   app.set_version_flag("--version", std::string("locsched-agents ") + LOCSCHED_VERSION);
   Options o;
   AddClusterFlags(app, o);

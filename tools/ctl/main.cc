@@ -286,9 +286,13 @@ int Main(int argc, char** argv) {
   CLI::App app{"locschedctl: inspect and steer a running locschedd over its control socket.",
                "locschedctl"};
   app.footer(
-      "Exit codes: 0 ok; 1 the daemon refused the request; 2 bad command line;\n"
-      "69 locschedd is not running or not reachable; 77 permission denied.\n"
-      "Each verb has its own --help. See docs/operations.md.");
+      "Each verb has its own --help. See docs/operations.md.\n\n"
+      "Exit codes:\n"
+      "  0    ok\n"
+      "  1    the daemon refused the request (the message says why)\n"
+      "  2    bad command line\n"
+      "  69   locschedd is not running or not reachable\n"
+      "  77   permission denied (the socket, or an admin command)");
   app.require_subcommand(1);
   app.fallthrough();  // `locschedctl status --json` as well as `locschedctl --json status`
   Options o;

@@ -484,7 +484,11 @@ int main(int argc, char** argv) {
   AddLpFlags(app, o);
   AddOutputFlags(app, o);
   AddTraceFlags(app, o.trace);
-  app.footer("Exit codes: 0 ok; 1 a run failed (e.g. --chart could not draw); 2 bad command line.");
+  app.footer(
+      "Exit codes:\n"
+      "  0    ok\n"
+      "  1    a run failed (a trace could not be read, --csv written or --chart drawn)\n"
+      "  2    bad command line");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

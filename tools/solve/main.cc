@@ -38,12 +38,14 @@ const SolveCommand kCommands[] = {
 void PrintUsage(FILE* out) {
   std::fprintf(out,
                "Usage: locsched-solve COMMAND --instance FILE [options]\n"
-               "       locsched-solve --version\n\n"
+               "  or:  locsched-solve --version\n\n"
                "Offline solvers; COMMAND --help describes each.\n\nCommands:\n");
   for (const SolveCommand& c : kCommands) std::fprintf(out, "  %-18s %s\n", c.name, c.summary);
   std::fprintf(out,
-               "\nExit codes: 0 ok; 1 solver failure (e.g. hta --algorithm exact past its\n"
-               "--time-limit); 2 bad command line or instance (the message names the field).\n");
+               "\nExit codes:\n"
+               "  0    ok\n"
+               "  1    solver failure (e.g. hta --algorithm exact past its --time-limit)\n"
+               "  2    bad command line or instance (the message names the field)\n");
 }
 
 // The closest command name, for a did-you-mean ("" if none is close).

@@ -97,8 +97,13 @@ int main(int argc, char** argv) {
       "become job_submit requests (ids derived from the source position, so the daemon drops\n"
       "duplicates); locsched-format lines are forwarded as they are; task attempts are\n"
       "counted, not sent (the cluster reports its own). Malformed records are\n"
-      "reported with file and line, counted and skipped. Exits 1 on an unreadable file, an\n"
-      "unreachable daemon or (--check) files whose every record is malformed, 2 on a bad flag."};
+      "reported with file and line, counted and skipped."};
+  app.footer(
+      "Exit codes:\n"
+      "  0    ok\n"
+      "  1    a file could not be read, the daemon could not be reached or refused a\n"
+      "       request, or (--check) every record of a file is malformed\n"
+      "  2    bad command line");
   app.set_version_flag("--version", std::string("locsched-tail ") + LOCSCHED_VERSION);
   TailOptions o;
   std::string format;
