@@ -40,6 +40,11 @@ expect_tree "$root" /usr man
 etc=$(cd "$root" && find etc -type f | sed 's,^,/,' | sort)
 [ "$etc" = "$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles | sort)" ]
 
+# What postinst runs, in the scratch root: the package's sysusers file makes the user.
+systemd-sysusers --root="$root" locsched.conf >/dev/null 2>&1
+grep -q '^locsched:x:[0-9]*:[0-9]*:.*:/var/lib/locsched:' "$root/etc/passwd"
+rm -f "$root"/etc/passwd* "$root"/etc/group* "$root"/etc/shadow* "$root"/etc/gshadow*
+
 "$root/usr/sbin/locschedd" --check-config "$root/etc/locsched/locsched.toml" >"$root/check.out"
 grep -q ": OK$" "$root/check.out"
 for p in usr/sbin/locschedd usr/bin/locschedctl usr/bin/locsched-agents usr/bin/locsched-sim \
