@@ -1,11 +1,25 @@
 #include "daemon/histogram.h"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
 
 #include "io/wire/json_writer.h"
 
 namespace locsched {
+
+namespace {
+
+// A bucket bound in plain decimals ("0.00001", "86400"), as Prometheus clients print them.
+void AppendBound(double bound, std::string* out) {
+  std::array<char, 64> buf{};
+  const auto r =
+      std::to_chars(buf.data(), buf.data() + buf.size(), bound, std::chars_format::fixed);
+  out->append(buf.data(), r.ptr);
+}
+
+}  // namespace
 
 Histogram::Histogram(std::initializer_list<double> bounds)
     : bounds_(bounds), buckets_(bounds.size() + 1, 0) {}
@@ -29,7 +43,7 @@ void Histogram::AppendMetrics(std::string_view name, std::string_view help,
     if (i == bounds_.size())
       out->append("+Inf");
     else
-      JsonWriter(out).Double(bounds_[i]);
+      AppendBound(bounds_[i], out);
     out->append("\"} ").append(std::to_string(cumulative)).append("\n");
   }
   out->append(name).append("_sum ");
