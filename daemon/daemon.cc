@@ -149,11 +149,12 @@ int Daemon::Run() {
     spdlog::error("cannot recover from the journal: {}", s.message());
     return 1;
   }
-  if (Status s = server_.Listen(); !s.ok()) {
+  // HTTP first: a port in use fails the start before the socket files appear.
+  if (Status s = http_.Listen(); !s.ok()) {
     spdlog::error("cannot listen: {}", s.message());
     return 1;
   }
-  if (Status s = http_.Listen(); !s.ok()) {
+  if (Status s = server_.Listen(); !s.ok()) {
     spdlog::error("cannot listen: {}", s.message());
     return 1;
   }
