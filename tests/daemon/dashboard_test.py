@@ -62,14 +62,14 @@ class Dashboard(unittest.TestCase):
         self.assertEqual(self.daemon.stop(), 0)
         shutil.rmtree(self.profile, ignore_errors=True)
 
-    def headless(self, *args):
+    def headless(self, budget_ms, *args):
         """Runs Chromium once on the page, with a profile of its own; (code, stdout, stderr).
         Output goes through files: a helper process Chromium leaves behind may keep a
         pipe open long after the page is done."""
         profile = tempfile.mkdtemp(dir=self.profile)
-        argv = [self.browser, "--headless", "--no-sandbox", "--disable-gpu",
+        argv = [self.browser, "--virtual-time-budget=%d" % budget_ms, "--headless", "--no-sandbox", "--disable-gpu",
                 "--no-first-run", "--user-data-dir=" + profile,
-                "--window-size=1280,1000", "--virtual-time-budget=4000"] + list(args)
+                "--window-size=1280,1000"] + list(args)
         argv.append("http://127.0.0.1:%d/" % self.port)
         with open(os.path.join(profile, "out"), "w+") as out, \
                 open(os.path.join(profile, "err"), "w+") as err:
@@ -80,7 +80,7 @@ class Dashboard(unittest.TestCase):
 
     def load(self):
         """The page's text figures after it polled for a few (virtual) seconds."""
-        code, dom, err = self.headless("--dump-dom")
+        code, dom, err = self.headless(4000, "--dump-dom")
         self.assertEqual(code, 0, err[-2000:])
         polls = re.search(r'data-polls="(\d+)"', dom)
         self.assertTrue(polls and int(polls.group(1)) >= 1, dom[:2000])
@@ -109,7 +109,7 @@ class Dashboard(unittest.TestCase):
         self.assertGreater(number(second["tasks-done"]), number(first["tasks-done"]))
         self.assertGreater(number(second["jobs-done"]), number(first["jobs-done"]))
         png = os.environ.get("LOCSCHED_DASHBOARD_PNG") or os.path.join(self.profile, "shot.png")
-        code, _, err = self.headless("--screenshot=" + os.path.abspath(png))
+        code, _, err = self.headless(20000, "--screenshot=" + os.path.abspath(png))
         self.assertEqual(code, 0, err[-2000:])
         self.assertGreater(os.path.getsize(png), 10000)
 
