@@ -1,5 +1,7 @@
 #include "config/config.h"
 
+#include <arpa/inet.h>
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -123,6 +125,7 @@ constexpr auto kLimits = &Config::limits;
 constexpr auto kSched = &Config::scheduler;
 constexpr auto kRebal = &Config::rebalance;
 constexpr auto kLp = &Config::lp;
+constexpr auto kHttp = &Config::http;
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 // The schema. Keep config/locsched.toml and docs/config.md in step (tests check both).
@@ -569,6 +572,30 @@ const ConfigKey kTable[] = {
              "assigns them; false leaves them in the local queue JSQ chose",
      .apply = ApplyBool<kRebal, &RebalanceConfig::uncovered_to_remote>,
      .format = FormatBool<kRebal, &RebalanceConfig::uncovered_to_remote>},
+    // [http]
+    {.key = "http.listen",
+     .default_text = "",
+     .help = "address of the HTTP listener (/metrics, /status, /queues, the dashboard at /): "
+             "\"PORT\" (on 127.0.0.1), \"IP:PORT\" or \"[IPV6]:PORT\"; \"\" = off",
+     .apply = ApplyString<kHttp, &HttpConfig::listen>,
+     .format = FormatString<kHttp, &HttpConfig::listen>},
+    {.key = "http.max_connections",
+     .type = ConfigType::kInt,
+     .min_int = 1,
+     .max_int = 1024,
+     .default_text = "16",
+     .help = "HTTP connections open at once; one more is closed at once",
+     .apply = ApplyInt<kHttp, &HttpConfig::max_connections>,
+     .format = FormatInt<kHttp, &HttpConfig::max_connections>},
+    {.key = "http.timeout_ms",
+     .type = ConfigType::kInt,
+     .min_int = 10,
+     .max_int = 600000,
+     .default_text = "5000",
+     .help = "a request must arrive and its reply be written within this, and an idle "
+             "keep-alive connection is closed after it",
+     .apply = ApplyInt<kHttp, &HttpConfig::timeout_ms>,
+     .format = FormatInt<kHttp, &HttpConfig::timeout_ms>},
 };
 
 std::string_view ValueTypeName(const ConfigValue& v) {
@@ -785,6 +812,43 @@ Status ValidateConfig(const Config& c) {
                                                             " must be >= lp.base_interval_s (" +
                                                             FormatDouble(c.lp.base_interval_s) +
                                                             ")");
+  if (!c.http.listen.empty()) {
+    ListenAddress address;
+    if (Status s = ParseListenAddress(c.http.listen, &address); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+bool IsIpLiteral(const std::string& host) {
+  in6_addr buf{};
+  const int family = host.find(':') == std::string::npos ? AF_INET : AF_INET6;
+  return inet_pton(family, host.c_str(), &buf) == 1;
+}
+
+}  // namespace
+
+Status ParseListenAddress(std::string_view text, ListenAddress* out) {
+  const auto bad = [&](std::string_view why) {
+    return Status::InvalidArgument("http.listen", Concat({"\"", text, "\" ", why}));
+  };
+  const size_t colon = text.rfind(':');
+  const std::string_view port_text = colon == text.npos ? text : text.substr(colon + 1);
+  std::string host = colon == text.npos ? "127.0.0.1" : std::string(text.substr(0, colon));
+  unsigned port = 0;
+  const auto r = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (port_text.empty() || r.ec != std::errc() || r.ptr != port_text.data() + port_text.size())
+    return bad("has no port: expected PORT, IP:PORT or [IPV6]:PORT");
+  if (port < 1 || port > 65535) return bad("has a port out of range [1, 65535]");
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  else if (host.find(':') != std::string::npos)
+    return bad("needs brackets around an IPv6 address: [IPV6]:PORT");
+  if (host == "localhost") host = "127.0.0.1";
+  if (!IsIpLiteral(host)) return bad("is not an IP address (host names are not looked up)");
+  out->host = host;
+  out->port = static_cast<uint16_t>(port);
   return Status::Ok();
 }
 

@@ -115,6 +115,14 @@ struct LpConfig {
   bool operator==(const LpConfig&) const = default;  ///< field-wise equality
 };
 
+/// [http]: the HTTP listener (/metrics, /status, /queues and the dashboard).
+struct HttpConfig {
+  std::string listen;             ///< "HOST:PORT" or "PORT" (loopback); "" = no listener
+  uint32_t max_connections = 16;  ///< HTTP connections open at once
+  uint64_t timeout_ms = 5000;     ///< a request must arrive, or a reply leave, within this
+  bool operator==(const HttpConfig&) const = default;  ///< field-wise equality
+};
+
 /// Every setting; default-constructed = the shipped defaults.
 struct Config {
   SocketsConfig sockets;                           ///< [sockets]
@@ -125,6 +133,7 @@ struct Config {
   WatchdogConfig watchdog;                         ///< [watchdog]
   RebalanceConfig rebalance;                       ///< [rebalance]
   LpConfig lp;                                     ///< [lp]
+  HttpConfig http;                                 ///< [http]
   bool operator==(const Config&) const = default;  ///< field-wise equality
 };
 
@@ -180,6 +189,15 @@ std::string TomlLiteral(const ConfigKey& k, std::string_view text);
 std::string EscapeControlChars(std::string_view text);
 /// Cross-key checks after all keys are set (gamma <= alpha); names the offending key.
 Status ValidateConfig(const Config& c);
+/// An HTTP listen address: an IP literal and a port.
+struct ListenAddress {
+  std::string host;   ///< "127.0.0.1", "0.0.0.0", "::1" (no brackets)
+  uint16_t port = 0;  ///< 1..65535
+};
+/// Parses http.listen: "PORT" (on 127.0.0.1), "IPV4:PORT", "localhost:PORT" or
+/// "[IPV6]:PORT"; host names other than localhost are refused (no lookups). The error
+/// names the key.
+Status ParseListenAddress(std::string_view text, ListenAddress* out);
 /// Parses "0660"-style octal modes (3 or 4 digits, <= 0777).
 std::optional<uint32_t> ParseFileMode(std::string_view text);
 /// Formats a mode as 4 octal digits ("0660").

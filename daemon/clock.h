@@ -13,6 +13,9 @@ class Clock {
   virtual ~Clock() = default;
   /// Seconds since this clock's epoch; never decreases.
   virtual double Now() const = 0;
+  /// A reading of the time now, even while Now() is held for a burst (timings
+  /// inside a burst); the same as Now() unless overridden.
+  virtual double Fresh() const { return Now(); }
 };
 
 /// The real monotonic clock.
@@ -37,6 +40,8 @@ class DaemonClock final : public Clock {
     if (held_ >= 0) return held_;
     return Read();
   }
+  /// The pinned time while replaying, else the system clock (never the held time).
+  double Fresh() const override { return pinned_ >= 0 ? pinned_ : Read(); }
   /// Pins the clock to t (a replayed record's time).
   void Pin(double t) { pinned_ = t; }
   /// Lets the clock run again.

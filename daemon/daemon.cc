@@ -25,6 +25,7 @@
 #include "daemon/durability.h"
 #include "daemon/engine.h"
 #include "daemon/event_log.h"
+#include "daemon/http_server.h"
 #include "daemon/logging.h"
 #include "daemon/lp_planner.h"
 #include "daemon/rebalancer.h"
@@ -84,7 +85,8 @@ class Daemon final : public DaemonControl {
         log_(clock_, cfg.journal, [path = cfg.journal.path] { return JournalDiskFreeBytes(path); }),
         planner_(cfg.lp.enabled ? MakePlanner() : nullptr),
         dispatcher_(engine_, cfg, &log_, planner_.get(), this),
-        server_(io_, dispatcher_, commit_, cfg) {}
+        server_(io_, dispatcher_, commit_, cfg),
+        http_(io_, dispatcher_, cfg.http) {}
 
   int Run();
 
@@ -125,6 +127,7 @@ class Daemon final : public DaemonControl {
   Durability durability_{dispatcher_, log_, clock_};
   CommitStep commit_{io_, clock_, log_, [this] { (void)durability_.Snapshot(nullptr); }};
   Server server_;
+  HttpServer http_;  // off unless http.listen is set
   asio::signal_set signals_{io_, SIGTERM, SIGINT, SIGHUP};
   asio::steady_timer watchdog_{io_};
   asio::steady_timer status_{io_};
@@ -146,6 +149,11 @@ int Daemon::Run() {
     spdlog::error("cannot recover from the journal: {}", s.message());
     return 1;
   }
+  // HTTP first: a port in use fails the start before the socket files appear.
+  if (Status s = http_.Listen(); !s.ok()) {
+    spdlog::error("cannot listen: {}", s.message());
+    return 1;
+  }
   if (Status s = server_.Listen(); !s.ok()) {
     spdlog::error("cannot listen: {}", s.message());
     return 1;
@@ -153,6 +161,8 @@ int Daemon::Run() {
   spdlog::info("locschedd ready: policy {}, event socket {}, control socket {}",
                PolicyKindName(cfg_.scheduler.policy), cfg_.sockets.event_path,
                cfg_.sockets.control_path);
+  if (!http_.endpoint().empty())
+    spdlog::info("HTTP on {}: /metrics, /status, /queues, the dashboard at /", http_.endpoint());
   WaitForSignal();
   StartWatchdog();
   StatusTick();
@@ -198,6 +208,7 @@ void Daemon::BeginStop() {
   flush_.cancel();
   rebalance_.cancel();
   lp_timer_.cancel();
+  http_.Stop();
   server_.Stop(2.0, [this] { io_.stop(); });
 }
 

@@ -2,8 +2,10 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cassert>
 
+#include "daemon/metrics_text.h"
 #include "io/wire/json_writer.h"
 #include "io/wire/request.h"
 
@@ -146,9 +148,7 @@ Status StatusCmd(Dispatcher& d, const Request& r, JsonWriter& w) {
 
 Status Metrics(Dispatcher& d, const Request&, JsonWriter& w) {
   std::string text;
-  d.engine().AppendMetrics(&text);
-  if (const LpPlanner* planner = d.planner()) planner->AppendMetrics(&text);
-  d.counters().AppendMetrics(&text);
+  AppendMetricsText(d, &text);
   w.Field("text", text);
   return Status::Ok();
 }
@@ -317,6 +317,8 @@ Status Dispatcher::Run(const Request& r, std::string_view line, const Caller& ca
   JsonWriter w(out);
   w.ResumeObject(true);
   if (Status s = kHandlers[static_cast<size_t>(r.op)].handler(*this, r, w); !s.ok()) return s;
+  if (r.op == Op::kHeartbeat)
+    heartbeat_latency_.Observe(std::max(0.0, engine_.clock().Fresh() - engine_.Now()));
   const std::string_view body = std::string_view(*out).substr(body_start);
   if (mutating && log_ && log_->attached()) Record(r, line);
   if (dedupe) dedupe_.Remember(r.id, std::string(body));

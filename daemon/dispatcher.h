@@ -15,6 +15,7 @@
 #include "daemon/dedupe.h"
 #include "daemon/engine.h"
 #include "daemon/event_log.h"
+#include "daemon/histogram.h"
 #include "daemon/lp_planner.h"
 #include "daemon/request_counters.h"
 #include "io/wire/command_table.h"
@@ -71,6 +72,9 @@ class Dispatcher {
   uint64_t clients() const { return control_ ? control_->clients() : 0; }
   /// Requests per second over the last ten seconds.
   double requests_per_second() const { return counters_.PerSecond(engine_.Now()); }
+  /// Seconds from the loop taking up the burst that carried a live heartbeat to its
+  /// assignments being decided (journal sync and socket write not included).
+  const Histogram& heartbeat_latency() const { return heartbeat_latency_; }
   /// Event ids remembered for deduplication.
   uint64_t remembered_ids() const { return dedupe_.size(); }
 
@@ -84,6 +88,7 @@ class Dispatcher {
   DaemonControl* control_;
   DedupeWindow dedupe_;
   RequestCounters counters_;
+  Histogram heartbeat_latency_ = LatencyHistogram();
   std::vector<JournaledAssignment> assigned_;  // reused: a heartbeat's journaled assignments
   // The line being handled, reused: its strings keep their capacity, so a name
   // longer than the short-string buffer (a host name) costs no malloc per line.

@@ -260,7 +260,9 @@ void Engine::ForgetJob(JobId j, JobOutcome outcome) {
     finished_.erase(finished_order_.front());
     finished_order_.pop_front();
   }
-  finished_[meta.name] = Finished{outcome, tasks, clock_.Now() - meta.submitted_at};
+  const double seconds = clock_.Now() - meta.submitted_at;
+  finished_[meta.name] = Finished{outcome, tasks, seconds};
+  if (outcome == JobOutcome::kDone) completion_times_.Observe(seconds);
   finished_order_.push_back(meta.name);
   job_ids_.Erase(meta.name, j);
   meta = JobMeta{};

@@ -22,6 +22,7 @@
 #include "config/config.h"
 #include "daemon/arrival_window.h"
 #include "daemon/clock.h"
+#include "daemon/histogram.h"
 #include "daemon/job_names.h"
 #include "daemon/name_index.h"
 #include "daemon/rebalancer.h"
@@ -121,6 +122,10 @@ class Engine {
 
   /// The engine's clock reading now.
   double Now() const { return clock_.Now(); }
+  /// The clock (the Dispatcher times heartbeats with its Fresh reading).
+  const Clock& clock() const { return clock_; }
+  /// Seconds from submission to the last task's end of the jobs that finished.
+  const Histogram& completion_times() const { return completion_times_; }
   /// The core (tests inspect it).
   const Scheduler& scheduler() const { return sched_; }
   /// The learnt rates.
@@ -205,6 +210,7 @@ class Engine {
   uint64_t jobs_submitted_ = 0, jobs_done_ = 0, jobs_failed_ = 0, jobs_cancelled_ = 0;
   uint64_t tasks_done_ = 0, tasks_failed_ = 0, tasks_requeued_ = 0;
   uint64_t assigned_local_ = 0, assigned_remote_ = 0;
+  Histogram completion_times_ = DurationHistogram();  // done jobs only, since the start
 };
 
 /// The wire name of an outcome ("done", "failed", "cancelled").

@@ -199,6 +199,19 @@ void Engine::AppendMetrics(std::string* out) const {
   Metric(out, "jobs_failed_total", "counter", "Jobs failed.", d(jobs_failed_));
   Metric(out, "assigned_local_total", "counter", "Local assignments.", d(assigned_local_));
   Metric(out, "assigned_remote_total", "counter", "Remote assignments.", d(assigned_remote_));
+  // One series per locality level; a new level is one more row.
+  const std::pair<std::string_view, uint64_t> levels[] = {{"node", assigned_local_},
+                                                          {"remote", assigned_remote_}};
+  out->append("# HELP locsched_tasks_started_total Tasks assigned, by locality level.\n");
+  out->append("# TYPE locsched_tasks_started_total counter\n");
+  for (const auto& [level, count] : levels)
+    out->append("locsched_tasks_started_total{locality=\"")
+        .append(level)
+        .append("\"} ")
+        .append(std::to_string(count))
+        .append("\n");
+  completion_times_.AppendMetrics("locsched_job_completion_time_seconds",
+                                  "Seconds from submission to the end of jobs that finished.", out);
   Metric(out, "rate_alpha", "gauge", "Learnt local service rate.", rates_.alpha());
   Metric(out, "rate_gamma", "gauge", "Learnt remote service rate.", rates_.gamma());
   if (rebalancer_) rebalancer_->AppendMetrics(out);

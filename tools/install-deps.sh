@@ -12,8 +12,8 @@ PACKAGES=(
   # libraries (cmake/Dependencies.cmake finds them)
   libboost-dev liblemon-dev libglpk-dev libtomlplusplus-dev libspdlog-dev catch2
   nlohmann-json3-dev libsimdjson-dev libcli11-dev libsystemd-dev libbenchmark-dev zlib1g-dev
-  # charts and black-box tests
-  python3 python3-matplotlib
+  # charts and black-box tests; promtool checks /metrics, headless Chromium loads the dashboard
+  python3 python3-matplotlib prometheus chromium
   # systemd-analyze (unit check) and /bin/kill (the unit's ExecReload)
   systemd procps
   # man pages and the Debian package (cpack -G DEB: dpkg-shlibdeps, file)

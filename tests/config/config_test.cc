@@ -84,7 +84,7 @@ TEST_CASE("the table is well formed") {
     CHECK((k.type == ConfigType::kEnum) == !k.allowed.empty());
     if (k.type == ConfigType::kInt) CHECK(k.min_int <= k.max_int);
   }
-  CHECK(seen.size() == 51);
+  CHECK(seen.size() == 54);
   CHECK(FindConfigKey("scheduler.nope") == nullptr);
 }
 
@@ -382,6 +382,31 @@ TEST_CASE("SetConfigText rejects text that is not the key's type") {
   CHECK(SetConfigText(*FindConfigKey("watchdog.enabled"), "yes", &c).message() ==
         "watchdog.enabled: \"yes\" is not a boolean");
   CHECK(c == Config{});
+}
+
+TEST_CASE("http.listen takes a port, IP:PORT or [IPV6]:PORT and names the key otherwise") {
+  ListenAddress a;
+  REQUIRE(ParseListenAddress("9464", &a).ok());
+  CHECK((a.host == "127.0.0.1" && a.port == 9464));
+  REQUIRE(ParseListenAddress("0.0.0.0:80", &a).ok());
+  CHECK((a.host == "0.0.0.0" && a.port == 80));
+  REQUIRE(ParseListenAddress("[::1]:9464", &a).ok());
+  CHECK((a.host == "::1" && a.port == 9464));
+  REQUIRE(ParseListenAddress("localhost:9464", &a).ok());
+  CHECK(a.host == "127.0.0.1");
+  CHECK(ParseListenAddress("127.0.0.1", &a).message() ==
+        "http.listen: \"127.0.0.1\" has no port: expected PORT, IP:PORT or [IPV6]:PORT");
+  CHECK(ParseListenAddress("127.0.0.1:0", &a).message() ==
+        "http.listen: \"127.0.0.1:0\" has a port out of range [1, 65535]");
+  CHECK(ParseListenAddress("127.0.0.1:70000", &a).message().find("out of range") !=
+        std::string::npos);
+  CHECK(ParseListenAddress("::1:80", &a).message().find("needs brackets") != std::string::npos);
+  CHECK(ParseListenAddress("example.org:80", &a).message() ==
+        "http.listen: \"example.org:80\" is not an IP address (host names are not looked up)");
+  CHECK(LoadError("[http]\nlisten = \"127.0.0.1:x\"\n").find("http.listen: ") != std::string::npos);
+  Config c;
+  REQUIRE(LoadError("[http]\nlisten = \"127.0.0.1:9464\"\n", &c) == "");
+  CHECK(c.http.listen == "127.0.0.1:9464");
 }
 
 }  // namespace locsched

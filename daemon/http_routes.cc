@@ -1,0 +1,80 @@
+#include "daemon/http_routes.h"
+
+#include <charconv>
+
+#include "daemon/dispatcher.h"
+#include "daemon/metrics_text.h"
+#include "daemon/web_assets.h"
+
+namespace locsched {
+
+namespace {
+
+constexpr std::string_view kJson = "application/json";
+constexpr std::string_view kText = "text/plain; charset=utf-8";
+// The version of the text exposition format Prometheus negotiates.
+constexpr std::string_view kPrometheus = "text/plain; version=0.0.4; charset=utf-8";
+
+// The value of `key` in a query string ("top=20&x=1"), or "".
+std::string_view QueryValue(std::string_view query, std::string_view key) {
+  while (!query.empty()) {
+    const size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    if (pair.size() > key.size() && pair.substr(0, key.size()) == key && pair[key.size()] == '=')
+      return pair.substr(key.size() + 1);
+    query = amp == query.npos ? std::string_view() : query.substr(amp + 1);
+  }
+  return {};
+}
+
+// A read-only control op, answered as on the control socket (no admin rights).
+HttpReply ControlOp(Dispatcher& d, std::string_view line) {
+  HttpReply reply{200, kJson, {}, false};
+  Caller caller;
+  caller.control = true;
+  d.HandleLine(line, caller, &reply.body);
+  if (reply.body.rfind("{\"ok\":false", 0) == 0) reply.status = 400;
+  return reply;
+}
+
+// /queues?top=N lists the N longest local queues (default 10, as the op).
+HttpReply Queues(Dispatcher& d, std::string_view query) {
+  const std::string_view top = QueryValue(query, "top");
+  uint64_t n = 10;
+  const auto r = std::from_chars(top.data(), top.data() + top.size(), n);
+  if (!top.empty() && (r.ec != std::errc() || r.ptr != top.data() + top.size()))
+    return {400, kText, "top: expected a count, got '" + std::string(top) + "'\n", false};
+  return ControlOp(d, "{\"op\":\"queues\",\"top\":" + std::to_string(n) + "}");
+}
+
+HttpReply Api(std::string_view path, std::string_view query, Dispatcher& d) {
+  if (path == "/metrics") {
+    HttpReply reply{200, kPrometheus, {}, false};
+    AppendMetricsText(d, &reply.body);
+    return reply;
+  }
+  if (path == "/status") return ControlOp(d, R"({"op":"status"})");
+  if (path == "/queues") return Queues(d, query);
+  if (path == "/machines") return ControlOp(d, R"({"op":"machines"})");
+  return {404, kText, {}, false};
+}
+
+}  // namespace
+
+HttpReply RouteHttp(std::string_view method, std::string_view target, Dispatcher& d) {
+  const size_t q = target.find('?');
+  const std::string_view path = target.substr(0, q);
+  const std::string_view query = q == target.npos ? std::string_view() : target.substr(q + 1);
+  const WebAsset* asset = nullptr;
+  for (const WebAsset& a : WebAssets())
+    if (a.path == path) asset = &a;
+  const bool api =
+      path == "/metrics" || path == "/status" || path == "/queues" || path == "/machines";
+  if (!asset && !api) return {404, kText, "no such page: " + std::string(path) + "\n", false};
+  if (method != "GET")
+    return {405, kText, "only GET is served; got " + std::string(method) + "\n", false};
+  if (asset) return {200, asset->content_type, std::string(asset->body), true};
+  return Api(path, query, d);
+}
+
+}  // namespace locsched
