@@ -73,6 +73,8 @@ class Dispatcher {
   double requests_per_second() const { return counters_.PerSecond(engine_.Now()); }
   /// Event ids remembered for deduplication.
   uint64_t remembered_ids() const { return dedupe_.size(); }
+  /// The journal's write side, for status and metrics (null in tests without one).
+  const EventLog* event_log() const { return log_; }
 
  private:
   Status Run(const Request& r, std::string_view line, const Caller& caller, std::string* out);
