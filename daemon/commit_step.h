@@ -1,11 +1,14 @@
 // CommitStep: the loop's per-burst step (as redis's beforeSleep), run after the
 // connections that were ready together: one journal sync for the burst (group
 // commit) before their replies go out, the snapshot trigger, the burst clock.
-// Connections open bursts and park on it; event-loop thread only.
+// When the journal cannot be written (ENOSPC, EIO) the burst's replies stay
+// parked and the step retries with backoff until it can. Connections open
+// bursts and park on it; event-loop thread only.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <chrono>
 #include <functional>
 #include <vector>
 
@@ -34,6 +37,9 @@ class CommitStep {
  private:
   void Schedule();
   void Run();
+  void Release();
+  void HoldAndRetry(const Status& s);
+  void RetryLater();
 
   boost::asio::io_context& io_;
   DaemonClock& clock_;
@@ -42,6 +48,10 @@ class CommitStep {
   bool scheduled_ = false;
   bool held_ = false;
   std::vector<boost::asio::steady_timer*> parked_;
+  boost::asio::steady_timer retry_;  // the next write of a held journal
+  double retry_delay_ = 0;           // seconds, doubling up to kMaxRetryDelay
+  int retries_ = 0;
+  std::chrono::steady_clock::time_point held_since_{};
 };
 
 }  // namespace locsched

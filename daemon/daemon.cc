@@ -255,10 +255,10 @@ void Daemon::StartFlushTimer() {
   flush_.expires_after(std::chrono::milliseconds(cfg_.journal.interval_ms));
   flush_.async_wait([this](boost::system::error_code ec) {
     if (ec) return;
-    if (Status s = durability_.Flush(); !s.ok()) {
-      spdlog::critical("journal fdatasync failed: {}", s.message());
-      std::_Exit(75);  // as a failed sync before a reply: never run on with unsynced data
-    }
+    // The written bytes stay in memory and are written again before the next
+    // fdatasync (FileJournal), so a failure is retried at the next tick.
+    if (Status s = durability_.Flush(); !s.ok())
+      spdlog::error("journal fdatasync failed (retrying): {}", s.message());
     StartFlushTimer();
   });
 }

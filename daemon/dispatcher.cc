@@ -141,7 +141,9 @@ Status StatusCmd(Dispatcher& d, const Request& r, JsonWriter& w) {
   if (Status s = d.engine().Summary(r, w); !s.ok()) return s;
   w.Key("daemon").BeginObject().Field("clients", d.clients());
   w.Field("requests", d.counters().lines()).Field("requests_per_s", d.requests_per_second());
-  w.Field("remembered_ids", d.remembered_ids()).EndObject();
+  w.Field("remembered_ids", d.remembered_ids());
+  if (const EventLog* log = d.event_log(); log && log->attached()) log->WriteStatus(w);
+  w.EndObject();
   if (const LpPlanner* planner = d.planner()) planner->WriteStatus(w);
   return Status::Ok();
 }

@@ -77,6 +77,8 @@ class Dispatcher {
   const Histogram& heartbeat_latency() const { return heartbeat_latency_; }
   /// Event ids remembered for deduplication.
   uint64_t remembered_ids() const { return dedupe_.size(); }
+  /// The journal's write side, for status and metrics (null in tests without one).
+  const EventLog* event_log() const { return log_; }
 
  private:
   Status Run(const Request& r, std::string_view line, const Caller& caller, std::string* out);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "daemon/journal_replay.h"
+#include "io/store/store_files.h"
 
 namespace locsched {
 
@@ -41,8 +42,12 @@ Status Durability::Recover(const JournalConfig& cfg) {
   Recovery rec;
   if (Status s = SnapshotStore::Open(cfg.path, ToSyncMode(cfg.sync), cfg.interval_ms / 1000.0,
                                      &store_, &rec);
-      !s.ok())
+      !s.ok()) {
+    // A path that is not the daemon's to use names the key; damage names the file.
+    if (s.code() == Status::Code::kInvalidArgument || s.code() == Status::Code::kPermissionDenied)
+      return Status::InvalidArgument("journal.path", s.message());
     return s;
+  }
   for (const std::string& w : rec.warnings) spdlog::warn("journal: {}", w);
   if (Status s = dispatcher_.Load(rec.snapshot); !s.ok())
     return Status::Internal(rec.snapshot_file, "cannot load the snapshot: " + s.message());
@@ -71,6 +76,26 @@ uint64_t Durability::Replay(const Recovery& rec) {
   return failed;
 }
 
+int RecoverJournalFiles(const JournalConfig& cfg, std::FILE* out) {
+  if (cfg.path.empty()) {
+    std::fprintf(out, "locschedd --recover: journal.path is empty: there is no journal\n");
+    return 1;
+  }
+  SalvageReport report;
+  if (Status s = SalvageStore(cfg.path, &report); !s.ok()) {
+    std::fprintf(out, "locschedd --recover: %s\n", s.message().c_str());
+    return 1;
+  }
+  for (const std::string& line : report.lines) std::fprintf(out, "%s\n", line.c_str());
+  std::fprintf(out,
+               "locschedd --recover: %llu damaged journal files repaired, %llu records kept, "
+               "%llu records lost\n",
+               static_cast<unsigned long long>(report.files_repaired),
+               static_cast<unsigned long long>(report.records_kept),
+               static_cast<unsigned long long>(report.records_lost));
+  return 0;
+}
+
 uint64_t JournalDiskFreeBytes(const std::string& path) {
   const size_t slash = path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
@@ -93,8 +118,11 @@ Status Durability::Snapshot(JsonWriter* reply) {
       store_->Snapshot([this](const SnapshotSink& emit) { dispatcher_.Save(emit); }, &info);
   Attach();  // the store may have switched journals even if a later step failed
   const double ms = MillisecondsSince(start);
+  log_.SnapshotResult(s, clock_.Now());
   if (!s.ok()) {
-    spdlog::error("snapshot failed after {:.0f} ms: {}", ms, s.message());
+    spdlog::error(
+        "snapshot failed after {:.0f} ms ({} in a row; the next automatic one in {:.0f} s): {}", ms,
+        log_.snapshot_failures(), log_.SnapshotBackoff(clock_.Now()), s.message());
     return s;
   }
   ++snapshots_;

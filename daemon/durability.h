@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -50,6 +51,11 @@ class Durability {
   std::unique_ptr<SnapshotStore> store_;
   uint64_t snapshots_ = 0;
 };
+
+/// `locschedd --recover`: keeps each damaged journal file beside cfg.path aside
+/// untouched and rewrites it with every valid record (SalvageStore), printing to
+/// `out` which records were lost. Returns the exit code: 0 done, 1 failed.
+int RecoverJournalFiles(const JournalConfig& cfg, std::FILE* out);
 
 /// The free bytes of the disk holding the journal at `path` (a statvfs; UINT64_MAX
 /// if unknown, so events are never refused on a failed check).

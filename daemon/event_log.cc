@@ -1,5 +1,6 @@
 #include "daemon/event_log.h"
 
+#include <algorithm>
 #include <string>
 
 #include "io/wire/json_writer.h"
@@ -25,6 +26,11 @@ void EventLog::ApplyConfig(const JournalConfig& cfg) {
 
 // The disk's free space is read every 1024 mutating events (a statvfs each).
 Status EventLog::Admit() {
+  if (held())
+    return Status::IoError("journal.path",
+                           "journal_unavailable: " + unavailable_.message() +
+                               "; state-changing requests are refused until the journal can be "
+                               "written again (retrying), reads still work");
   if (!journal_ || !free_bytes_) return Status::Ok();
   if (since_disk_check_++ % 1024 == 0) disk_low_ = free_bytes_() < min_free_bytes_;
   if (!disk_low_) return Status::Ok();
@@ -53,13 +59,91 @@ void EventLog::Append(std::string_view line, std::span<const JournaledAssignment
 }
 
 Status EventLog::Sync() {
+  if (held()) return unavailable_;
   if (!journal_ || unsynced_ == 0) return Status::Ok();
+  const uint64_t batch = unsynced_;
   unsynced_ = 0;
-  return journal_->Sync();
+  Status s = journal_->Sync();
+  if (s.ok()) return s;
+  ++write_failures_;
+  held_ = batch;
+  unavailable_ = s;
+  return s;
+}
+
+Status EventLog::Retry() {
+  if (!held()) return Status::Ok();
+  Status s = journal_ ? journal_->Sync() : Status::Ok();
+  if (!s.ok()) {
+    ++write_failures_;
+    unavailable_ = s;
+    return s;
+  }
+  unavailable_ = Status::Ok();
+  held_ = 0;
+  return s;
 }
 
 bool EventLog::SnapshotDue() const {
-  return journal_ && snapshot_bytes_ > 0 && journal_->size() >= snapshot_bytes_;
+  return journal_ && !held() && snapshot_bytes_ > 0 && journal_->size() >= snapshot_bytes_ &&
+         clock_.Now() >= next_snapshot_;
+}
+
+void EventLog::SnapshotResult(const Status& s, double now) {
+  if (s.ok()) {
+    ++snapshots_;
+    snapshot_failures_ = 0;
+    next_snapshot_ = 0;
+    return;
+  }
+  ++snapshot_failures_total_;
+  last_snapshot_error_ = s.message();
+  const uint64_t n = std::min<uint64_t>(++snapshot_failures_, 20);
+  next_snapshot_ = now + std::min(300.0, static_cast<double>(uint64_t{1} << (n - 1)));
+}
+
+double EventLog::SnapshotBackoff(double now) const {
+  return snapshot_failures_ ? std::max(0.0, next_snapshot_ - now) : 0.0;
+}
+
+void EventLog::WriteStatus(JsonWriter& w) const {
+  w.Key("journal").BeginObject().Field("attached", attached());
+  w.Key("unavailable");
+  if (held())
+    w.String(unavailable_.message());
+  else
+    w.Null();
+  w.Field("held_events", held_).Field("write_failures", write_failures_);
+  w.Field("snapshots", snapshots_).Field("snapshot_failures", snapshot_failures_);
+  w.Field("snapshot_failures_total", snapshot_failures_total_);
+  w.Key("last_snapshot_error");
+  if (last_snapshot_error_.empty())
+    w.Null();
+  else
+    w.String(last_snapshot_error_);
+  w.Field("next_snapshot_in_s", SnapshotBackoff(clock_.Now())).EndObject();
+}
+
+void EventLog::AppendMetrics(std::string* text) const {
+  const auto gauge = [text](const char* name, const char* help, const char* type, double v) {
+    *text += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" +
+             name + " ";
+    JsonWriter(text).Double(v);
+    *text += "\n";
+  };
+  gauge("locsched_journal_unavailable", "1 while a failed journal write holds events.", "gauge",
+        held() ? 1 : 0);
+  gauge("locsched_journal_held_events", "Events held since the failed journal write.", "gauge",
+        static_cast<double>(held_));
+  gauge("locsched_journal_write_failures_total", "Failed journal writes and retries.", "counter",
+        static_cast<double>(write_failures_));
+  gauge("locsched_snapshot_failures", "Consecutive failed snapshots.", "gauge",
+        static_cast<double>(snapshot_failures_));
+  gauge("locsched_snapshot_failures_total", "Failed snapshots.", "counter",
+        static_cast<double>(snapshot_failures_total_));
+  gauge("locsched_snapshot_next_attempt_seconds",
+        "Seconds until the next automatic snapshot after failures (0: due when the journal is).",
+        "gauge", SnapshotBackoff(clock_.Now()));
 }
 
 }  // namespace locsched

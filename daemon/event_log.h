@@ -1,7 +1,9 @@
 // EventLog: the journal's write side: the full-disk guard, one record per
 // applied event (a heartbeat's lists its [job, task] assignments), the unsynced
-// count, "snapshot due". The Dispatcher appends, the CommitStep syncs,
-// Durability attaches each new journal. Event-loop thread only.
+// count, the hold after a failed write (ENOSPC, EIO) and its retries, "snapshot
+// due" with the failed-snapshot backoff, and their status and metrics. The
+// Dispatcher appends, the CommitStep syncs and retries, Durability attaches each
+// new journal and reports snapshots. Event-loop thread only.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +16,7 @@
 #include "config/config.h"
 #include "daemon/clock.h"
 #include "io/store/journal.h"
+#include "io/wire/json_writer.h"
 
 namespace locsched {
 
@@ -36,18 +39,41 @@ class EventLog {
   void Attach(Journal* journal);
   /// Applies the reloadable limits (journal.min_free_mb, journal.snapshot_mb).
   void ApplyConfig(const JournalConfig& cfg);
-  /// Ok, or the error refusing a mutating event while the disk is nearly full.
+  /// Ok, or the error refusing a mutating event: the journal cannot be written
+  /// (`journal_unavailable`, naming the cause) or its disk is nearly full.
   Status Admit();
   /// Appends the record of one applied event: its time, its request line and, for a
   /// heartbeat, the assignments it made. No-op without a journal.
   void Append(std::string_view line, std::span<const JournaledAssignment> assigned);
-  /// Makes every appended record durable. On error their replies must not be sent.
+  /// Makes every appended record durable. On error their replies must not be sent:
+  /// the records stay in the journal's buffer (held), every further mutating event
+  /// is refused, and Retry writes them again. While held this returns the error.
   Status Sync();
+  /// Writes the held records again; Ok (and no longer held) once they are durable.
+  Status Retry();
+  /// True while records are held after a failed write.
+  bool held() const { return !unavailable_.ok(); }
+  /// Events held since the failed write.
+  uint64_t held_events() const { return held_; }
+  /// The error that holds the journal (Ok when it is writable).
+  const Status& unavailable() const { return unavailable_; }
+  /// Records a snapshot's outcome at `now`: a failure delays the next automatic one
+  /// (1 s, doubling per consecutive failure, capped at 5 min).
+  void SnapshotResult(const Status& s, double now);
+  /// Consecutive failed snapshots.
+  uint64_t snapshot_failures() const { return snapshot_failures_; }
+  /// Seconds until the next automatic snapshot may run after failures (0: now).
+  double SnapshotBackoff(double now) const;
+  /// Writes the "journal" object of `status`.
+  void WriteStatus(JsonWriter& w) const;
+  /// Appends the locsched_journal_* and locsched_snapshot_* series.
+  void AppendMetrics(std::string* text) const;
   /// True if a journal is attached.
   bool attached() const { return journal_ != nullptr; }
   /// Records appended but not yet synced.
   uint64_t unsynced() const { return unsynced_; }
-  /// True when the journal has passed journal.snapshot_mb (0 = never).
+  /// True when the journal has passed journal.snapshot_mb (0 = never), nothing is
+  /// held, and no failed snapshot's backoff is running.
   bool SnapshotDue() const;
 
  private:
@@ -59,6 +85,14 @@ class EventLog {
   uint64_t unsynced_ = 0;
   uint64_t since_disk_check_ = 0;
   bool disk_low_ = false;
+  Status unavailable_;              // the failed write that holds the journal
+  uint64_t held_ = 0;               // records held since then
+  uint64_t write_failures_ = 0;     // failed syncs and retries, all time
+  uint64_t snapshot_failures_ = 0;  // consecutive
+  uint64_t snapshot_failures_total_ = 0;
+  uint64_t snapshots_ = 0;
+  double next_snapshot_ = 0;  // clock time before which no automatic snapshot runs
+  std::string last_snapshot_error_;
   std::string record_;  // reused buffer for one record
 };
 

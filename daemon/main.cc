@@ -6,6 +6,7 @@
 
 #include "config/config_loader.h"
 #include "daemon/daemon.h"
+#include "daemon/durability.h"
 #include "daemon/logging.h"
 
 int main(int argc, char** argv) {
@@ -24,6 +25,10 @@ int main(int argc, char** argv) {
   app.add_option(
       "--check-config", check,
       "validate FILE, print every key with its value and whether it is reloadable, exit");
+  bool recover = false;
+  app.add_flag("--recover", recover,
+               "keep each damaged journal file aside untouched, rewrite it with every valid "
+               "record, print which records were lost, exit (see docs/operations.md)");
   app.set_version_flag("--version", std::string("locschedd ") + LOCSCHED_VERSION);
   app.footer(
       "See docs/operations.md.\n\n"
@@ -54,6 +59,7 @@ int main(int argc, char** argv) {
     std::cerr << "locschedd: " << s.message() << "\n";
     return 1;
   }
+  if (recover) return RecoverJournalFiles(cfg.journal, stdout);
   SetUpLogging(cfg.log);
   return RunDaemon(cfg, opts);
 }

@@ -1,6 +1,7 @@
 #include "daemon/metrics_text.h"
 
 #include "daemon/dispatcher.h"
+#include "daemon/event_log.h"
 
 #ifndef LOCSCHED_VERSION
 #define LOCSCHED_VERSION "unknown"
@@ -31,6 +32,7 @@ void AppendMetricsText(Dispatcher& d, std::string* out) {
       "Seconds from the event loop taking up a heartbeat to its assignments being decided.", out);
   if (const LpPlanner* planner = d.planner()) planner->AppendMetrics(out);
   d.counters().AppendMetrics(out);
+  if (const EventLog* log = d.event_log()) log->AppendMetrics(out);
 }
 
 }  // namespace locsched

@@ -1,5 +1,7 @@
 #include "io/store/snapshot_store.h"
 
+#include "io/store/store_files.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -102,23 +104,39 @@ struct JournalFile {
   std::string path;
   uint64_t gen = 0;
   std::vector<std::string> events;
+  std::string tail;  // bytes after the valid prefix that are more than a torn record
 };
 
-// Reads a journal file (absent: false); its first record may be a {"gen":g} header.
-bool LoadJournal(const std::string& path, JournalFile* out, Recovery* rec) {
-  JournalScan scan;
-  if (Status s = ReadJournalFile(path, &scan); !s.ok()) {
-    if (s.code() != Status::Code::kNotFound) rec->warnings.push_back(s.message());
-    return false;
-  }
+// "to keep it aside and salvage": the way out of a damaged journal.
+std::string RecoverHint(const std::string& path) {
+  return "Nothing was changed. To keep " + path +
+         " aside untouched and salvage every valid record, run `locschedd --recover` with the "
+         "same --config and --set options (it reports which records are lost), then start again";
+}
+
+// Reads a journal file (absent: NotFound); its first record may be a {"gen":g}
+// header. A torn tail is reported (the active journal's is cut when it opens);
+// damage with valid records after it refuses the start.
+Status LoadJournal(const std::string& path, JournalFile* out, Recovery* rec) {
+  std::string image;
+  if (Status s = ReadFileImage(path, &image); !s.ok()) return s;
+  JournalScan scan = ScanJournal(image);
+  if (scan.resync_at != 0)
+    return Status::FailedPrecondition(
+        path, "damaged at byte " + std::to_string(scan.valid_bytes) + " (" + scan.cut_reason +
+                  "); valid records follow at byte " + std::to_string(scan.resync_at) +
+                  ", so this is damage, not a torn tail. " + RecoverHint(path));
   if (scan.cut_bytes > 0)
     rec->warnings.push_back(path + ": cut " + std::to_string(scan.cut_bytes) +
-                            " bytes after the last good record (" + scan.cut_reason + ")");
+                            " bytes after the last good record at byte " +
+                            std::to_string(scan.valid_bytes) + " (" + scan.cut_reason + "; " +
+                            (scan.torn ? "a torn tail" : "more than a torn record") + ")");
+  if (scan.cut_bytes > 0 && !scan.torn) out->tail = image.substr(scan.valid_bytes);
   out->path = path;
   out->events = std::move(scan.records);
   if (!out->events.empty() && ParseNumberRecord(out->events.front(), kGen, &out->gen))
     out->events.erase(out->events.begin());
-  return true;
+  return Status::Ok();
 }
 
 // A snapshot file: {"snapshot":g}, its state records, {"end":count}. False if absent or bad.
@@ -208,10 +226,14 @@ Status SnapshotStore::Open(const std::string& path, SyncMode mode, double interv
     *out = std::move(store);
     return Status::Ok();
   }
+  if (Status s = CheckStorePaths(path); !s.ok()) return s;
   std::map<uint64_t, JournalFile> journals;
   for (const std::string& p : {path + ".prev", path, path + ".next"}) {
     JournalFile f;
-    if (LoadJournal(p, &f, rec)) journals[f.gen] = std::move(f);  // a later file wins a tie
+    const Status s = LoadJournal(p, &f, rec);
+    if (s.code() == Status::Code::kNotFound) continue;
+    if (!s.ok()) return s;
+    journals[f.gen] = std::move(f);  // a later file wins a tie
   }
   // Candidates, newest first: an interrupted P.snap.tmp, P.snap, P.snap.prev, then the
   // empty state (generation 0).
@@ -254,6 +276,14 @@ Status SnapshotStore::Open(const std::string& path, SyncMode mode, double interv
   }
   ::unlink((path + ".next").c_str());
   if (Status s = from_tmp ? InstallSnapshot(path) : Unlink(path + ".snap.tmp"); !s.ok()) return s;
+  if (journals.count(store->generation_) && !journals[store->generation_].tail.empty()) {
+    // More than a torn record after the last good one: cut from P, but kept.
+    std::string kept;
+    if (Status s = CreateAside(path + ".tail", journals[store->generation_].tail, "", &kept);
+        !s.ok())
+      return s;
+    rec->warnings.push_back(path + ": the bytes after the last good record are kept in " + kept);
+  }
   if (Status s = store->OpenJournal(); !s.ok()) return s;
   rec->generation = store->generation_;
   *out = std::move(store);
