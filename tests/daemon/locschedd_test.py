@@ -396,18 +396,26 @@ class Sockets(unittest.TestCase):
 
     @unittest.skipUnless(os.geteuid() == 0, "needs root to connect as another uid")
     def test_admin_commands_need_an_authorized_peer(self):
-        d = Daemon(["sockets.control_mode=0666"])
+        """One rule per op: an admin op the event socket accepts (job_cancel,
+        machine_drain, machine_down) is refused to a peer that is no operator there
+        too, while its events and reads are served."""
+        d = Daemon(["sockets.event_mode=0666"])
         os.chmod(d.dir.name, 0o755)
         try:
+            d.connect().call({"op": "machine_up", "machine": "m0"})
             script = ("import socket,os;os.setuid(65534);s=socket.socket(socket.AF_UNIX);"
                       "s.connect(%r);s.sendall(b'{\"op\":\"job_cancel\",\"job\":\"x\"}\\n"
+                      "{\"op\":\"machine_drain\",\"machine\":\"m0\"}\\n"
+                      "{\"op\":\"machine_down\",\"machine\":\"m0\"}\\n"
                       "{\"op\":\"status\"}\\n');import time;time.sleep(0.3);"
-                      "print(s.recv(65536).decode())" % d.control)
+                      "print(s.recv(65536).decode())" % d.event)
             out = subprocess.run([sys.executable, "-c", script], capture_output=True,
                                  text=True, timeout=10).stdout.splitlines()
-            self.assertEqual(json.loads(out[0])["error"]["code"], "permission_denied")
-            self.assertTrue(json.loads(out[1])["ok"])
-            e = d.connect(control=True).call({"op": "job_cancel", "job": "x"})
+            for line in out[:3]:
+                self.assertEqual(json.loads(line)["error"]["code"], "permission_denied", line)
+            self.assertTrue(json.loads(out[3])["ok"])
+            self.assertEqual(json.loads(out[3])["machines"]["up"], 1)
+            e = d.connect().call({"op": "job_cancel", "job": "x"})
             self.assertEqual(e["error"]["code"], "not_found")  # root passes the check
         finally:
             d.stop()
@@ -630,7 +638,7 @@ class Journal(unittest.TestCase):
             after = c2.call({"op": "status"})
             self.assertEqual(after["jobs"], before["jobs"])
             self.assertEqual(after["tasks"], before["tasks"])
-            again = c2.call({"op": "job_submit", "id": "b0-0", "job": "other",
+            again = c2.call({"op": "job_submit", "id": "b0-0", "job": "j0-0-" + pad,
                              "tasks": [{"task": "t", "replicas": ["m0"]}]})
             self.assertTrue(again.get("duplicate"), again)
             c2.close()
