@@ -454,12 +454,43 @@ class Reload(unittest.TestCase):
         self.assertEqual(sorted(changed), ["limits.max_line_bytes", "scheduler.alpha"])
         self.assertAlmostEqual(ctl.call({"op": "status"})["rates"]["alpha"], 0.9)
 
+    def test_every_refused_reload_is_logged_with_the_key(self):
+        ctl = self.d.connect(control=True)
+        self.write("[limits]\ndedupe_window = 5\n")
+        self.assertIn("limits.dedupe_window", ctl.call({"op": "reload"})["error"]["message"])
+        self.d.wait_for(lambda: "reload refused: limits.dedupe_window" in self.d.log(),
+                        "the refusal in the log")
+        self.write("[scheduler]\nalpha = 2e9\n")
+        self.d.proc.send_signal(signal.SIGHUP)
+        self.d.wait_for(lambda: "reload refused: " in self.d.log() and
+                        "scheduler.alpha" in self.d.log(), "the SIGHUP refusal in the log")
+
     def test_a_broken_file_is_refused_with_its_position(self):
         ctl = self.d.connect(control=True)
         self.write("[scheduler]\nalpah = 0.9\n")
         e = ctl.call({"op": "reload"})["error"]
         self.assertIn("scheduler.alpah: unknown key; did you mean 'scheduler.alpha'?", e["message"])
         self.assertTrue(ctl.call({"op": "status"})["ok"])
+
+
+class CheckConfig(unittest.TestCase):
+    def test_non_regular_files_are_refused_at_once(self):
+        tmp = tempfile.TemporaryDirectory()
+        fifo = os.path.join(tmp.name, "fifo")
+        os.mkfifo(fifo)
+        for path, what in (("/tmp", "is a directory"), ("/dev/zero", "is a character device"),
+                           (fifo, "is a FIFO")):
+            out = subprocess.run([DAEMON, "--check-config", path], capture_output=True,
+                                 text=True, timeout=10)
+            self.assertEqual(out.returncode, 1, out.stdout)
+            self.assertIn(path + ": " + what, out.stderr)
+        tmp.cleanup()
+
+    def test_a_world_writable_control_socket_is_refused(self):
+        out = subprocess.run([DAEMON, "--set", "sockets.control_mode=0777"],
+                             capture_output=True, text=True, timeout=10)
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("sockets.control_mode", out.stderr)
 
 
 class Stop(unittest.TestCase):
