@@ -22,6 +22,8 @@ const char* Status::code_name() const {
       return "io_error";
     case Code::kInternal:
       return "internal";
+    case Code::kConflict:
+      return "conflict";
   }
   return "internal";
 }

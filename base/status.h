@@ -20,7 +20,8 @@ class Status {
     kResourceExhausted,
     kPermissionDenied,
     kIoError,
-    kInternal
+    kInternal,
+    kConflict
   };
 
   /// The success value.
@@ -46,6 +47,10 @@ class Status {
   /// A configured limit was hit.
   static Status ResourceExhausted(std::string subject, std::string what) {
     return Status(Code::kResourceExhausted, std::move(subject), std::move(what));
+  }
+  /// A repeated id with a different request: `subject` names the id's field.
+  static Status Conflict(std::string subject, std::string what) {
+    return Status(Code::kConflict, std::move(subject), std::move(what));
   }
   /// The caller may not do this (an admin command from an unauthorized peer).
   static Status PermissionDenied(std::string subject, std::string what) {

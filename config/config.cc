@@ -179,9 +179,30 @@ const ConfigKey kTable[] = {
      .max_int = 100000,
      .default_text = "1024",
      .reloadable = true,
-     .help = "clients connected at once, both sockets together",
+     .help = "clients connected at once on the event socket (clamped at start to what "
+             "RLIMIT_NOFILE allows)",
      .apply = ApplyInt<kLimits, &LimitsConfig::max_clients>,
      .format = FormatInt<kLimits, &LimitsConfig::max_clients>},
+    {.key = "limits.max_control_clients",
+     .type = ConfigType::kInt,
+     .min_int = 1,
+     .max_int = 10000,
+     .default_text = "16",
+     .reloadable = true,
+     .help = "clients connected at once on the control socket, apart from the event socket's, so "
+             "an operator gets in while agents fill theirs",
+     .apply = ApplyInt<kLimits, &LimitsConfig::max_control_clients>,
+     .format = FormatInt<kLimits, &LimitsConfig::max_control_clients>},
+    {.key = "limits.idle_timeout_s",
+     .type = ConfigType::kDouble,
+     .min_real = 0,
+     .max_real = 604800,
+     .default_text = "600",
+     .reloadable = true,
+     .help = "seconds a connection may send nothing, or leave a reply unread, before it is "
+             "closed; 0 = never",
+     .apply = ApplyDouble<kLimits, &LimitsConfig::idle_timeout_s>,
+     .format = FormatDoubleField<kLimits, &LimitsConfig::idle_timeout_s>},
     {.key = "limits.max_tasks_per_job",
      .type = ConfigType::kInt,
      .min_int = 1,
@@ -798,6 +819,12 @@ std::string EscapeControlChars(std::string_view text) {
 }
 
 Status ValidateConfig(const Config& c) {
+  if (c.sockets.control_mode & 0002)
+    return Status::InvalidArgument(
+        "sockets.control_mode",
+        "\"" + FormatFileMode(c.sockets.control_mode) +
+            "\" lets every local user write to the control socket; use 0600, or 0660 with "
+            "sockets.control_group");
   if (c.scheduler.gamma > c.scheduler.alpha)
     return Status::InvalidArgument("scheduler.gamma", FormatDouble(c.scheduler.gamma) +
                                                           " must be <= scheduler.alpha (" +

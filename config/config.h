@@ -35,7 +35,9 @@ struct SocketsConfig {
 /// [limits]: bounds that turn abuse into clear errors instead of crashes.
 struct LimitsConfig {
   uint64_t max_line_bytes = 1048576;       ///< longest accepted request line
-  uint32_t max_clients = 1024;             ///< connected clients at once
+  uint32_t max_clients = 1024;             ///< clients connected at once on the event socket
+  uint32_t max_control_clients = 16;       ///< clients connected at once on the control socket
+  double idle_timeout_s = 600;             ///< close a connection idle this long; 0 = never
   uint64_t max_tasks_per_job = 1000000;    ///< tasks in one job
   uint64_t dedupe_window = 1000000;        ///< recent event ids remembered
   uint64_t client_buffer_bytes = 8388608;  ///< per-client output buffer before backpressure

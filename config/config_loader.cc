@@ -4,6 +4,10 @@
 
 #include <toml++/toml.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -119,6 +123,18 @@ Status Report(std::string_view source, std::vector<LoadError> errors) {
                                  EscapeControlChars(errors[0].text) + rest);
 }
 
+// What a non-regular file is, for the error.
+const char* FileKind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "FIFO";
+  if (S_ISCHR(mode)) return "character device";
+  if (S_ISBLK(mode)) return "block device";
+  if (S_ISSOCK(mode)) return "socket";
+  return "special file";
+}
+
+// A configuration file is small; anything bigger is a mistake (a log, a disk image).
+constexpr off_t kMaxConfigBytes = 16 << 20;
+
 }  // namespace
 
 std::string SuggestConfigKey(std::string_view unknown) {
@@ -157,19 +173,48 @@ Status LoadConfigText(std::string_view text, std::string_view source_name, Confi
   return Status::Ok();
 }
 
+Status ReadRegularFile(const std::string& path, std::string* text) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return Status::IoError(path, std::strerror(errno));
+  struct stat st {};
+  Status s;
+  if (fstat(fd, &st) != 0) {
+    s = Status::IoError(path, std::strerror(errno));
+  } else if (S_ISDIR(st.st_mode)) {
+    s = Status::InvalidArgument(path, "is a directory, not a configuration file");
+  } else if (!S_ISREG(st.st_mode)) {
+    s = Status::InvalidArgument(path, std::string("is a ") + FileKind(st.st_mode) +
+                                          ", not a regular file; give a TOML file");
+  } else if (st.st_size > kMaxConfigBytes) {
+    s = Status::InvalidArgument(path, "is larger than " + std::to_string(kMaxConfigBytes) +
+                                          " bytes; it is not a configuration file");
+  }
+  text->clear();
+  char buf[65536];
+  while (s.ok()) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) s = Status::IoError(path, std::strerror(errno));
+    if (n <= 0) break;
+    text->append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return s;
+}
+
 Status LoadConfigFile(const std::string& path, Config* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IoError(path, std::strerror(errno));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) return Status::IoError(path, "read failed");
-  return LoadConfigText(buf.str(), path, out);
+  std::string text;
+  if (Status s = ReadRegularFile(path, &text); !s.ok()) return s;
+  return LoadConfigText(text, path, out);
 }
 
 Status ReadConfigString(const std::string& path, std::string_view key, std::string* out) {
+  std::string text;
+  if (Status s = ReadRegularFile(path, &text); !s.ok()) return s;
   toml::table doc;
   try {
-    doc = toml::parse_file(path);
+    doc = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
     return Status::InvalidArgument(path, std::string(e.description()));
   }

@@ -13,6 +13,9 @@
 
 namespace locsched {
 
+/// Reads a whole regular file (a directory, FIFO or device is refused without
+/// blocking); the error names the path.
+Status ReadRegularFile(const std::string& path, std::string* text);
 /// Reads and validates `path`; on error *out is unchanged and the message names file and key.
 Status LoadConfigFile(const std::string& path, Config* out);
 /// Reads the string at dotted `key` (e.g. "sockets.control_path") from the TOML file

@@ -101,6 +101,7 @@ class Daemon final : public DaemonControl {
   uint64_t clients() const override { return server_.clients(); }
 
  private:
+  Status ReloadConfig(std::vector<std::string>* changed);
   void WaitForSignal();
   void OnSignal(int signo);
   void BeginStop();
@@ -195,7 +196,7 @@ void Daemon::OnSignal(int signo) {
     return;
   }
   std::vector<std::string> changed;
-  if (Status s = Reload(&changed); !s.ok()) spdlog::error("reload refused: {}", s.message());
+  (void)Reload(&changed);  // Reload logs a refusal itself
 }
 
 void Daemon::BeginStop() {
@@ -212,8 +213,15 @@ void Daemon::BeginStop() {
   server_.Stop(2.0, [this] { io_.stop(); });
 }
 
-// Re-reads the file and the --set overrides; only reloadable keys may change.
+// Re-reads the file and the --set overrides; only reloadable keys may change. A
+// refusal (SIGHUP or the reload command alike) is logged with the key it names.
 Status Daemon::Reload(std::vector<std::string>* changed) {
+  Status s = ReloadConfig(changed);
+  if (!s.ok()) spdlog::error("reload refused: {}", s.message());
+  return s;
+}
+
+Status Daemon::ReloadConfig(std::vector<std::string>* changed) {
   if (opts_.config_path.empty())
     return Status::FailedPrecondition("reload", "locschedd was started without --config");
   sd_notify(0, "RELOADING=1");

@@ -4,15 +4,15 @@
 
 namespace locsched {
 
-const std::string* DedupeWindow::Find(std::string_view id) const {
-  if (bodies_.empty()) return nullptr;
-  const auto it = bodies_.find(std::string(id));
-  return it == bodies_.end() ? nullptr : &it->second;
+const DedupeWindow::Entry* DedupeWindow::Find(std::string_view id) const {
+  if (entries_.empty()) return nullptr;
+  const auto it = entries_.find(std::string(id));
+  return it == entries_.end() ? nullptr : &it->second;
 }
 
-void DedupeWindow::Remember(std::string id, std::string body) {
+void DedupeWindow::Remember(std::string id, uint64_t hash, std::string body) {
   if (capacity_ == 0) return;
-  const auto [it, inserted] = bodies_.try_emplace(id, std::move(body));
+  const auto [it, inserted] = entries_.try_emplace(id, Entry{hash, std::move(body)});
   if (!inserted) return;
   order_.push_back(std::move(id));
   Trim();
@@ -25,7 +25,7 @@ void DedupeWindow::SetCapacity(uint64_t capacity) {
 
 void DedupeWindow::Trim() {
   while (order_.size() > capacity_) {
-    bodies_.erase(order_.front());
+    entries_.erase(order_.front());
     order_.pop_front();
   }
 }

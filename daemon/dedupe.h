@@ -1,7 +1,8 @@
-// DedupeWindow: the most recent event ids with the reply each one got, so a
-// sender that retries (the tailer after a crash, an agent after a timeout)
-// gets the same answer and the event is applied once. Owned by the
-// Dispatcher; event-loop thread only.
+// DedupeWindow: the most recent event ids with the reply each one got and a
+// hash of the request it answered, so a sender that retries (the tailer after
+// a crash, an agent after a timeout) gets the same answer and the event is
+// applied once, while a different request reusing an id is told apart.
+// Owned by the Dispatcher; event-loop thread only.
 #pragma once
 
 #include <cstdint>
@@ -12,22 +13,28 @@
 
 namespace locsched {
 
-/// A bounded FIFO of ids and their reply bodies.
+/// A bounded FIFO of ids, each with its request's hash and its reply body.
 class DedupeWindow {
  public:
+  /// What is remembered of one id.
+  struct Entry {
+    uint64_t hash = 0;  ///< RequestHash of the request (0: unknown, from an older snapshot)
+    std::string body;   ///< the reply body it got
+  };
+
   /// Remembers at most `capacity` ids (0 disables deduplication).
   explicit DedupeWindow(uint64_t capacity) : capacity_(capacity) {}
 
-  /// The reply body recorded for id, or nullptr if the id is not remembered.
-  const std::string* Find(std::string_view id) const;
-  /// Records id with its reply body, forgetting the oldest id when full.
-  void Remember(std::string id, std::string body);
+  /// The entry recorded for id, or nullptr if the id is not remembered.
+  const Entry* Find(std::string_view id) const;
+  /// Records id with its request hash and reply body, forgetting the oldest id when full.
+  void Remember(std::string id, uint64_t hash, std::string body);
   /// Changes the capacity, forgetting the oldest ids if it shrank.
   void SetCapacity(uint64_t capacity);
-  /// Calls f(id, body) for each remembered id, oldest first.
+  /// Calls f(id, entry) for each remembered id, oldest first.
   template <typename F>
   void ForEach(F f) const {
-    for (const std::string& id : order_) f(id, bodies_.at(id));
+    for (const std::string& id : order_) f(id, entries_.at(id));
   }
   /// Ids remembered now.
   uint64_t size() const { return order_.size(); }
@@ -35,7 +42,7 @@ class DedupeWindow {
  private:
   void Trim();
   uint64_t capacity_;
-  std::unordered_map<std::string, std::string> bodies_;
+  std::unordered_map<std::string, Entry> entries_;
   std::deque<std::string> order_;
 };
 

@@ -28,6 +28,9 @@ Status Metrics(Dispatcher& d, const Request& r, JsonWriter& w);
 Status ReloadCmd(Dispatcher& d, const Request& r, JsonWriter& w);
 Status SnapshotCmd(Dispatcher& d, const Request& r, JsonWriter& w);
 Status ResolveLpCmd(Dispatcher& d, const Request& r, JsonWriter& w);
+Status JobSubmitCmd(Dispatcher& d, const Request& r, JsonWriter& w);
+Status TaskAddCmd(Dispatcher& d, const Request& r, JsonWriter& w);
+Status JobCancelCmd(Dispatcher& d, const Request& r, JsonWriter& w);
 
 #define LOCSCHED_ENGINE(method) \
   [](Dispatcher& d, const Request& r, JsonWriter& w) { return d.engine().method(r, w); }
@@ -36,12 +39,12 @@ constexpr HandlerRow kHandlers[] = {
     {Op::kMachineUp, LOCSCHED_ENGINE(MachineUp)},
     {Op::kMachineDown, LOCSCHED_ENGINE(MachineDown)},
     {Op::kMachineDrain, LOCSCHED_ENGINE(MachineDrain)},
-    {Op::kJobSubmit, LOCSCHED_ENGINE(JobSubmit)},
+    {Op::kJobSubmit, JobSubmitCmd},
     {Op::kHeartbeat, LOCSCHED_ENGINE(Heartbeat)},
     {Op::kTaskStarted, LOCSCHED_ENGINE(TaskStarted)},
     {Op::kTaskDone, LOCSCHED_ENGINE(TaskDone)},
     {Op::kTaskFailed, LOCSCHED_ENGINE(TaskFailed)},
-    {Op::kJobCancel, LOCSCHED_ENGINE(JobCancel)},
+    {Op::kJobCancel, JobCancelCmd},
     {Op::kStatus, StatusCmd},
     {Op::kQueues, LOCSCHED_ENGINE(Queues)},
     {Op::kJobs, LOCSCHED_ENGINE(Jobs)},
@@ -54,6 +57,7 @@ constexpr HandlerRow kHandlers[] = {
     {Op::kRebalance,
      [](Dispatcher& d, const Request& r, JsonWriter& w) { return d.Rebalance(r, w); }},
     {Op::kResolveLp, ResolveLpCmd},
+    {Op::kTaskAdd, TaskAddCmd},
 };
 #undef LOCSCHED_ENGINE
 
@@ -95,7 +99,8 @@ void WriteCommandHeader(const CommandSpec& c, JsonWriter& w) {
   if (c.flags & kEventSocket) w.String("event");
   if (c.flags & kControlSocket) w.String("control");
   w.EndArray();
-  w.Field("mutating", (c.flags & kMutating) != 0).Field("admin", (c.flags & kAdmin) != 0);
+  w.Field("mutating", (c.flags & kMutating) != 0).Field("admin", c.access == Access::kAdmin);
+  w.Field("access", AccessName(c.access));
 }
 
 void WriteFields(std::span<const FieldSpec> fields, JsonWriter& w) {
@@ -141,7 +146,7 @@ Status StatusCmd(Dispatcher& d, const Request& r, JsonWriter& w) {
   if (Status s = d.engine().Summary(r, w); !s.ok()) return s;
   w.Key("daemon").BeginObject().Field("clients", d.clients());
   w.Field("requests", d.counters().lines()).Field("requests_per_s", d.requests_per_second());
-  w.Field("remembered_ids", d.remembered_ids());
+  w.Field("remembered_ids", d.remembered_ids()).Field("assembling", d.assembly().size());
   if (const EventLog* log = d.event_log(); log && log->attached()) log->WriteStatus(w);
   w.EndObject();
   if (const LpPlanner* planner = d.planner()) planner->WriteStatus(w);
@@ -161,6 +166,30 @@ Status ReloadCmd(Dispatcher& d, const Request&, JsonWriter& w) {
   w.Key("changed").BeginArray();
   for (const std::string& key : changed) w.String(key);
   w.EndArray();
+  return Status::Ok();
+}
+
+// A job with tasks_total above its task count waits in the JobAssembly for the
+// task_add parts; every other job goes straight to the Engine.
+Status JobSubmitCmd(Dispatcher& d, const Request& r, JsonWriter& w) {
+  if (r.tasks_total != 0 && r.tasks_total < r.tasks.size())
+    return Status::InvalidArgument("tasks_total", std::to_string(r.tasks_total) + " is below the " +
+                                                      std::to_string(r.tasks.size()) +
+                                                      " tasks sent");
+  if (d.assembly().Has(r.job))
+    return Status::AlreadyExists("job", "'" + r.job + "' is being assembled (task_add)");
+  if (r.tasks_total > r.tasks.size()) return d.assembly().Start(r, d.line(), w);
+  return d.engine().JobSubmit(r, w);
+}
+
+Status TaskAddCmd(Dispatcher& d, const Request& r, JsonWriter& w) {
+  return d.assembly().Add(r, d.line(), w);
+}
+
+Status JobCancelCmd(Dispatcher& d, const Request& r, JsonWriter& w) {
+  uint64_t tasks = 0;
+  if (!d.assembly().Cancel(r.job, &tasks)) return d.engine().JobCancel(r, w);
+  w.Field("tasks", tasks);
   return Status::Ok();
 }
 
@@ -197,18 +226,27 @@ void AppendErrorBody(const Status& s, std::string* out) {
   out->append("}\n");
 }
 
-// The socket and peer rules of the command table.
+// The socket and access rules of the command table: an admin command needs an
+// authorized peer on whichever socket it arrives.
 Status CheckAccess(const CommandSpec& spec, const Caller& caller) {
   const uint32_t socket = caller.control ? kControlSocket : kEventSocket;
   if (!(spec.flags & socket))
     return Status::FailedPrecondition("op", "'" + std::string(spec.name) +
                                                 "' is not accepted on the " +
                                                 (caller.control ? "control" : "event") + " socket");
-  if ((spec.flags & kAdmin) && caller.control && !caller.authorized)
+  if (spec.access == Access::kAdmin && !caller.authorized)
     return Status::PermissionDenied("op",
                                     "'" + std::string(spec.name) + "' is an admin command; uid " +
                                         std::to_string(caller.uid) + " is not allowed to run it");
   return Status::Ok();
+}
+
+// A remembered id sent again with a different request: the first one stays applied,
+// this one is refused, so a sender that reuses ids learns it instead of losing events.
+Status Conflict(const Request& r) {
+  std::string id = r.id_is_number ? r.id : "\"" + r.id + "\"";
+  return Status::Conflict("id", id + " was already used by a different request (that one was "
+                                     "applied; send this one with a new id)");
 }
 
 }  // namespace
@@ -240,19 +278,37 @@ Status Dispatcher::Reload(std::vector<std::string>* changed) {
 void Dispatcher::Save(const Engine::Sink& emit) const {
   engine_.Save(emit);
   std::string rec;
-  dedupe_.ForEach([&](const std::string& id, const std::string& body) {
+  assembly_.Save([&](const std::string& line) {
     rec.clear();
-    JsonWriter(&rec).BeginObject().Field("id", id).Field("b", body).EndObject();
+    JsonWriter(&rec).BeginObject().Field("part", line).EndObject();
+    emit(rec);
+  });
+  dedupe_.ForEach([&](const std::string& id, const DedupeWindow::Entry& e) {
+    rec.clear();
+    JsonWriter(&rec)
+        .BeginObject()
+        .Field("id", id)
+        .Field("b", e.body)
+        .Field("h", e.hash)
+        .EndObject();
     emit(rec);
   });
 }
 
-// An event id record is {"id":...,"b":...}; the rest are the engine's.
+// An event id record is {"id":...,"b":...,"h":...} ("h", the request hash, is
+// absent from older snapshots: such ids match any request); the rest are the engine's.
 Status Dispatcher::Load(const std::vector<std::string>& records) {
-  std::vector<std::string> engine_records;
+  std::vector<std::string> engine_records, parts;
   engine_records.reserve(records.size());
   simdjson::dom::parser parser;
   for (const std::string& record : records) {
+    if (record.rfind("{\"part\":", 0) == 0) {
+      std::string_view line;
+      if (parser.parse(record)["part"].get(line) != simdjson::SUCCESS)
+        return Status::InvalidArgument("snapshot", "unreadable job part record");
+      parts.emplace_back(line);
+      continue;
+    }
     if (record.rfind("{\"id\":", 0) != 0) {
       engine_records.push_back(record);
       continue;
@@ -262,9 +318,15 @@ Status Dispatcher::Load(const std::vector<std::string>& records) {
     if (parser.parse(record).get(r) != simdjson::SUCCESS || r["id"].get(id) != simdjson::SUCCESS ||
         r["b"].get(body) != simdjson::SUCCESS)
       return Status::InvalidArgument("snapshot", "unreadable event id record");
-    dedupe_.Remember(std::string(id), std::string(body));
+    uint64_t hash = 0;
+    if (r["h"].error() == simdjson::SUCCESS && r["h"].get(hash) != simdjson::SUCCESS)
+      return Status::InvalidArgument("snapshot", "unreadable event id record");
+    dedupe_.Remember(std::string(id), hash, std::string(body));
   }
-  return engine_.Load(engine_records);
+  if (Status s = engine_.Load(engine_records); !s.ok()) return s;
+  for (const std::string& part : parts)  // machines first: the parts name them
+    if (Status s = assembly_.Load(part); !s.ok()) return s;
+  return Status::Ok();
 }
 
 void Dispatcher::ApplyConfig(const Config& cfg) {
@@ -308,14 +370,18 @@ Status Dispatcher::Run(const Request& r, std::string_view line, const Caller& ca
   if (mutating && log_)
     if (Status s = log_->Admit(); !s.ok()) return s;
   const bool dedupe = r.has_id && mutating;
-  OpenReply(true, r, out);
+  const uint64_t hash = dedupe ? RequestHash(r) : 0;
   if (dedupe) {
-    if (const std::string* body = dedupe_.Find(r.id)) {
-      out->append(*body).append(",\"duplicate\":true}\n");
+    if (const DedupeWindow::Entry* seen = dedupe_.Find(r.id)) {
+      if (seen->hash != 0 && seen->hash != hash) return Conflict(r);
+      OpenReply(true, r, out);
+      out->append(seen->body).append(",\"duplicate\":true}\n");
       return Status::Ok();
     }
   }
+  OpenReply(true, r, out);
   const size_t body_start = out->size();
+  line_ = line;
   JsonWriter w(out);
   w.ResumeObject(true);
   if (Status s = kHandlers[static_cast<size_t>(r.op)].handler(*this, r, w); !s.ok()) return s;
@@ -323,7 +389,7 @@ Status Dispatcher::Run(const Request& r, std::string_view line, const Caller& ca
     heartbeat_latency_.Observe(std::max(0.0, engine_.clock().Fresh() - engine_.Now()));
   const std::string_view body = std::string_view(*out).substr(body_start);
   if (mutating && log_ && log_->attached()) Record(r, line);
-  if (dedupe) dedupe_.Remember(r.id, std::string(body));
+  if (dedupe) dedupe_.Remember(r.id, hash, std::string(body));
   out->append("}\n");
   return Status::Ok();
 }
@@ -350,7 +416,7 @@ Status Dispatcher::ReplayHeartbeat(const Request& r,
   for (const JournaledAssignment& a : assigned)
     if (Status s = engine_.ReplayAssign(r.machine, a.job, a.task, w); !s.ok()) return s;
   w.EndArray();
-  if (r.has_id) dedupe_.Remember(r.id, std::move(body));
+  if (r.has_id) dedupe_.Remember(r.id, RequestHash(r), std::move(body));
   return Status::Ok();
 }
 

@@ -16,6 +16,7 @@
 #include "daemon/engine.h"
 #include "daemon/event_log.h"
 #include "daemon/histogram.h"
+#include "daemon/job_assembly.h"
 #include "daemon/lp_planner.h"
 #include "daemon/request_counters.h"
 #include "io/wire/command_table.h"
@@ -24,9 +25,11 @@ namespace locsched {
 
 /// Who sent a request: which socket, and whether the peer may run admin commands.
 struct Caller {
-  bool control = false;     ///< came in on the control socket
-  bool authorized = false;  ///< SO_PEERCRED allows admin commands (control socket)
+  bool control = false;     ///< came in on the control socket (else the event socket)
+  bool authorized = false;  ///< the peer may run admin commands, on either socket
   uint32_t uid = 0;         ///< the peer's uid, for error messages
+  /// The journal's replay: events that passed every rule when they were accepted.
+  static Caller Journal() { return Caller{false, true, 0}; }
 };
 
 /// Request line in, reply line out, via the command table.
@@ -64,6 +67,10 @@ class Dispatcher {
   LpPlanner* planner() const { return planner_; }
   /// The engine behind the handlers.
   Engine& engine() { return engine_; }
+  /// Jobs whose tasks are still arriving (job_submit with tasks_total, task_add).
+  JobAssembly& assembly() { return assembly_; }
+  /// The request line being handled (a job part is kept as its line).
+  std::string_view line() const { return line_; }
   /// Lines, per-command calls and errors, request rate.
   const RequestCounters& counters() const { return counters_; }
   /// Calls and errors of op.
@@ -89,6 +96,8 @@ class Dispatcher {
   LpPlanner* planner_;
   DaemonControl* control_;
   DedupeWindow dedupe_;
+  JobAssembly assembly_{engine_};
+  std::string_view line_;  // the line Run is handling
   RequestCounters counters_;
   Histogram heartbeat_latency_ = LatencyHistogram();
   std::vector<JournaledAssignment> assigned_;  // reused: a heartbeat's journaled assignments

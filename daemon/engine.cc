@@ -216,6 +216,12 @@ Status Engine::CheckSubmit(const Request& r, std::vector<MachineId>* replicas,
   return Status::Ok();
 }
 
+Status Engine::CheckJob(const Request& r) const {
+  std::vector<MachineId> replicas;
+  NameIndex names;
+  return CheckSubmit(r, &replicas, &names);
+}
+
 Status Engine::JobSubmit(const Request& r, JsonWriter& w) {
   std::vector<MachineId> replicas;
   NameIndex names;

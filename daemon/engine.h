@@ -74,6 +74,11 @@ class Engine {
   Status MachineDrain(const Request& r, JsonWriter& w);
   /// job_submit: a new job with its tasks.
   Status JobSubmit(const Request& r, JsonWriter& w);
+  /// What JobSubmit would refuse in r (a live job of that name, too many tasks, an
+  /// unknown replica, a duplicate task), changing nothing; JobAssembly checks each part.
+  Status CheckJob(const Request& r) const;
+  /// limits.max_tasks_per_job now.
+  uint64_t max_tasks_per_job() const { return max_tasks_per_job_; }
   /// heartbeat: fills up to free_slots slots of the machine; replies with "assign".
   Status Heartbeat(const Request& r, JsonWriter& w);
   /// task_started: the cluster confirms a start (restarts the task's timer).

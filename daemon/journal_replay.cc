@@ -60,7 +60,7 @@ Status ReplayRecord(std::string_view record, Dispatcher& dispatcher, DaemonClock
   if (Status s = DecodeRequest(rec.line, &r); !s.ok()) return s;
   if (r.op == Op::kHeartbeat) return dispatcher.ReplayHeartbeat(r, rec.assigned);
   std::string out;
-  dispatcher.HandleLine(rec.line, Caller{}, &out);
+  dispatcher.HandleLine(rec.line, Caller::Journal(), &out);
   if (out.rfind("{\"ok\":true", 0) != 0)
     return Status::Internal("journal", "replay refused: " + out);
   return Status::Ok();

@@ -2,7 +2,10 @@
 
 #include "daemon/server.h"
 
+#include <fcntl.h>
 #include <grp.h>
+#include <spdlog/spdlog.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,6 +20,8 @@
 
 #include "daemon/commit_step.h"
 #include "daemon/dispatcher.h"
+#include "daemon/fd_budget.h"
+#include "daemon/peer_access.h"
 
 namespace locsched {
 
@@ -28,11 +33,19 @@ using Stream = asio::local::stream_protocol;
 namespace {
 
 // One client. Reads and writes alternate, so a client that stops reading only
-// stalls itself: the daemon stops reading its requests until it drains.
-struct Connection {
-  explicit Connection(Stream::socket s) : socket(std::move(s)), wake(socket.get_executor()) {}
+// stalls itself: the daemon stops reading its requests until it drains. A read
+// or a write that waits longer than limits.idle_timeout_s ends the connection.
+struct Connection : std::enable_shared_from_this<Connection> {
+  Connection(Stream::socket s, bool on_control)
+      : socket(std::move(s)),
+        wake(socket.get_executor()),
+        idle(socket.get_executor()),
+        control(on_control) {}
   Stream::socket socket;
   asio::steady_timer wake;  // parked on the commit step while replies wait for the journal
+  asio::steady_timer idle;  // limits.idle_timeout_s on the read or write under way
+  bool control;             // accepted on the control socket (its own client count)
+  bool timed_out = false;   // the idle timer closed it
   Caller caller;
   std::string partial;      // an incomplete line carried between reads
   std::string out;          // replies not yet written
@@ -41,18 +54,44 @@ struct Connection {
   bool stopping = false;    // finish the current write, then close
 };
 
-// The peer of a control connection may run admin commands if it is root, the
-// daemon's own user, or in the control socket's group.
-Caller CallerOf(Stream::socket& s, bool control, gid_t control_gid) {
+// The peer may run admin commands, on either socket, if it is root, the daemon's
+// own user, or a member of the control socket's group (supplementary groups count).
+Caller CallerOf(Stream::socket& s, bool control, const AdminRule& rule) {
   Caller c;
   c.control = control;
   ucred cred{};
   socklen_t len = sizeof cred;
   if (getsockopt(s.native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return c;
   c.uid = cred.uid;
-  c.authorized = cred.uid == 0 || cred.uid == geteuid() ||
-                 (control_gid != static_cast<gid_t>(-1) && cred.gid == control_gid);
+  c.authorized = MayAdmin(PeerCred{cred.uid, cred.gid}, rule, SystemGroups());
   return c;
+}
+
+// Accept errors that mean "out of descriptors or memory": the pending client stays
+// queued, so retrying at once would spin.
+bool OutOfResources(const boost::system::error_code& ec) {
+  namespace errc = boost::system::errc;
+  return ec == errc::too_many_files_open || ec == errc::too_many_files_open_in_system ||
+         ec == errc::no_buffer_space || ec == errc::not_enough_memory;
+}
+
+// How long accepting pauses after running out of descriptors, and how often that is logged.
+constexpr auto kAcceptPause = std::chrono::milliseconds(50);
+constexpr auto kExhaustionLogInterval = std::chrono::seconds(10);
+
+uint64_t FdLimit() {
+  rlimit rl{};
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return UINT64_MAX;
+  return rl.rlim_cur;
+}
+
+// Raises the soft descriptor limit towards the hard one when the client limits
+// need more (a refused raise, as under the unit's system-call filter, is fine).
+void RaiseFdLimit(uint64_t wanted) {
+  rlimit rl{};
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= wanted) return;
+  rl.rlim_cur = std::min<rlim_t>(wanted, rl.rlim_max);
+  (void)setrlimit(RLIMIT_NOFILE, &rl);
 }
 
 std::string Errno(std::string_view what) {
@@ -74,13 +113,17 @@ struct Server::Impl {
               const std::string& group, gid_t* gid);
   Status ClearStale(std::string_view key, const std::string& path);
   awaitable<void> Accept(Stream::acceptor& a, bool control);
+  awaitable<void> OutOfFds(Stream::acceptor& a, bool control, const boost::system::error_code& ec);
+  void RefuseWithSpare(Stream::acceptor& a);
+  void FitLimits();
+  void ArmIdle(Connection& c);
   awaitable<void> Serve(std::shared_ptr<Connection> c);
   awaitable<void> Answer(Connection& c, std::string_view data);
   awaitable<void> Flush(Connection& c);
   size_t Consume(Connection& c, std::string_view data);
   size_t WriteThreshold() const;
   void HandleLine(Connection& c, std::string_view line);
-  void Refuse(Stream::socket& s);
+  void Refuse(Stream::socket& s, bool control);
   void Finish(std::shared_ptr<Connection> c);
   void MaybeDone();
 
@@ -92,6 +135,11 @@ struct Server::Impl {
   Stream::acceptor event{io}, control{io};
   gid_t control_gid = static_cast<gid_t>(-1), event_gid = static_cast<gid_t>(-1);
   std::set<std::shared_ptr<Connection>> conns;
+  uint64_t open_event = 0, open_control = 0;  // connections per socket
+  ClientLimits fit;                           // the client limits after FitLimits
+  int spare_fd = -1;       // held to accept-and-refuse one client when out of descriptors
+  uint64_t exhausted = 0;  // accepts that failed for want of descriptors since the last log
+  std::chrono::steady_clock::time_point last_exhaustion_log{};
   bool stopping = false;
   std::function<void()> done;
   asio::steady_timer grace;
@@ -108,6 +156,16 @@ uint64_t Server::clients() const {
 
 void Server::ApplyLimits(const LimitsConfig& limits) {
   impl_->limits = limits;
+  impl_->FitLimits();
+}
+
+// The client limits against RLIMIT_NOFILE: raised towards the hard limit if
+// need be, else clamped, with a warning naming the keys.
+void Server::Impl::FitLimits() {
+  RaiseFdLimit(limits.max_clients + limits.max_control_clients + kReservedFds);
+  std::string note;
+  fit = FitClientLimits(limits, FdLimit(), &note);
+  if (!note.empty()) spdlog::warn("{}", note);
 }
 
 // A socket file left by a daemon that died is removed; a live daemon's socket,
@@ -151,6 +209,8 @@ Status Server::Impl::Bind(Stream::acceptor& a, std::string_view key, const std::
 Status Server::Listen() {
   Impl& s = *impl_;
   const SocketsConfig& c = s.sockets;
+  s.FitLimits();
+  s.spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (Status st = s.Bind(s.event, "sockets.event_path", c.event_path, c.event_mode, c.event_group,
                          &s.event_gid);
       !st.ok())
@@ -164,29 +224,81 @@ Status Server::Listen() {
   return Status::Ok();
 }
 
-// Accept loop of one socket; ends when the acceptor is closed by Stop.
+// Accept loop of one socket; ends when the acceptor is closed by Stop. Each
+// socket counts its own clients against its own limit.
 awaitable<void> Server::Impl::Accept(Stream::acceptor& a, bool is_control) {
+  AdminRule rule{static_cast<uint32_t>(geteuid()), std::nullopt};
+  if (control_gid != static_cast<gid_t>(-1)) rule.admin_group = control_gid;
   for (;;) {
     boost::system::error_code ec;
     Stream::socket socket = co_await a.async_accept(asio::redirect_error(use_awaitable, ec));
     if (ec == asio::error::operation_aborted || stopping) co_return;
-    if (ec) continue;  // EMFILE and friends: this client is lost, the loop is not
-    if (conns.size() >= limits.max_clients) {
-      Refuse(socket);
+    if (OutOfResources(ec)) {
+      co_await OutOfFds(a, is_control, ec);
       continue;
     }
-    auto c = std::make_shared<Connection>(std::move(socket));
-    c->caller = CallerOf(c->socket, is_control, control_gid);
+    if (ec) continue;  // the client gave up before it was accepted
+    uint64_t& open = is_control ? open_control : open_event;
+    if (open >= (is_control ? fit.control : fit.event)) {
+      Refuse(socket, is_control);
+      continue;
+    }
+    auto c = std::make_shared<Connection>(std::move(socket), is_control);
+    c->caller = CallerOf(c->socket, is_control, rule);
     conns.insert(c);
+    ++open;
     asio::co_spawn(io, Serve(c), asio::detached);
   }
 }
 
-void Server::Impl::Refuse(Stream::socket& s) {
+// Out of descriptors: the client at the head of the queue is accepted on the
+// spare descriptor and refused with an error line (so it is not left hanging),
+// accepting pauses for kAcceptPause instead of spinning on the queued clients,
+// and the log says so at most once per kExhaustionLogInterval.
+awaitable<void> Server::Impl::OutOfFds(Stream::acceptor& a, bool is_control,
+                                       const boost::system::error_code& ec) {
+  ++exhausted;
+  const auto now = std::chrono::steady_clock::now();
+  if (last_exhaustion_log == std::chrono::steady_clock::time_point{} ||
+      now - last_exhaustion_log >= kExhaustionLogInterval) {
+    spdlog::warn(
+        "cannot accept clients on the {} socket: {} ({} failed accepts since the last "
+        "report; RLIMIT_NOFILE is {}); refusing them and pausing accepts {} ms at a time",
+        is_control ? "control" : "event", ec.message(), exhausted, FdLimit(),
+        std::chrono::duration_cast<std::chrono::milliseconds>(kAcceptPause).count());
+    last_exhaustion_log = now;
+    exhausted = 0;
+  }
+  RefuseWithSpare(a);
+  asio::steady_timer pause(io);
+  pause.expires_after(kAcceptPause);
+  boost::system::error_code wait_ec;
+  co_await pause.async_wait(asio::redirect_error(use_awaitable, wait_ec));
+}
+
+void Server::Impl::RefuseWithSpare(Stream::acceptor& a) {
+  if (spare_fd < 0) return;
+  ::close(spare_fd);
+  const int fd = ::accept4(a.native_handle(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+  if (fd >= 0) {
+    std::string line;
+    Dispatcher::AppendError(
+        Status::ResourceExhausted("RLIMIT_NOFILE",
+                                  "the daemon is out of file descriptors; try again later"),
+        &line);
+    (void)::send(fd, line.data(), line.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    ::close(fd);
+  }
+  spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+void Server::Impl::Refuse(Stream::socket& s, bool is_control) {
   std::string line;
+  const char* key = is_control ? "limits.max_control_clients" : "limits.max_clients";
+  const uint64_t limit = is_control ? fit.control : fit.event;
   Dispatcher::AppendError(
-      Status::ResourceExhausted("limits.max_clients", std::to_string(limits.max_clients) +
-                                                          " clients are connected already"),
+      Status::ResourceExhausted(key, std::to_string(limit) + " clients are connected to the " +
+                                         (is_control ? "control" : "event") + " socket already"),
       &line);
   boost::system::error_code ec;
   s.non_blocking(true, ec);
@@ -205,8 +317,10 @@ awaitable<void> Server::Impl::Serve(std::shared_ptr<Connection> c) {
   bool eof = false;
   while (!eof && !c->stopping) {
     c->reading = true;
+    ArmIdle(*c);
     size_t n = co_await c->socket.async_read_some(asio::buffer(buf),
                                                   asio::redirect_error(use_awaitable, ec));
+    c->idle.cancel();
     c->reading = false;
     if (ec) break;
     for (;;) {
@@ -276,10 +390,27 @@ awaitable<void> Server::Impl::Flush(Connection& c) {
     co_return;
   }
   ec = {};
+  ArmIdle(c);
   co_await asio::async_write(c.socket, asio::buffer(c.out.data() + sent, c.out.size() - sent),
                              asio::redirect_error(use_awaitable, ec));
+  c.idle.cancel();
   c.out.clear();
   if (ec) c.stopping = true;
+}
+
+// A read or write still waiting after limits.idle_timeout_s is cancelled, which
+// ends the connection (an idle client, or one that does not read its replies).
+void Server::Impl::ArmIdle(Connection& c) {
+  if (limits.idle_timeout_s <= 0) return;
+  c.idle.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(limits.idle_timeout_s)));
+  c.idle.async_wait([conn = c.shared_from_this()](boost::system::error_code ec) {
+    if (ec) return;
+    conn->timed_out = true;
+    conn->stopping = true;
+    boost::system::error_code cancel_ec;
+    conn->socket.cancel(cancel_ec);
+  });
 }
 
 // Answers the complete lines at the front of data; returns how much it used.
@@ -333,8 +464,12 @@ void Server::Impl::HandleLine(Connection& c, std::string_view line) {
 
 void Server::Impl::Finish(std::shared_ptr<Connection> c) {
   boost::system::error_code ec;
+  c->idle.cancel();
   c->socket.close(ec);
-  conns.erase(c);
+  if (conns.erase(c) != 0) --(c->control ? open_control : open_event);
+  if (c->timed_out)
+    spdlog::debug("closed a {} socket client (uid {}) idle for limits.idle_timeout_s = {} s",
+                  c->control ? "control" : "event", c->caller.uid, limits.idle_timeout_s);
   MaybeDone();
 }
 
@@ -355,6 +490,8 @@ void Server::Stop(double grace_seconds, std::function<void()> done) {
   boost::system::error_code ec;
   s.event.close(ec);
   s.control.close(ec);
+  if (s.spare_fd >= 0) ::close(s.spare_fd);
+  s.spare_fd = -1;
   // Connections waiting for input end now; one busy writing ends after that write.
   for (const auto& c : s.conns) {
     c->stopping = true;

@@ -25,6 +25,8 @@ constexpr F kJobSubmit[] = {
     {"job", T::kName, true, "job name, unique among live jobs"},
     {"weight", T::kNumber, false, "weight in weighted completion time (default 1)"},
     {"tasks", T::kTasks, true, "the job's tasks (at least one)"},
+    {"tasks_total", T::kPositive, false,
+     "the job's task count when more follow by task_add; it is scheduled once all arrived"},
 };
 constexpr F kTask[] = {
     {"task", T::kName, true, "task name, unique within the job"},
@@ -48,43 +50,55 @@ constexpr F kTaskFailed[] = {
     {"machine", T::kName, false, "machine that ran it (checked if given)"},
     {"reason", T::kString, false, "free text, logged"},
 };
+constexpr F kTaskAdd[] = {
+    {"job", T::kName, true, "a job submitted with tasks_total and still short of it"},
+    {"tasks", T::kTasks, true, "more of the job's tasks (at least one)"},
+};
 constexpr F kJob[] = {{"job", T::kName, true, "job name"}};
 constexpr F kQueues[] = {{"top", T::kCount, false, "how many local queues to list (default 10)"}};
 constexpr F kHelp[] = {{"command", T::kString, false, "a command to describe (default: all)"}};
 constexpr std::span<const F> kNone;
 
 constexpr uint32_t kEvent = kEventSocket | kMutating;
-constexpr uint32_t kRead = kEventSocket | kControlSocket;
+constexpr uint32_t kBoth = kEventSocket | kControlSocket;
+constexpr uint32_t kControl = kControlSocket;
+constexpr Access kAnyone = Access::kRead;
+constexpr Access kAgent = Access::kEvent;
+constexpr Access kAdmin = Access::kAdmin;
 
 constexpr std::array<CommandSpec, kOpCount> kTable{{
-    {"machine_up", Op::kMachineUp, kEvent, kMachineUp, "a machine joins or comes back"},
-    {"machine_down", Op::kMachineDown, kEvent | kControlSocket | kAdmin, kMachine,
+    {"machine_up", Op::kMachineUp, kEvent, kAgent, kMachineUp, "a machine joins or comes back"},
+    {"machine_down", Op::kMachineDown, kEvent | kControlSocket, kAdmin, kMachine,
      "a machine is gone; its running tasks are requeued"},
-    {"machine_drain", Op::kMachineDrain, kEvent | kControlSocket | kAdmin, kDrain,
+    {"machine_drain", Op::kMachineDrain, kEvent | kControlSocket, kAdmin, kDrain,
      "stop giving a machine new tasks (or resume)"},
-    {"job_submit", Op::kJobSubmit, kEvent, kJobSubmit, "a job arrives with its tasks"},
-    {"heartbeat", Op::kHeartbeat, kEvent, kHeartbeat,
+    {"job_submit", Op::kJobSubmit, kEvent, kAgent, kJobSubmit, "a job arrives with its tasks"},
+    {"heartbeat", Op::kHeartbeat, kEvent, kAgent, kHeartbeat,
      "a machine reports free slots and gets assignments"},
-    {"task_started", Op::kTaskStarted, kEvent, kTaskEvent, "the cluster confirms a start"},
-    {"task_done", Op::kTaskDone, kEvent, kTaskEvent, "a task finished successfully"},
-    {"task_failed", Op::kTaskFailed, kEvent, kTaskFailed,
+    {"task_started", Op::kTaskStarted, kEvent, kAgent, kTaskEvent, "the cluster confirms a start"},
+    {"task_done", Op::kTaskDone, kEvent, kAgent, kTaskEvent, "a task finished successfully"},
+    {"task_failed", Op::kTaskFailed, kEvent, kAgent, kTaskFailed,
      "a task failed; it is retried up to a limit"},
-    {"job_cancel", Op::kJobCancel, kEvent | kControlSocket | kAdmin, kJob,
+    {"job_cancel", Op::kJobCancel, kEvent | kControlSocket, kAdmin, kJob,
      "remove a job and its queued tasks"},
-    {"status", Op::kStatus, kRead, kNone, "uptime, machines, queued and running tasks, rates"},
-    {"queues", Op::kQueues, kRead, kQueues, "remote queue, longest local queues, histogram"},
-    {"jobs", Op::kJobs, kRead, kNone, "live jobs with their counts"},
-    {"job", Op::kJob, kRead, kJob, "one job in detail"},
-    {"machines", Op::kMachines, kRead, kNone, "machines with their state and queues"},
-    {"help", Op::kHelp, kRead, kHelp, "the commands and their fields"},
-    {"metrics", Op::kMetrics, kRead, kNone, "Prometheus text exposition"},
-    {"reload", Op::kReload, kControlSocket | kAdmin, kNone, "re-read the configuration file"},
-    {"snapshot", Op::kSnapshot, kControlSocket | kAdmin, kNone,
+    {"status", Op::kStatus, kBoth, kAnyone, kNone,
+     "uptime, machines, queued and running tasks, rates"},
+    {"queues", Op::kQueues, kBoth, kAnyone, kQueues,
+     "remote queue, longest local queues, histogram"},
+    {"jobs", Op::kJobs, kBoth, kAnyone, kNone, "live jobs with their counts"},
+    {"job", Op::kJob, kBoth, kAnyone, kJob, "one job in detail"},
+    {"machines", Op::kMachines, kBoth, kAnyone, kNone, "machines with their state and queues"},
+    {"help", Op::kHelp, kBoth, kAnyone, kHelp, "the commands and their fields"},
+    {"metrics", Op::kMetrics, kBoth, kAnyone, kNone, "Prometheus text exposition"},
+    {"reload", Op::kReload, kControl, kAdmin, kNone, "re-read the configuration file"},
+    {"snapshot", Op::kSnapshot, kControl, kAdmin, kNone,
      "write a snapshot now and start a new journal after it"},
-    {"rebalance", Op::kRebalance, kControlSocket | kAdmin, kNone,
+    {"rebalance", Op::kRebalance, kControl, kAdmin, kNone,
      "rebalance the queued backlog now (max-cover + bal-assign; jsq-maxweight)"},
-    {"resolve_lp", Op::kResolveLp, kControlSocket | kAdmin, kNone,
+    {"resolve_lp", Op::kResolveLp, kControl, kAdmin, kNone,
      "re-solve the backlog LP now (job order of the priority policy, headroom)"},
+    {"task_add", Op::kTaskAdd, kEvent, kAgent, kTaskAdd,
+     "more tasks of a job submitted with tasks_total (jobs too big for one line)"},
 }};
 
 constexpr bool InOpOrder() {
@@ -95,6 +109,18 @@ constexpr bool InOpOrder() {
 static_assert(InOpOrder(), "kTable rows must follow the Op enum order");
 
 }  // namespace
+
+std::string_view AccessName(Access a) {
+  switch (a) {
+    case Access::kRead:
+      return "read";
+    case Access::kEvent:
+      return "event";
+    case Access::kAdmin:
+      return "admin";
+  }
+  return "admin";
+}
 
 std::span<const CommandSpec> CommandTable() {
   return kTable;

@@ -1,6 +1,6 @@
 // CommandTable: every operation of the wire protocol, as data: its name, the
-// socket that accepts it, its flags (mutating, admin), its fields with types,
-// and a one-line summary. The request decoder, the daemon's dispatcher and
+// sockets that accept it, who may run it (its access rule), its flags, its
+// fields with types, and a one-line summary. The request decoder, the daemon's dispatcher and
 // `help`, and locschedctl's verbs and completion all read this one table, so
 // they cannot drift. Immutable; safe from any thread.
 #pragma once
@@ -35,10 +35,11 @@ enum class Op : uint8_t {
   kSnapshot,
   kRebalance,
   kResolveLp,
+  kTaskAdd,
 };
 
 /// How many ops there are (the command table has one row each, in Op order).
-inline constexpr size_t kOpCount = static_cast<size_t>(Op::kResolveLp) + 1;
+inline constexpr size_t kOpCount = static_cast<size_t>(Op::kTaskAdd) + 1;
 
 /// The JSON type a field must have.
 enum class FieldType : uint8_t {
@@ -63,15 +64,27 @@ struct FieldSpec {
 /// Flags of a command.
 enum CommandFlags : uint32_t {
   kMutating = 1u << 0,       ///< changes scheduling state; journaled; may carry an "id"
-  kAdmin = 1u << 1,          ///< on the control socket, needs an authorized peer
   kEventSocket = 1u << 2,    ///< accepted on the event socket (agents, tailer)
   kControlSocket = 1u << 3,  ///< accepted on the control socket (locschedctl)
 };
+
+/// Who may run a command, whatever socket it arrives on (the socket flags say
+/// where it is accepted at all).
+enum class Access : uint8_t {
+  kRead,   ///< any peer that can connect: read-only views
+  kEvent,  ///< any peer that can connect to the event socket: cluster events
+  kAdmin,  ///< an authorized peer only: root, the daemon's user, or a member of
+           ///< sockets.control_group (supplementary groups count)
+};
+
+/// The access rule's name as the docs and `help` write it ("read", "event", "admin").
+std::string_view AccessName(Access a);
 
 struct CommandSpec {
   std::string_view name;
   Op op;
   uint32_t flags;
+  Access access;
   std::span<const FieldSpec> fields;
   std::string_view summary;
 };

@@ -4,7 +4,10 @@
 
 #include <simdjson.h>
 
+#include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 
 namespace locsched {
 namespace {
@@ -182,6 +185,124 @@ Status DecodeOp(const object& obj, const CommandSpec** spec) {
                                       : "; did you mean '" + std::string(guess) + "'?"));
 }
 
+// After simdjson refused a number, finds the first number literal out of range
+// (an integer beyond 64 bits, a real beyond a double) and the field path holding
+// it, so the error names the field. Error path only; stops at anything malformed.
+class NumberRangeFinder {
+ public:
+  explicit NumberRangeFinder(std::string_view s) : s_(s) {}
+  /// The field path ("tasks[2].size") and the literal, or nothing.
+  bool Find(std::string* path, std::string* literal) {
+    if (!Value("", 0)) return false;
+    *path = path_;
+    *literal = literal_;
+    return true;
+  }
+
+ private:
+  static constexpr int kMaxDepth = 64;
+
+  void Space() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r'))
+      ++i_;
+  }
+  bool Eat(char ch) {
+    Space();
+    if (i_ >= s_.size() || s_[i_] != ch) return false;
+    ++i_;
+    return true;
+  }
+  // A string's raw text (escapes kept), or false if it does not close.
+  bool String(std::string_view* out) {
+    const size_t start = ++i_;
+    while (i_ < s_.size() && s_[i_] != '"') i_ += s_[i_] == '\\' ? 2 : 1;
+    if (i_ >= s_.size()) return false;
+    *out = s_.substr(start, i_++ - start);
+    return true;
+  }
+  // True when the value at i_ holds the out-of-range number (then path_ is set);
+  // false when it does not, or at anything malformed (then i_ stops moving on).
+  bool Value(const std::string& path, int depth) {
+    Space();
+    if (i_ >= s_.size() || depth > kMaxDepth) return Stop();
+    const char ch = s_[i_];
+    if (ch == '{') return Object(path, depth);
+    if (ch == '[') return Array(path, depth);
+    if (ch == '"') {
+      std::string_view ignored;
+      return String(&ignored) ? false : Stop();
+    }
+    if (ch == '-' || (ch >= '0' && ch <= '9')) return Number(path);
+    while (i_ < s_.size() && s_[i_] >= 'a' && s_[i_] <= 'z') ++i_;  // true, false, null
+    return false;
+  }
+  bool Object(const std::string& path, int depth) {
+    ++i_;
+    if (Eat('}')) return false;
+    for (;;) {
+      Space();
+      std::string_view key;
+      if (i_ >= s_.size() || s_[i_] != '"' || !String(&key) || !Eat(':')) return Stop();
+      const std::string child = path.empty() ? std::string(key) : path + "." + std::string(key);
+      if (Value(child, depth + 1) || stopped_) return !stopped_;
+      if (Eat('}')) return false;
+      if (!Eat(',')) return Stop();
+    }
+  }
+  bool Array(const std::string& path, int depth) {
+    ++i_;
+    if (Eat(']')) return false;
+    for (size_t index = 0;; ++index) {
+      if (Value(path + "[" + std::to_string(index) + "]", depth + 1) || stopped_) return !stopped_;
+      if (Eat(']')) return false;
+      if (!Eat(',')) return Stop();
+    }
+  }
+  bool Number(const std::string& path) {
+    const size_t start = i_;
+    bool integer = true;
+    while (i_ < s_.size() && std::strchr("0123456789+-.eE", s_[i_]) != nullptr) {
+      if (s_[i_] == '.' || s_[i_] == 'e' || s_[i_] == 'E') integer = false;
+      ++i_;
+    }
+    const std::string text(s_.substr(start, i_ - start));
+    bool out_of_range;
+    if (integer && text[0] == '-') {
+      int64_t v;
+      out_of_range = std::from_chars(text.data(), text.data() + text.size(), v).ec ==
+                     std::errc::result_out_of_range;
+    } else if (integer) {
+      uint64_t v;
+      out_of_range = std::from_chars(text.data(), text.data() + text.size(), v).ec ==
+                     std::errc::result_out_of_range;
+    } else {
+      out_of_range = !std::isfinite(std::strtod(text.c_str(), nullptr));
+    }
+    if (!out_of_range) return false;
+    path_ = path.empty() ? "request" : path;
+    literal_ = text.size() > 40 ? text.substr(0, 40) + "..." : text;
+    return true;
+  }
+  bool Stop() {
+    stopped_ = true;
+    return false;
+  }
+
+  std::string_view s_;
+  size_t i_ = 0;
+  bool stopped_ = false;
+  std::string path_, literal_;
+};
+
+// The error for a line simdjson refused: an out-of-range number by its field, else
+// the line as a whole.
+Status ParseError(std::string_view line, simdjson::error_code error) {
+  std::string path, literal;
+  if (error == simdjson::NUMBER_ERROR && NumberRangeFinder(line).Find(&path, &literal))
+    return Bad(path, literal + " is out of range of a 64-bit number");
+  return Bad("request", "is not valid JSON");
+}
+
 }  // namespace
 
 std::string* StringField(Request& r, std::string_view key) {
@@ -196,6 +317,7 @@ std::string* StringField(Request& r, std::string_view key) {
 
 uint64_t* CountField(Request& r, std::string_view key) {
   if (key == "free_slots") return &r.free_slots;
+  if (key == "tasks_total") return &r.tasks_total;
   if (key == "slots") return &r.slots;
   if (key == "top") return &r.top;
   return nullptr;
@@ -212,7 +334,57 @@ void Request::Clear() {
   top = 10;
   weight = 1;
   drain = true;
+  tasks_total = 0;
   tasks.clear();
+}
+
+namespace {
+
+// FNV-1a, fed field by field; every piece ends with a separator byte so that
+// ("ab","c") and ("a","bc") differ.
+class Fnv {
+ public:
+  Fnv& Bytes(std::string_view s) {
+    for (char ch : s) Byte(static_cast<unsigned char>(ch));
+    Byte(0xff);
+    return *this;
+  }
+  Fnv& Number(uint64_t v) {
+    for (int i = 0; i < 8; ++i) Byte(static_cast<unsigned char>(v >> (8 * i)));
+    return *this;
+  }
+  Fnv& Real(double d) {
+    uint64_t bits;
+    static_assert(sizeof bits == sizeof d);
+    std::memcpy(&bits, &d, sizeof bits);
+    return Number(bits);
+  }
+  uint64_t value() const { return h_; }
+
+ private:
+  void Byte(unsigned char b) {
+    h_ ^= b;
+    h_ *= 0x100000001b3ull;
+  }
+  uint64_t h_ = 0xcbf29ce484222325ull;
+};
+
+}  // namespace
+
+uint64_t RequestHash(const Request& r) {
+  Fnv h;
+  h.Number(static_cast<uint64_t>(r.op));
+  for (const std::string* s : {&r.machine, &r.job, &r.task, &r.rack, &r.reason, &r.command})
+    h.Bytes(*s);
+  h.Number(r.slots).Number(r.free_slots).Number(r.top).Real(r.weight).Number(r.drain);
+  h.Number(r.tasks_total).Number(r.tasks.size());
+  for (const TaskRequest& t : r.tasks) {
+    h.Bytes(t.task).Number(static_cast<uint64_t>(t.kind)).Real(t.size).Real(t.duration);
+    h.Number(t.replicas.size());
+    for (const std::string& m : t.replicas) h.Bytes(m);
+  }
+  // 0 stands for "unknown" in the dedupe window (entries from older snapshots).
+  return h.value() == 0 ? 1 : h.value();
 }
 
 Status DecodeRequest(std::string_view line, Request* out) {
@@ -227,9 +399,10 @@ Status DecodeRequestGeneral(std::string_view line, Request* out) {
   // One parser per thread, reused: it keeps its buffers between lines.
   thread_local simdjson::dom::parser parser;
   element doc;
-  if (parser.parse(line.data(), line.size(), /*realloc_if_needed=*/true).get(doc) !=
-      simdjson::SUCCESS)
-    return Bad("request", "is not valid JSON");
+  if (const auto error =
+          parser.parse(line.data(), line.size(), /*realloc_if_needed=*/true).get(doc);
+      error != simdjson::SUCCESS)
+    return ParseError(line, error);
   object obj;
   if (doc.get(obj) != simdjson::SUCCESS) return Bad("request", "must be a JSON object");
   const CommandSpec* spec = nullptr;

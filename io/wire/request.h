@@ -38,6 +38,7 @@ struct Request {
   uint64_t top = 10;
   double weight = 1;
   bool drain = true;
+  uint64_t tasks_total = 0;  ///< job_submit: the job's task count when task_add sends the rest
   std::vector<TaskRequest> tasks;
   /// Field by field (tests compare the decoder's two paths).
   bool operator==(const Request&) const = default;
@@ -52,6 +53,11 @@ std::string* StringField(Request& r, std::string_view key);
 /// The unsigned integer member that a field named `key` fills (free_slots, slots, top),
 /// or nullptr.
 uint64_t* CountField(Request& r, std::string_view key);
+
+/// A hash of everything a request asks for except its "id" (64-bit FNV-1a over the
+/// decoded fields, the same in every build and run): two requests under one id
+/// with different hashes are different requests.
+uint64_t RequestHash(const Request& r);
 
 /// Decodes one protocol line (without its newline) into *out.
 Status DecodeRequest(std::string_view line, Request* out);

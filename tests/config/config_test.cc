@@ -1,3 +1,6 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>
@@ -84,7 +87,7 @@ TEST_CASE("the table is well formed") {
     CHECK((k.type == ConfigType::kEnum) == !k.allowed.empty());
     if (k.type == ConfigType::kInt) CHECK(k.min_int <= k.max_int);
   }
-  CHECK(seen.size() == 54);
+  CHECK(seen.size() == 56);
   CHECK(FindConfigKey("scheduler.nope") == nullptr);
 }
 
@@ -251,6 +254,31 @@ TEST_CASE("enum and mode errors list what is allowed") {
               .find("sockets.control_mode: \"" + std::string(bad) +
                     "\" is not an octal file mode 0000..0777") != std::string::npos);
   }
+}
+
+TEST_CASE("a world-writable control socket mode is refused, naming the key") {
+  CHECK(LoadError("[sockets]\ncontrol_mode = \"0777\"\n") ==
+        "test.toml:2:16: sockets.control_mode: \"0777\" lets every local user write to the "
+        "control socket; use 0600, or 0660 with sockets.control_group");
+  CHECK(LoadError("[sockets]\ncontrol_mode = \"0662\"\n").find("every local user") !=
+        std::string::npos);
+  CHECK(LoadError("[sockets]\ncontrol_mode = \"0660\"\nevent_mode = \"0666\"\n").empty());
+}
+
+TEST_CASE("a configuration path that is not a regular file is refused without blocking") {
+  Config c;
+  Status s = LoadConfigFile("/tmp", &c);
+  CHECK(s.message() == "/tmp: is a directory, not a configuration file");
+  s = LoadConfigFile("/dev/zero", &c);
+  CHECK(s.message() == "/dev/zero: is a character device, not a regular file; give a TOML file");
+  const std::string fifo = "/tmp/locsched-config-test-fifo-" + std::to_string(getpid());
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  s = LoadConfigFile(fifo, &c);  // no writer: a blocking open would wait forever
+  unlink(fifo.c_str());
+  CHECK(s.message() == fifo + ": is a FIFO, not a regular file; give a TOML file");
+  std::string value;
+  CHECK(ReadConfigString("/dev/zero", "sockets.control_path", &value).message() ==
+        "/dev/zero: is a character device, not a regular file; give a TOML file");
 }
 
 TEST_CASE("a syntax error gives file:line:col") {

@@ -1,4 +1,4 @@
-// DedupeWindow: bounded, FIFO forgetting, bodies returned as recorded.
+// DedupeWindow: bounded, FIFO forgetting, bodies and request hashes returned as recorded.
 #include "daemon/dedupe.h"
 
 #include <catch2/catch.hpp>
@@ -8,11 +8,12 @@ namespace {
 
 TEST_CASE("the dedupe window forgets the oldest id first") {
   DedupeWindow w(2);
-  w.Remember("a", ",\"x\":1");
-  w.Remember("b", "");
+  w.Remember("a", 7, ",\"x\":1");
+  w.Remember("b", 8, "");
   REQUIRE(w.Find("a") != nullptr);
-  CHECK(*w.Find("a") == ",\"x\":1");
-  w.Remember("c", "");
+  CHECK(w.Find("a")->body == ",\"x\":1");
+  CHECK(w.Find("a")->hash == 7);
+  w.Remember("c", 9, "");
   CHECK(w.Find("a") == nullptr);
   CHECK(w.Find("b") != nullptr);
   CHECK(w.size() == 2);
@@ -23,15 +24,16 @@ TEST_CASE("the dedupe window forgets the oldest id first") {
 
 TEST_CASE("a zero-capacity window remembers nothing") {
   DedupeWindow w(0);
-  w.Remember("a", "");
+  w.Remember("a", 1, "");
   CHECK(w.Find("a") == nullptr);
 }
 
-TEST_CASE("remembering an id twice keeps the first body") {
+TEST_CASE("remembering an id twice keeps the first body and hash") {
   DedupeWindow w(4);
-  w.Remember("a", "1");
-  w.Remember("a", "2");
-  CHECK(*w.Find("a") == "1");
+  w.Remember("a", 1, "1");
+  w.Remember("a", 2, "2");
+  CHECK(w.Find("a")->body == "1");
+  CHECK(w.Find("a")->hash == 1);
   CHECK(w.size() == 1);
 }
 

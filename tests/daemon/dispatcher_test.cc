@@ -52,7 +52,7 @@ TEST_CASE("a machine that goes down has its running tasks requeued, none lost") 
   h.Ok(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]},)"
        R"({"task":"b","replicas":["m0"]}]})");
   CHECK(h.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":2})")["assign"].size() == 2);
-  CHECK(h.Ok(R"({"op":"machine_down","machine":"m0"})")["requeued"] == 2);
+  CHECK(h.Ok(R"({"op":"machine_down","machine":"m0"})", kAdmin)["requeued"] == 2);
   json s = h.Ok(R"({"op":"status"})");
   CHECK(s["tasks"]["queued"] == 2);
   CHECK(s["tasks"]["running"] == 0);
@@ -112,6 +112,32 @@ TEST_CASE("a repeated event id is acknowledged with the same reply and applied o
   CHECK(retry["assign"] == first["assign"]);
   CHECK(h.Ok(R"({"op":"status"})")["tasks"]["running"] == 1);
   CHECK(h.Ok(R"({"op":"status"})")["jobs"]["submitted"] == 1);
+}
+
+TEST_CASE("an id sent again with a different request is a conflict naming the id") {
+  Harness h;
+  h.Machines(2);
+  const std::string submit =
+      R"({"op":"job_submit","id":"jt-1","job":"j","tasks":[{"task":"a","replicas":["m0"]}]})";
+  h.Ok(submit);
+  // Same request, other spelling (spaces, key order): still the same request.
+  CHECK(
+      h.Ok(R"({"id":"jt-1", "op":"job_submit","tasks":[{"replicas":["m0"],"task":"a"}],"job":"j"})")
+          ["duplicate"] == true);
+  json e = h.Send(
+      R"({"op":"job_submit","id":"jt-1","job":"k","tasks":[{"task":"a","replicas":["m1"]}]})");
+  CHECK(e["ok"] == false);
+  CHECK(e["id"] == "jt-1");
+  CHECK(e["error"]["code"] == "conflict");
+  CHECK(e["error"]["field"] == "id");
+  CHECK(e["error"]["message"].get<std::string>().find("\"jt-1\" was already used") !=
+        std::string::npos);
+  CHECK(h.Ok(R"({"op":"status"})")["jobs"]["submitted"] == 1);  // the second one was not applied
+  // An integer id and another op under it: a conflict too.
+  h.Ok(R"({"op":"heartbeat","id":5,"machine":"m0","free_slots":1})");
+  CHECK(h.Send(R"({"op":"heartbeat","id":5,"machine":"m1","free_slots":1})")["error"]["message"] ==
+        "id: 5 was already used by a different request (that one was applied; send this one "
+        "with a new id)");
 }
 
 TEST_CASE("a request that fails does not use up its id") {
@@ -174,6 +200,73 @@ TEST_CASE("commands are held to their sockets and admin commands to authorized p
   CHECK(h.Ok(R"({"op":"jobs"})", kStranger)["count"] == 1);  // read-only is fine
   h.Ok(R"({"op":"job_cancel","job":"j"})", kAdmin);
   CHECK(h.Ok(R"({"op":"job","job":"j"})")["state"] == "cancelled");
+}
+
+// The error code of a reply, "" if it succeeded.
+std::string ErrorCode(const json& reply) {
+  return reply.contains("error") ? reply["error"]["code"].get<std::string>() : "";
+}
+
+// A request of spec's op with each required field set to a valid value of its type.
+std::string MinimalRequest(const CommandSpec& spec) {
+  json r = {{"op", spec.name}};
+  for (const FieldSpec& f : spec.fields) {
+    if (!f.required) continue;
+    const std::string name(f.name);
+    switch (f.type) {
+      case FieldType::kTasks:
+        r[name] = json::array({{{"task", "t"}, {"replicas", {"m0"}}}});
+        break;
+      case FieldType::kNames:
+        r[name] = json::array({"m0"});
+        break;
+      case FieldType::kCount:
+      case FieldType::kPositive:
+      case FieldType::kNumber:
+        r[name] = 1;
+        break;
+      case FieldType::kBool:
+        r[name] = true;
+        break;
+      case FieldType::kKind:
+        r[name] = "map";
+        break;
+      default:
+        r[name] = "x";
+    }
+  }
+  return r.dump();
+}
+
+TEST_CASE("one access rule per op: admin commands need an authorized peer on either socket") {
+  Harness h;
+  h.Machines(1);
+  h.Ok(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]}]})");
+  // The admin ops the event socket accepts are refused to an agent that is no operator...
+  for (const char* line :
+       {R"({"op":"machine_drain","machine":"m0"})", R"({"op":"machine_down","machine":"m0"})",
+        R"({"op":"job_cancel","job":"j"})"}) {
+    INFO(line);
+    json e = h.Send(line, kAgent);
+    CHECK(e["error"]["code"] == "permission_denied");
+    CHECK(e["error"]["message"].get<std::string>().find("uid 1000") != std::string::npos);
+  }
+  CHECK(h.Ok(R"({"op":"status"})")["machines"]["draining"] == 0);  // nothing was applied
+  CHECK(h.Ok(R"({"op":"jobs"})", kAgent)["count"] == 1);
+  // ...and accepted from an authorized peer on the same socket.
+  CHECK(h.Ok(R"({"op":"machine_drain","machine":"m0"})", kLocal)["running"] == 0);
+  // The rule comes from the table, row by row: every admin op, on each socket that
+  // accepts it, is refused to an unauthorized peer and never to an authorized one.
+  for (const CommandSpec& spec : CommandTable()) {
+    for (bool control : {false, true}) {
+      if (!(spec.flags & (control ? kControlSocket : kEventSocket))) continue;
+      INFO(spec.name << (control ? " on the control socket" : " on the event socket"));
+      const std::string line = MinimalRequest(spec);
+      const json refused = h.Send(line, Caller{control, false, 7});
+      CHECK((ErrorCode(refused) == "permission_denied") == (spec.access == Access::kAdmin));
+      CHECK(ErrorCode(h.Send(line, Caller{control, true, 0})) != "permission_denied");
+    }
+  }
 }
 
 TEST_CASE("alpha and gamma are learnt from task durations and reported in status") {

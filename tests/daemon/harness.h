@@ -24,6 +24,10 @@ namespace {  // the tests' own namespace: these shadow the CommandFlags of the s
 const Caller kAdmin{true, true, 0};
 /// A control-socket peer that may not run them.
 const Caller kStranger{true, false, 4242};
+/// An event-socket peer running as the daemon's user (admin commands allowed): the default.
+const Caller kLocal{false, true, 0};
+/// An event-socket peer that may not run admin commands (an agent in event_group only).
+const Caller kAgent{false, false, 1000};
 
 }  // namespace
 
@@ -48,7 +52,7 @@ struct BasicHarness {
         dispatcher(engine, cfg, &log, lp.get(), o.control) {}
 
   /// Sends one line; the reply must be exactly one line.
-  nlohmann::json Send(const std::string& line, Caller caller = Caller{}) {
+  nlohmann::json Send(const std::string& line, Caller caller = kLocal) {
     std::string out;
     dispatcher.HandleLine(line, caller, &out);
     REQUIRE(!out.empty());
@@ -57,7 +61,7 @@ struct BasicHarness {
     return nlohmann::json::parse(out);
   }
   /// Sends one line that must succeed.
-  nlohmann::json Ok(const std::string& line, Caller caller = Caller{}) {
+  nlohmann::json Ok(const std::string& line, Caller caller = kLocal) {
     nlohmann::json r = Send(line, caller);
     INFO(line << " -> " << r.dump());
     REQUIRE(r["ok"] == true);

@@ -396,18 +396,26 @@ class Sockets(unittest.TestCase):
 
     @unittest.skipUnless(os.geteuid() == 0, "needs root to connect as another uid")
     def test_admin_commands_need_an_authorized_peer(self):
-        d = Daemon(["sockets.control_mode=0666"])
+        """One rule per op: an admin op the event socket accepts (job_cancel,
+        machine_drain, machine_down) is refused to a peer that is no operator there
+        too, while its events and reads are served."""
+        d = Daemon(["sockets.event_mode=0666"])
         os.chmod(d.dir.name, 0o755)
         try:
+            d.connect().call({"op": "machine_up", "machine": "m0"})
             script = ("import socket,os;os.setuid(65534);s=socket.socket(socket.AF_UNIX);"
                       "s.connect(%r);s.sendall(b'{\"op\":\"job_cancel\",\"job\":\"x\"}\\n"
+                      "{\"op\":\"machine_drain\",\"machine\":\"m0\"}\\n"
+                      "{\"op\":\"machine_down\",\"machine\":\"m0\"}\\n"
                       "{\"op\":\"status\"}\\n');import time;time.sleep(0.3);"
-                      "print(s.recv(65536).decode())" % d.control)
+                      "print(s.recv(65536).decode())" % d.event)
             out = subprocess.run([sys.executable, "-c", script], capture_output=True,
                                  text=True, timeout=10).stdout.splitlines()
-            self.assertEqual(json.loads(out[0])["error"]["code"], "permission_denied")
-            self.assertTrue(json.loads(out[1])["ok"])
-            e = d.connect(control=True).call({"op": "job_cancel", "job": "x"})
+            for line in out[:3]:
+                self.assertEqual(json.loads(line)["error"]["code"], "permission_denied", line)
+            self.assertTrue(json.loads(out[3])["ok"])
+            self.assertEqual(json.loads(out[3])["machines"]["up"], 1)
+            e = d.connect().call({"op": "job_cancel", "job": "x"})
             self.assertEqual(e["error"]["code"], "not_found")  # root passes the check
         finally:
             d.stop()
@@ -446,12 +454,43 @@ class Reload(unittest.TestCase):
         self.assertEqual(sorted(changed), ["limits.max_line_bytes", "scheduler.alpha"])
         self.assertAlmostEqual(ctl.call({"op": "status"})["rates"]["alpha"], 0.9)
 
+    def test_every_refused_reload_is_logged_with_the_key(self):
+        ctl = self.d.connect(control=True)
+        self.write("[limits]\ndedupe_window = 5\n")
+        self.assertIn("limits.dedupe_window", ctl.call({"op": "reload"})["error"]["message"])
+        self.d.wait_for(lambda: "reload refused: limits.dedupe_window" in self.d.log(),
+                        "the refusal in the log")
+        self.write("[scheduler]\nalpha = 2e9\n")
+        self.d.proc.send_signal(signal.SIGHUP)
+        self.d.wait_for(lambda: "reload refused: " in self.d.log() and
+                        "scheduler.alpha" in self.d.log(), "the SIGHUP refusal in the log")
+
     def test_a_broken_file_is_refused_with_its_position(self):
         ctl = self.d.connect(control=True)
         self.write("[scheduler]\nalpah = 0.9\n")
         e = ctl.call({"op": "reload"})["error"]
         self.assertIn("scheduler.alpah: unknown key; did you mean 'scheduler.alpha'?", e["message"])
         self.assertTrue(ctl.call({"op": "status"})["ok"])
+
+
+class CheckConfig(unittest.TestCase):
+    def test_non_regular_files_are_refused_at_once(self):
+        tmp = tempfile.TemporaryDirectory()
+        fifo = os.path.join(tmp.name, "fifo")
+        os.mkfifo(fifo)
+        for path, what in (("/tmp", "is a directory"), ("/dev/zero", "is a character device"),
+                           (fifo, "is a FIFO")):
+            out = subprocess.run([DAEMON, "--check-config", path], capture_output=True,
+                                 text=True, timeout=10)
+            self.assertEqual(out.returncode, 1, out.stdout)
+            self.assertIn(path + ": " + what, out.stderr)
+        tmp.cleanup()
+
+    def test_a_world_writable_control_socket_is_refused(self):
+        out = subprocess.run([DAEMON, "--set", "sockets.control_mode=0777"],
+                             capture_output=True, text=True, timeout=10)
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("sockets.control_mode", out.stderr)
 
 
 class Stop(unittest.TestCase):
@@ -630,7 +669,7 @@ class Journal(unittest.TestCase):
             after = c2.call({"op": "status"})
             self.assertEqual(after["jobs"], before["jobs"])
             self.assertEqual(after["tasks"], before["tasks"])
-            again = c2.call({"op": "job_submit", "id": "b0-0", "job": "other",
+            again = c2.call({"op": "job_submit", "id": "b0-0", "job": "j0-0-" + pad,
                              "tasks": [{"task": "t", "replicas": ["m0"]}]})
             self.assertTrue(again.get("duplicate"), again)
             c2.close()

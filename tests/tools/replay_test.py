@@ -132,6 +132,7 @@ class ReplayTest(unittest.TestCase):
         sent = self.tail("--machines", str(2 * MACHINES))
         # (A one-map job whose three replicas all fall on m0..m19 still gets in.)
         self.assertGreater(json.loads(sent.stdout)["rejected"], 0, sent.stdout)
+        self.assertEqual(sent.returncode, 1, sent.stderr)  # a refused request fails the tailer
         self.assertIn("unknown machine", sent.stderr)
 
     def test_a_jobhistory_log_runs_to_the_end_on_its_mapped_hosts(self):

@@ -222,7 +222,7 @@ void AddVerbs(CLI::App& app, std::deque<Verb>& store, std::map<CLI::App*, Verb*>
     if (!(spec.flags & kControlSocket)) continue;
     Verb& v = store.emplace_back(Verb{&spec, {}, json::object()});
     std::string help(spec.summary);
-    if (spec.flags & kAdmin) help += " (admin)";
+    if (spec.access == Access::kAdmin) help += " (admin)";
     by_sub[AddVerb(app, std::string(spec.name), help, v, verbs)] = &v;
   }
   struct Alias {

@@ -43,6 +43,11 @@ void AddFlags(CLI::App& app, TailOptions& o, std::string& format) {
   app.add_option("--window", o.window, "Most requests unanswered at once (backpressure)")
       ->check(CLI::Range(size_t{1}, size_t{1} << 20))
       ->capture_default_str();
+  app.add_option("--max-line-bytes", o.max_line_bytes,
+                 "Longest request line sent: a bigger job goes as a job_submit with tasks_total "
+                 "and task_add parts (keep it within the daemon's limits.max_line_bytes)")
+      ->check(CLI::Range(size_t{4096}, size_t{1} << 30))
+      ->capture_default_str();
   app.add_option("--timeout", o.timeout, "Seconds to wait for a reply before reconnecting")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -97,7 +102,8 @@ int main(int argc, char** argv) {
       "become job_submit requests (ids derived from the source position, so the daemon drops\n"
       "duplicates); locsched-format lines are forwarded as they are; task attempts are\n"
       "counted, not sent (the cluster reports its own). Malformed records are\n"
-      "reported with file and line, counted and skipped."};
+      "reported with file and line, counted and skipped. Jobs too big for one request line go\n"
+      "in parts (job_submit with tasks_total, then task_add)."};
   app.footer(
       "Exit codes:\n"
       "  0    ok\n"

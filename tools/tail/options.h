@@ -19,11 +19,12 @@ struct TailOptions {
   bool follow = false;                          ///< --follow: tail -F the files
   std::string socket;                           ///< --socket: locschedd's event socket
   std::string checkpoint;                       ///< --checkpoint: follow mode's state file
-  double speed = 0;         ///< --speed: replay at trace time / speed; 0 = as fast as accepted
-  size_t window = 256;      ///< --window: most requests unanswered at once
-  double timeout = 30;      ///< --timeout: seconds to wait for one reply
-  double retry_for = 60;    ///< --retry-for: seconds to keep reconnecting to the daemon
-  double poll = 0.2;        ///< --poll: seconds between looks at idle followed files
+  double speed = 0;     ///< --speed: replay at trace time / speed; 0 = as fast as accepted
+  size_t window = 256;  ///< --window: most requests unanswered at once
+  size_t max_line_bytes = 524288;  ///< --max-line-bytes: longer job_submits go in parts
+  double timeout = 30;             ///< --timeout: seconds to wait for one reply
+  double retry_for = 60;           ///< --retry-for: seconds to keep reconnecting to the daemon
+  double poll = 0.2;               ///< --poll: seconds between looks at idle followed files
   double idle_exit = 0;     ///< --idle-exit: follow mode ends after this long idle (0: never)
   size_t max_reports = 20;  ///< --max-reports: malformed records printed (then only counted)
   bool json = false;        ///< --json: the summary as one JSON object on stdout
@@ -38,9 +39,11 @@ extern volatile std::sig_atomic_t g_tail_stop;
 
 /// --check: prints one JSON object of counts; 0, or 1 if a file cannot be read.
 int RunCheck(const TailOptions& o);
-/// Replays the files to the daemon once (paced by --speed); 0 if all sent, 1 on failure.
+/// Replays the files to the daemon once (paced by --speed); 0 if all were accepted, 1 on
+/// failure or when the daemon refused a request.
 int RunReplay(const TailOptions& o);
-/// Follows the files until stopped; 0 on a clean stop, 1 on failure.
+/// Follows the files until stopped; 0 on a clean stop, 1 on failure or when the daemon
+/// refused a request.
 int RunFollow(const TailOptions& o);
 
 /// Prints "file:line: message" to stderr for the first --max-reports malformed records.

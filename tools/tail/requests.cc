@@ -53,6 +53,49 @@ std::string RequestLine(const TraceEvent& e, const std::string& id, const Synthe
   return "";
 }
 
+namespace {
+
+// The id of part k of a request whose id is `id` (a string or an integer).
+nlohmann::json PartId(const nlohmann::json& id, size_t k) {
+  if (k == 0) return id;
+  const std::string base = id.is_string() ? id.get<std::string>() : id.dump();
+  return base + "#" + std::to_string(k);
+}
+
+}  // namespace
+
+std::vector<std::string> SplitRequest(const std::string& line, size_t max_bytes) {
+  if (line.size() <= max_bytes) return {line};
+  nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || j.value("op", "") != "job_submit" ||
+      !j.contains("tasks") || !j["tasks"].is_array() || j["tasks"].size() < 2 ||
+      j.contains("tasks_total"))
+    return {line};  // the daemon will say what is wrong with it
+  nlohmann::json tasks = std::move(j["tasks"]);
+  const nlohmann::json id = j.contains("id") ? j["id"] : nlohmann::json();
+  nlohmann::json head = j;  // job_submit's own fields (weight) stay on the first part
+  head["tasks"] = nlohmann::json::array();
+  head["tasks_total"] = tasks.size();
+  std::vector<std::string> parts;
+  nlohmann::json part = head;
+  // Room for the part's own fields: its op, job and id, and the brackets.
+  const size_t overhead = head.dump().size() + 64;
+  size_t bytes = overhead;
+  for (nlohmann::json& task : tasks) {
+    const size_t size = task.dump().size() + 1;
+    if (bytes + size > max_bytes && !part["tasks"].empty()) {
+      parts.push_back(part.dump());
+      part = {{"op", "task_add"}, {"job", j["job"]}, {"tasks", nlohmann::json::array()}};
+      if (!id.is_null()) part["id"] = PartId(id, parts.size());
+      bytes = overhead;
+    }
+    part["tasks"].push_back(std::move(task));
+    bytes += size;
+  }
+  parts.push_back(part.dump());
+  return parts;
+}
+
 void MachineAnnouncer::Lines(const std::string& request, std::vector<std::string>* out) {
   const nlohmann::json j = nlohmann::json::parse(request, nullptr, false);
   if (j.is_discarded() || j.value("op", "") != "job_submit" || !j.contains("tasks")) return;

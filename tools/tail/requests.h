@@ -20,6 +20,12 @@ std::string EventId(std::string_view source, uint64_t generation, const TraceEve
 /// JobHistory job records without tasks). Tasks without replicas get placed ones.
 std::string RequestLine(const TraceEvent& e, const std::string& id, const SynthesisOptions& o);
 
+/// `line` as it goes on the wire: itself if it fits `max_bytes` or is no job_submit;
+/// else a job_submit with "tasks_total" and the first tasks, then task_add requests
+/// with the rest, every line within max_bytes. Part k > 0 has the id "<id>#k" (the
+/// id's digits for an integer id), so a resent part is dropped as a duplicate.
+std::vector<std::string> SplitRequest(const std::string& line, size_t max_bytes);
+
 /// For --announce-machines: machine_up requests for the replica hosts of a job_submit line
 /// that were not announced before (ids "up:<host>", so repeats are dropped by the daemon).
 class MachineAnnouncer {

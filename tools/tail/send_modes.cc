@@ -66,6 +66,13 @@ int Summarize(const TailOptions& o, const char* mode, const Tally& t, const Send
     std::fprintf(stderr, "locsched-tail: %s\n", failure.message().c_str());
     return 1;
   }
+  if (s.rejected > 0) {
+    std::fprintf(stderr,
+                 "locsched-tail: the daemon refused %llu requests (the first are shown "
+                 "above); exiting 1\n",
+                 static_cast<unsigned long long>(s.rejected));
+    return 1;
+  }
   return 0;
 }
 
@@ -114,13 +121,14 @@ class Pacer {
   Clock::time_point w0_;
 };
 
-// The requests for `e`: its own line, preceded by machine_up lines with --announce-machines.
+// The requests for `e`: its own line (a big job in parts), preceded by machine_up lines
+// with --announce-machines.
 void AppendRequests(const TailOptions& o, const TraceEvent& e, const std::string& id,
                     MachineAnnouncer* announcer, std::vector<std::string>* out) {
   std::string line = RequestLine(e, id, o.synth);
   if (line.empty()) return;
   if (o.announce) announcer->Lines(line, out);
-  out->push_back(std::move(line));
+  for (std::string& part : SplitRequest(line, o.max_line_bytes)) out->push_back(std::move(part));
 }
 
 uint64_t CountEvents(const TailOptions& o) {

@@ -119,6 +119,42 @@ TEST_CASE("Request: Clear restores every field a decode may set", "[io][request]
   CHECK(r == Request{});
 }
 
+TEST_CASE("Request: a number out of 64-bit range is reported by its field", "[io][request]") {
+  Request r;
+  CHECK(DecodeRequest(R"({"op":"heartbeat","machine":"a","free_slots":18446744073709551616})", &r)
+            .message() == "free_slots: 18446744073709551616 is out of range of a 64-bit number");
+  CHECK(DecodeRequest(R"({"op":"heartbeat","machine":"a","free_slots":18446744073709551615})", &r)
+            .ok());
+  CHECK(DecodeRequest(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m"]},)"
+                      R"({"task":"b","replicas":["m"],"size":1e999}]})",
+                      &r)
+            .message() == "tasks[1].size: 1e999 is out of range of a 64-bit number");
+  CHECK(
+      DecodeRequest(R"({"op":"job_submit","id":-99999999999999999999,"job":"j"})", &r).message() ==
+      "id: -99999999999999999999 is out of range of a 64-bit number");
+  CHECK(DecodeRequest(R"({"op":"status","x":[1,{"y":[2,3e400]}]})", &r).message() ==
+        "x[1].y[1]: 3e400 is out of range of a 64-bit number");
+  // Not a number problem: still the line as a whole.
+  CHECK(DecodeRequest(R"({"op":"status",)", &r).message() == "request: is not valid JSON");
+}
+
+TEST_CASE("Request: RequestHash ignores the id and spelling, sees every field", "[io][request]") {
+  Request a, b;
+  REQUIRE(DecodeRequest(R"({"op":"heartbeat","id":1,"machine":"a","free_slots":2})", &a).ok());
+  REQUIRE(DecodeRequest(R"({ "free_slots": 2, "machine": "a", "op": "heartbeat", "id": "z" })", &b)
+              .ok());
+  CHECK(RequestHash(a) == RequestHash(b));
+  REQUIRE(DecodeRequest(R"({"op":"heartbeat","machine":"a","free_slots":3})", &b).ok());
+  CHECK(RequestHash(a) != RequestHash(b));
+  REQUIRE(
+      DecodeRequest(R"({"op":"job_submit","job":"j","tasks":[{"task":"ab","replicas":["c"]}]})", &a)
+          .ok());
+  REQUIRE(
+      DecodeRequest(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["bc"]}]})", &b)
+          .ok());
+  CHECK(RequestHash(a) != RequestHash(b));
+}
+
 TEST_CASE("Request: defaults apply when optional fields are absent", "[io][request]") {
   Request r;
   REQUIRE(Decode({{"op", "machine_up"}, {"machine", "a"}}, &r).ok());
