@@ -3,7 +3,8 @@
 # (Depends from dpkg-shlibdeps, the conffiles, the maintainer scripts), unpacks
 # it into a scratch root and checks the files, then runs the unpacked
 # `locschedd --check-config` on the unpacked default config and the unpacked
-# programs' --version. tools/test.sh runs it on the release build.
+# programs' --version; last, dpkg_install_test.sh installs, upgrades, removes and
+# purges it in a throwaway root. tools/test.sh runs it on the release build.
 # Usage: package_test.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -52,3 +53,4 @@ for p in usr/sbin/locschedd usr/bin/locschedctl usr/bin/locsched-agents usr/bin/
   "$root/$p" --version | grep -q "^$(basename "$p") $(field Version | cut -d- -f1)$"
 done
 echo "package complete: unpacked locschedd --check-config accepts the installed config"
+bash "$here/dpkg_install_test.sh" "$deb"

@@ -10,6 +10,7 @@ import os
 import pathlib
 import re
 import resource
+import shutil
 import random
 import signal
 import socket
@@ -140,15 +141,21 @@ class ExitCodes(unittest.TestCase):
             if os.geteuid() != 0:
                 self.skipTest("exit 77 needs root, to connect as another user")
             os.chmod(d.dir.name, 0o755)
-            self.expect(77, run(*ctl, "status", preexec_fn=as_nobody), "locschedctl",
-                        "socket mode 0600, another user")
+            # A copy another user can run wherever the build tree is.
+            shutil.copy(BIN["locschedctl"], self.dir / "locschedctl")
+            nobody_ctl = [str(self.dir / "locschedctl"), "--socket", d.control]
+            self.expect(77, subprocess.run(nobody_ctl + ["status"], capture_output=True,
+                                           text=True, timeout=20, preexec_fn=as_nobody),
+                        "locschedctl", "socket mode 0600, another user")
         finally:
             d.stop()
         d = locschedd_test.Daemon(["sockets.control_mode=0666"])
         try:
             os.chmod(d.dir.name, 0o755)
-            self.expect(77, run("locschedctl", "--socket", d.control, "snapshot",
-                                preexec_fn=as_nobody), "locschedctl", "admin command, another user")
+            nobody_ctl[2] = d.control
+            self.expect(77, subprocess.run(nobody_ctl + ["snapshot"], capture_output=True,
+                                           text=True, timeout=20, preexec_fn=as_nobody),
+                        "locschedctl", "admin command, another user")
         finally:
             d.stop()
 
