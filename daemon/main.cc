@@ -36,8 +36,7 @@ int main(int argc, char** argv) {
       "  0    stopped cleanly (SIGTERM), or --check-config found the file good\n"
       "  1    the configuration was refused, the journal could not be recovered, or a\n"
       "       socket could not be bound\n"
-      "  2    bad command line\n"
-      "  75   a journal write or sync failed (nothing unsynced was acknowledged)");
+      "  2    bad command line");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
