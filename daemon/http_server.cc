@@ -6,6 +6,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
+#include <memory>
 #include <set>
 
 #include "daemon/http_routes.h"
@@ -62,7 +63,7 @@ struct HttpServer::Impl {
       : io(io_), dispatcher(d), cfg(c) {}
 
   awaitable<void> Accept();
-  awaitable<void> Serve(tcp::socket socket);
+  awaitable<void> Serve(std::shared_ptr<beast::tcp_stream> stream);
   awaitable<bool> ServeOne(beast::tcp_stream& stream, beast::flat_buffer& buffer, int served);
 
   asio::io_context& io;
@@ -70,7 +71,7 @@ struct HttpServer::Impl {
   HttpConfig cfg;
   tcp::acceptor acceptor{io};
   tcp::endpoint bound;
-  std::set<beast::tcp_stream*> streams;  // open connections, closed by Stop
+  std::set<std::shared_ptr<beast::tcp_stream>> streams;  // open connections, closed by Stop
   bool stopping = false;
 };
 
@@ -108,7 +109,7 @@ void HttpServer::Stop() {
   s.stopping = true;
   boost::system::error_code ec;
   s.acceptor.close(ec);
-  for (beast::tcp_stream* stream : s.streams) stream->socket().close(ec);
+  for (const auto& stream : s.streams) stream->socket().close(ec);
 }
 
 // Accepts until Stop; a connection past http.max_connections is closed at once.
@@ -122,22 +123,22 @@ awaitable<void> HttpServer::Impl::Accept() {
       socket.close(ec);
       continue;
     }
-    asio::co_spawn(io, Serve(std::move(socket)), asio::detached);
+    auto stream = std::make_shared<beast::tcp_stream>(std::move(socket));
+    streams.insert(stream);  // counted at once, so a burst of connects cannot pass the cap
+    asio::co_spawn(io, Serve(std::move(stream)), asio::detached);
   }
 }
 
 // One connection: requests one after another (keep-alive), each read and each
 // write within http.timeout_ms, at most kRequestsPerConnection of them.
-awaitable<void> HttpServer::Impl::Serve(tcp::socket socket) {
-  beast::tcp_stream stream(std::move(socket));
-  streams.insert(&stream);
+awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<beast::tcp_stream> stream) {
   beast::flat_buffer buffer(kHeaderLimit + kBodyLimit);
   for (int served = 1; !stopping; ++served)
-    if (!co_await ServeOne(stream, buffer, served)) break;
-  streams.erase(&stream);
+    if (!co_await ServeOne(*stream, buffer, served)) break;
+  streams.erase(stream);
   boost::system::error_code ec;
-  stream.socket().shutdown(tcp::socket::shutdown_send, ec);
-  stream.close();
+  stream->socket().shutdown(tcp::socket::shutdown_send, ec);
+  stream->close();
 }
 
 // Reads one request and writes its answer; false when the connection is done.
