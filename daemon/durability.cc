@@ -111,7 +111,10 @@ void Durability::Attach() {
 
 Status Durability::Snapshot(JsonWriter* reply) {
   if (!store_) return Status::FailedPrecondition("journal.path", "no journal to snapshot");
-  if (Status s = log_.Sync(); !s.ok()) return s;
+  if (Status s = log_.Sync(); !s.ok()) {
+    spdlog::error("snapshot not taken: the journal cannot be written: {}", s.message());
+    return s;
+  }
   const auto start = std::chrono::steady_clock::now();
   SnapshotInfo info;
   const Status s =
@@ -134,8 +137,9 @@ Status Durability::Snapshot(JsonWriter* reply) {
   return Status::Ok();
 }
 
+// While a failed write holds the journal, the commit step's retries own it.
 Status Durability::Flush() {
-  return store_ ? store_->journal().Flush() : Status::Ok();
+  return store_ && !log_.held() ? store_->journal().Flush() : Status::Ok();
 }
 
 }  // namespace locsched

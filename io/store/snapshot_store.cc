@@ -105,6 +105,7 @@ struct JournalFile {
   uint64_t gen = 0;
   std::vector<std::string> events;
   std::string tail;  // bytes after the valid prefix that are more than a torn record
+  bool header = false;
 };
 
 // "to keep it aside and salvage": the way out of a damaged journal.
@@ -134,8 +135,8 @@ Status LoadJournal(const std::string& path, JournalFile* out, Recovery* rec) {
   if (scan.cut_bytes > 0 && !scan.torn) out->tail = image.substr(scan.valid_bytes);
   out->path = path;
   out->events = std::move(scan.records);
-  if (!out->events.empty() && ParseNumberRecord(out->events.front(), kGen, &out->gen))
-    out->events.erase(out->events.begin());
+  out->header = !out->events.empty() && ParseNumberRecord(out->events.front(), kGen, &out->gen);
+  if (out->header) out->events.erase(out->events.begin());
   return Status::Ok();
 }
 
@@ -233,6 +234,9 @@ Status SnapshotStore::Open(const std::string& path, SyncMode mode, double interv
     const Status s = LoadJournal(p, &f, rec);
     if (s.code() == Status::Code::kNotFound) continue;
     if (!s.ok()) return s;
+    // Empty, or a header torn by a kill (P.next as a snapshot starts it): it holds
+    // nothing, and as "generation 0" it would hide the real journal of that generation.
+    if (!f.header && f.events.empty() && f.tail.empty()) continue;
     journals[f.gen] = std::move(f);  // a later file wins a tie
   }
   // Candidates, newest first: an interrupted P.snap.tmp, P.snap, P.snap.prev, then the

@@ -42,6 +42,22 @@ Rows ObjectRows(const json& items, const std::vector<std::string>& keys) {
   return rows;
 }
 
+// The journal line of `status`: whether events are accepted, and failing snapshots.
+std::string RenderJournal(const json& j) {
+  std::string out = "journal    ";
+  if (j["unavailable"].is_string())
+    out += "UNAVAILABLE, " + Cell(j["held_events"]) +
+           " events held, state-changing requests refused: " + j["unavailable"].get<std::string>();
+  else
+    out += "ok, " + Cell(j["snapshots"]) + " snapshots since start";
+  out += "\n";
+  if (j["snapshot_failures"].get<uint64_t>() > 0)
+    out += "snapshots  " + Cell(j["snapshot_failures"]) + " failed in a row, next attempt in " +
+           Cell(j["next_snapshot_in_s"]) + " s: " + j["last_snapshot_error"].get<std::string>() +
+           "\n";
+  return out;
+}
+
 std::string RenderStatus(const json& r) {
   const json& m = r["machines"];
   const json& t = r["tasks"];
@@ -72,6 +88,7 @@ std::string RenderStatus(const json& r) {
   out += "daemon     " + Cell(r["daemon"]["clients"]) + " clients, " +
          Cell(r["daemon"]["requests"]) + " requests, " + Cell(r["daemon"]["requests_per_s"]) +
          "/s over the last 10 s\n";
+  if (r["daemon"].contains("journal")) out += RenderJournal(r["daemon"]["journal"]);
   return out;
 }
 

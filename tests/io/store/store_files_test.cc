@@ -206,3 +206,25 @@ TEST_CASE(
 
 }  // namespace
 }  // namespace locsched
+
+namespace locsched {
+namespace {
+
+TEST_CASE("StoreFiles: an empty or torn P.next (a kill as a snapshot starts it) hides nothing") {
+  for (const std::string& next : {std::string(), std::string("\x09\x00", 2)}) {
+    Dir d;
+    const std::string p = d.File("journal.log");
+    WriteJournal(p, 3);
+    Write(p + ".next", next);
+    Recovery rec;
+    const Status s = Open(p, &rec);
+    INFO(s.message());
+    REQUIRE(s.ok());
+    CHECK(rec.events == Events(3));
+    CHECK(Slurp(p).size() > 0);
+    CHECK_FALSE(fs::exists(p + ".next"));
+  }
+}
+
+}  // namespace
+}  // namespace locsched
