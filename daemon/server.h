@@ -31,10 +31,12 @@ class Server {
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  /// Creates, binds and secures both sockets and starts accepting. The error
+  /// Creates, binds and secures both sockets and starts accepting, with each
+  /// socket's client limit fitted to RLIMIT_NOFILE (a clamp is logged). The error
   /// names the config key of the socket that failed.
   Status Listen();
-  /// Applies reloadable limits (line length, clients, buffer) to new and open connections.
+  /// Applies reloadable limits (line length, clients per socket, buffer, idle
+  /// timeout) to new and open connections.
   void ApplyLimits(const LimitsConfig& limits);
   /// Stops accepting, answers what clients already sent, closes them, then
   /// calls `done` (at the latest after `grace_seconds`) and removes the socket files.

@@ -189,6 +189,9 @@ class SlowClients(unittest.TestCase):
             self.assertLess(worst, 1.0)
             grown = rss_kib(d.proc.pid) - rss_before
             self.assertLess(grown, 32 * 1024, "RSS grew by %d KiB" % grown)
+            if os.environ.get("LOCSCHED_TEST_VERBOSE"):
+                print("\nslow client: %d bytes sent unread; others' worst reply %.1f ms over 100 "
+                      "calls; RSS grew %d KiB" % (sent, worst * 1000, grown), file=sys.stderr)
             # The hog's write never completes: limits.idle_timeout_s closes it.
             d.wait_for(lambda: other.call({"op": "status"})["daemon"]["clients"] == 1,
                        "the stuck client to be closed", timeout=10)

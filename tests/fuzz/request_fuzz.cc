@@ -72,6 +72,7 @@ void CheckNumbers(const Request& r, const CommandSpec& spec) {
   Expect(!lacks("top") || r.top == 10, "top keeps its default", spec.name);
   Expect(!lacks("weight") || r.weight == 1, "weight keeps its default", spec.name);
   Expect(!lacks("drain") || r.drain, "drain keeps its default", spec.name);
+  Expect(!lacks("tasks_total") || r.tasks_total == 0, "tasks_total keeps its default", spec.name);
 }
 
 // A decoded request: a valid op, required names filled, unused fields at their defaults.
