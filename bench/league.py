@@ -14,6 +14,16 @@ Workloads:
 Trace workloads run in locsched-sim --trace (the emulator's cluster model: Exp 25 s
 local tasks, heartbeats every 3 s).
 
+JSQ+MaxWeight, with and without remote_bias, also runs each trace workload with the
+daemon's rebalancing (--rebalance), LP priority (--lp-priority) and both, at remote 4x
+on the trace workloads not sized to 85% (there a rebalancing run alone costs 10-20 s of
+CPU); the slotted model has no rebalancer.
+
+Every locsched-sim call is one independent run of a pool (--jobs at a time, default 2;
+identical calls run once); a progress line counts them. The end prints the wall time
+and the CPU time (user + sys) of all the runs: CPU / 2 is the wall time on an idle
+2-core machine.
+
 Writes OUT.jsonl (one row per run), OUT.md (the tables) and OUT.png (the chart, if
 matplotlib is there; bench/plot_league.py). Usage:
   python3 bench/league.py [--build DIR] [--out docs/league] [--jobs N] [--hours LIST]
@@ -25,6 +35,7 @@ import concurrent.futures
 import json
 import math
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -42,6 +53,9 @@ OTHER_TRACES = [("jobhistory", "hadoop-rumen/sample-job-tracker-logs.gz", None),
                  UTILIZATIONS)]
 BIAS = 2  # JSQ+MaxWeight's remote_bias variant
 SRPT = ["--policy", "late-binding", "--job-order", "srpt"]  # late binding's job-order variant
+# The daemon's extras, on JSQ+MaxWeight with and without its bias (trace workloads only).
+EXTRAS = [("rebalance", ["--rebalance"]), ("lp", ["--lp-priority"]),
+          ("rebalance+lp", ["--rebalance", "--lp-priority"])]
 
 
 def sim_lines(sim, args, variant=None):
@@ -57,29 +71,34 @@ def sim_lines(sim, args, variant=None):
 def label(row):
     if row["policy"] == "delay":
         return "delay"
+    name = row["policy"]
     if row["policy"] == "jsq-maxweight" and row.get("remote_bias", 0):
-        return "jsq-maxweight+bias%d" % row["remote_bias"]
+        name += "+bias%d" % row["remote_bias"]
     if row.get("variant"):
-        return "%s+%s" % (row["policy"], row["variant"])
-    return row["policy"]
+        name += "+" + row["variant"]
+    return name
 
 
-def slotted_task(sim, policies, dist, slowdown, slots):
-    """Every policy over the loads, delay at each wait, and JSQ+MaxWeight with its bias."""
+def slotted_runs(policies, dist, slowdown, slots):
+    """Every policy over the loads (one call each: the pool balances them), delay at each
+    wait, and JSQ+MaxWeight with its bias: (args, variant, rows-maker) per call."""
     gamma = 0.8 / slowdown
     capacity = 800 * 0.8 + 200 * gamma
     loads = ",".join("%.1f" % (f * capacity) for f in SLOTTED_LOADS)
     base = ["--json", "--threads", "1", "--slots", str(slots), "--job-size-dist", dist,
             "--gamma", "%g" % gamma, "--sweep", loads]
-    runs = []
-    others = [p for p in policies if p != "delay"]
-    runs += sim_lines(sim, base + ["--policy", ",".join(others)])
-    runs += sim_lines(sim, base + ["--policy", "jsq-maxweight", "--remote-bias", str(BIAS)])
+    calls = [(base + ["--policy", p], None) for p in policies if p != "delay"]
+    calls.append((base + ["--policy", "jsq-maxweight", "--remote-bias", str(BIAS)], None))
     if "late-binding" in policies:
-        runs += sim_lines(sim, base + SRPT, "srpt")
+        calls.append((base + SRPT, "srpt"))
     if "delay" in policies:
         for w in SLOTTED_WAITS:
-            runs += sim_lines(sim, base + ["--policy", "delay", "--delay-wait", str(w)])
+            calls.append((base + ["--policy", "delay", "--delay-wait", str(w)], None))
+    make = lambda runs: slotted_rows(runs, dist, slowdown)
+    return [(args, variant, make) for args, variant in calls]
+
+
+def slotted_rows(runs, dist, slowdown):
     rows = []
     for r in runs:
         share = r["load"] / r["capacity"]
@@ -93,18 +112,34 @@ def slotted_task(sim, policies, dist, slowdown, slots):
     return rows
 
 
-def trace_task(sim, policies, family, fmt, path, hour, util):
+def trace_runs(policies, family, fmt, path, hour, util):
+    """One call for every policy (delay with every wait) at every slowdown, JSQ+MaxWeight with
+    its bias, late binding with srpt, and JSQ+MaxWeight's rebalance and LP variants (at 4x
+    and below 85% only: a rebalancing run costs 20 to 300 plain ones)."""
     base = ["--json", "--trace", path, "--format", fmt,
             "--remote-slowdown", ",".join("%g" % s for s in SLOWDOWNS)]
     if hour is not None:
         base += ["--hour", str(hour)]
     if util is not None:
         base += ["--utilization", str(util)]
-    runs = sim_lines(sim, base + ["--policy", ",".join(policies),
-                                  "--delay-wait", ",".join(str(w) for w in TRACE_WAITS)])
-    runs += sim_lines(sim, base + ["--policy", "jsq-maxweight", "--remote-bias", str(BIAS)])
+    calls = [(base + ["--policy", ",".join(policies),
+                      "--delay-wait", ",".join(str(w) for w in TRACE_WAITS)], None)]
+    calls.append((base + ["--policy", "jsq-maxweight", "--remote-bias", str(BIAS)], None))
     if "late-binding" in policies:
-        runs += sim_lines(sim, base + SRPT, "srpt")
+        calls.append((base + SRPT, "srpt"))
+    at_4x = [a for a in base if a != base[base.index("--remote-slowdown") + 1]]
+    at_4x.insert(at_4x.index("--remote-slowdown") + 1, "4")
+    # At 85% a rebalancing run costs 10-20 s of CPU (its timer fires every simulated second
+    # over a large backlog): the extras run on the workloads sized to 60% and the others.
+    for bias in (0, BIAS) if util is None or util < 0.7 else ():
+        for variant, flags in EXTRAS:
+            calls.append((at_4x + ["--policy", "jsq-maxweight", "--remote-bias", str(bias)] + flags,
+                          variant))
+    make = lambda runs: trace_rows(runs, family, path, hour, util)
+    return [(args, variant, make) for args, variant in calls]
+
+
+def trace_rows(runs, family, path, hour, util):
     name = os.path.basename(path)
     if hour is not None:
         name += " h%d" % hour
@@ -122,7 +157,8 @@ def trace_task(sim, policies, family, fmt, path, hour, util):
             "mean_task_wait": r["mean_task_wait_s"], "locality": r["locality"],
             "throughput": r["throughput"], "stable": r["stable"], "jobs": r["jobs"],
             "tasks": r["tasks"], "idle_holder_per_task": r["idle_holder_per_task_s"],
-            "buckets": r["jct_buckets"], "unit": "s"})
+            "buckets": r["jct_buckets"], "rebalance_runs": r.get("rebalance_runs", 0),
+            "lp_solves": r.get("lp_solves", 0), "wall_s": r["wall_seconds"], "unit": "s"})
     return rows
 
 
@@ -245,7 +281,7 @@ def main():
                     "docs/figures/<basename>.jsonl")
     ap.add_argument("--jobs", type=int, default=2, help="runs in parallel")
     ap.add_argument("--hours", default="0-23", help="SWIM hours, e.g. 0-23 or 0,6,12,18")
-    ap.add_argument("--slots", type=int, default=10000, help="slots per slotted run")
+    ap.add_argument("--slots", type=int, default=5000, help="slots per slotted run")
     ap.add_argument("--traces", default="../shared/data/traces")
     a = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -263,32 +299,24 @@ def main():
     else:
         hours = [int(h) for h in a.hours.split(",")]
     start = time.time()
-    tasks = []
-    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        if os.path.isdir(a.traces):
-            for rel in SWIM_FILES:
-                for h in hours:
-                    for u in UTILIZATIONS:
-                        tasks.append(pool.submit(trace_task, sim, policies, "swim-%d%%" % round(100 * u),
-                                                 "swim", os.path.join(a.traces, rel), h, u))
-            for fmt_name, rel, utils in OTHER_TRACES:
-                for u in utils or [None]:
-                    fam = fmt_name if u is None else "%s-%d%%" % (fmt_name, round(100 * u))
-                    tasks.append(pool.submit(trace_task, sim, policies, fam, fmt_name,
-                                             os.path.join(a.traces, rel), None, u))
-        else:
-            print("league: %s is absent: the trace workloads are skipped (only the paper's "
-                  "model runs)" % a.traces, file=sys.stderr)
-        for dist in ("geometric", "pareto"):
-            for sd in SLOWDOWNS:
-                tasks.append(pool.submit(slotted_task, sim, policies, dist, sd, a.slots))
-        rows = []
-        for i, t in enumerate(concurrent.futures.as_completed(tasks)):
-            rows += t.result()
-            print("\rleague: %d/%d workload groups, %.0f s" % (i + 1, len(tasks), time.time() - start),
-                  end="", file=sys.stderr)
-    print(file=sys.stderr)
-    wall = time.time() - start
+    calls = []  # the slotted model's long runs first, so the pool ends on short ones
+    for dist in ("geometric", "pareto"):
+        for sd in SLOWDOWNS:
+            calls += slotted_runs(policies, dist, sd, a.slots)
+    if os.path.isdir(a.traces):
+        for rel in SWIM_FILES:
+            for h in hours:
+                for u in UTILIZATIONS:
+                    calls += trace_runs(policies, "swim-%d%%" % round(100 * u), "swim",
+                                        os.path.join(a.traces, rel), h, u)
+        for fmt_name, rel, utils in OTHER_TRACES:
+            for u in utils or [None]:
+                fam = fmt_name if u is None else "%s-%d%%" % (fmt_name, round(100 * u))
+                calls += trace_runs(policies, fam, fmt_name, os.path.join(a.traces, rel), None, u)
+    else:
+        print("league: %s is absent: the trace workloads are skipped (only the paper's "
+              "model runs)" % a.traces, file=sys.stderr)
+    rows, cpu, wall = run_pool(sim, calls, a.jobs, start)
     figures = os.path.join(os.path.dirname(a.out) or ".", "figures")
     os.makedirs(figures, exist_ok=True)
     jsonl = os.path.join(figures, os.path.basename(a.out) + ".jsonl")
@@ -301,28 +329,63 @@ def main():
     if "late-binding" in policies:
         labels.insert(labels.index("late-binding") + 1, "late-binding+srpt")
     labels = sorted(set(labels), key=labels.index)
+    labels += ["jsq-maxweight%s+%s" % (b, v) for b in ("", "+bias%d" % BIAS) for v, _ in EXTRAS]
     with open(a.out + ".md", "w") as f:
-        f.write(render(table, labels, a, hours, wall, jsonl))
+        f.write(render(table, labels, a, hours, wall, cpu, jsonl))
     plot = subprocess.run([sys.executable, "bench/plot_league.py", jsonl, a.out + ".png"],
                           capture_output=True, text=True)
     if plot.returncode != 0:
         print("league: no chart: %s" % plot.stderr.strip().splitlines()[-1:], file=sys.stderr)
-    print("league: %d runs in %.0f s; wrote %s.md and %s" % (len(rows), wall, a.out, jsonl),
+    print("league: %d rows in %.0f s of wall time, %.0f s of CPU time (user + sys; %.0f s on an "
+          "idle 2-core machine); wrote %s.md and %s" % (len(rows), wall, cpu, cpu / 2, a.out, jsonl),
           file=sys.stderr)
 
 
-def render(table, labels, a, hours, wall, jsonl):
+def run_pool(sim, calls, jobs, start):
+    """Runs each distinct call once, `jobs` at a time, with a progress line; returns the
+    rows, the CPU time (user + sys) the calls used, and the wall time."""
+    distinct, seen = [], set()
+    for args, variant, make in calls:
+        key = tuple(args)
+        if key not in seen:
+            seen.add(key)
+            distinct.append((args, variant, make))
+    if len(distinct) < len(calls):
+        print("league: %d identical calls run once" % (len(calls) - len(distinct)), file=sys.stderr)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    rows = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(sim_lines, sim, args, variant): make
+                   for args, variant, make in distinct}
+        for i, f in enumerate(concurrent.futures.as_completed(futures)):
+            rows += futures[f](f.result())
+            done, elapsed = i + 1, time.time() - start
+            eta = elapsed / done * (len(distinct) - done)
+            bar = "#" * (30 * done // len(distinct))
+            print("\rleague: [%-30s] %d/%d runs, %.0f s, about %.0f s left " % (
+                bar, done, len(distinct), elapsed, eta), end="", file=sys.stderr)
+    print(file=sys.stderr)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return rows, cpu, time.time() - start
+
+
+def render(table, labels, a, hours, wall, cpu, jsonl):
     hours_text = "every hour" if len(hours) == 24 else "hours " + ",".join(map(str, hours))
     return """# League: every policy against the best-tuned delay scheduling
 
-Generated by `bash bench/league.sh` (bench/league.py) in %.0f s on this 2-core machine;
+Generated by `bash bench/league.sh` (bench/league.py, %d runs at a time at nice 19) in
+%.0f s of wall time and %.0f s of CPU time (user + sys: %.0f s on an idle 2-core machine);
 raw rows: `%s`. SWIM: %s of both FB-2009 files. Delay scheduling's wait is the best
 (lowest mean JCT) of %s s per trace workload, and of %s slots per slotted one.
 `jsq-maxweight+bias%d` is JSQ+MaxWeight with `remote_bias` %d; `late-binding+srpt` is late
-binding with the shortest-remaining-first job order (no aging bound). Rebalancing and LP priority
-run only in the daemon (and LP priority in the slotted model's `--intra priority`), so
-they are not in this league. A ratio is the geometric mean, over the family's workloads
-where both are stable, of the policy's JCT over best-tuned delay's: below 1 beats it.
+binding with the shortest-remaining-first job order (no aging bound). `+rebalance` is the
+daemon's rebalancing (`locsched-sim --trace --rebalance`: max-cover over the queued
+backlog on its big-job, imbalance and timer triggers), `+lp` LP priority (`--lp-priority`:
+the backlog LP re-solved on the daemon's timer orders the jobs), both on the simulated
+clock; they exist for JSQ+MaxWeight only and run on the trace workloads at remote 4x,
+except those sized to 85% (the slotted model has no rebalancer). A ratio is the geometric mean, over the family's workloads where both
+are stable, of the policy's JCT over best-tuned delay's: below 1 beats it.
 
 ## Summary by workload family
 %s
@@ -336,7 +399,7 @@ Job-weighted mean JCT (s) by the job's task count, and the task-seconds each tas
 queued while one of its replica holders had a free slot.
 
 %s
-""" % (wall, jsonl, hours_text, ", ".join(map(str, TRACE_WAITS)),
+""" % (a.jobs, wall, cpu, cpu / 2, jsonl, hours_text, ", ".join(map(str, TRACE_WAITS)),
        ", ".join(map(str, SLOTTED_WAITS)), BIAS, BIAS, summary_tables(table, labels),
        slotted_table(table, labels), bucket_table(table, labels))
 

@@ -124,4 +124,10 @@ print("   jobs %d, mean JCT %.1f s, p95 %.1f s, locality %.1f%%, %.0f wall s, ma
       100 * a["all_locality"], a["wall_seconds"], a["max_lag"]))' >&2
   done
 done
-python3 bench/plot_policy_replay.py "$out.jsonl" "$out.png"
+# The chart needs matplotlib: python3 on PATH, else the system one; without it the rows stand.
+for py in python3 /usr/bin/python3; do
+  if "$py" -c 'import matplotlib' 2>/dev/null; then
+    exec "$py" bench/plot_policy_replay.py "$out.jsonl" "$out.png"
+  fi
+done
+echo "policy_replay.sh: no python3 with matplotlib: $out.jsonl is written, the chart is not" >&2

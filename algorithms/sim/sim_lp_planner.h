@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 
+#include "algorithms/lp/backlog_instance.h"
 #include "algorithms/lp/backlog_lp.h"
 #include "algorithms/sim/simulator.h"
 
@@ -18,8 +19,12 @@ class SimLpPlanner {
  public:
   /// A planner for a run of `params` (alpha, gamma) with the LP's knobs and classes.
   SimLpPlanner(const SimParams& params, const BacklogLpOptions& options, uint32_t classes);
+  /// A planner with the rates (per unit of the clock) given directly (trace mode: seconds).
+  SimLpPlanner(double alpha, double gamma, const BacklogLpOptions& options, uint32_t classes);
   /// Solves the LP of the backlog at `slot` and sets the ranks (the SimReplan signature).
   void Replan(Scheduler& sched, uint64_t slot, std::span<const uint64_t> started);
+  /// The same on a continuous clock: `started[t]` is when running task t started.
+  void ReplanAt(Scheduler& sched, double now, std::span<const double> started);
   /// A SimReplan that calls Replan on this planner (which must outlive the run).
   SimReplan Hook() {
     return [this](Scheduler& s, uint64_t slot, std::span<const uint64_t> started) {
@@ -37,6 +42,8 @@ class SimLpPlanner {
   const std::string& last_error() const { return last_error_; }
 
  private:
+  void Solve(Scheduler& sched, const BacklogClock& clock);
+
   double alpha_, gamma_;
   BacklogLpOptions options_;
   uint32_t classes_;

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <queue>
 #include <sstream>
 
 #include "algorithms/core/scheduler.h"
+#include "algorithms/sim/sim_lp_planner.h"
 #include "base/rng.h"
 
 namespace locsched {
@@ -59,6 +61,8 @@ class TraceRun {
   Where Locate(uint32_t task, MachineId m, bool local) const;
   double NextHeartbeat() const;
   void SkipHeartbeatsBefore(double t);
+  void AfterStep(double t);
+  void LpTick(double t);
   void Summarize();
 
   const TraceWorkload& w_;
@@ -83,6 +87,10 @@ class TraceRun {
   uint64_t idle_queued_ = 0;  // queued tasks with a free replica holder
   uint64_t starts_ = 0, where_[3] = {0, 0, 0};
   double wait_sum_ = 0;
+  std::vector<double> started_at_;  // per scheduler TaskId: when it started (LP priority)
+  std::unique_ptr<SimLpPlanner> planner_;
+  double lp_interval_ = 0, lp_next_at_ = 0;
+  uint64_t lp_backlog_at_last_ = 0;
   TraceSimResult r_;
 };
 
@@ -121,6 +129,13 @@ TraceRun::TraceRun(const TraceWorkload& w, const TraceSimParams& p)
   r_.jobs = w.jobs.size();
   r_.tasks = w.num_tasks();
   r_.jct_s.assign(w.jobs.size(), -1);
+  if (p.lp.enabled) {
+    planner_ =
+        std::make_unique<SimLpPlanner>(p.policy.alpha, p.policy.gamma, p.lp.options, p.lp.classes);
+    lp_interval_ = p.lp.base_interval_s;
+    lp_next_at_ = lp_interval_;
+  }
+  if (p.hook) p.hook->Attach(sched_);
 }
 
 // The periodic heartbeat with index i is machine i % M's, at (i + 1) * period / M.
@@ -181,6 +196,7 @@ void TraceRun::Arrive(uint32_t j) {
     specs[i].tag = t;
   }
   sched_.SubmitJob(1, specs);
+  if (p_.hook) p_.hook->OnJobSubmitted(job.tasks);
   for (uint32_t i = 0; i < job.tasks; ++i) {
     const uint32_t t = job.first_task + i;
     if (w_.kinds[t] == TaskKind::kMap || maps_left_[j] == 0) MakeQueued(t);
@@ -201,6 +217,10 @@ void TraceRun::Start(const Assignment& a) {
   queued_[t] = 0;
   idle_queued_ -= free_holders_[t] > 0;
   wait_sum_ += now_ - queued_at_[t];
+  if (planner_) {
+    if (a.task >= started_at_.size()) started_at_.resize(a.task + 1, 0);
+    started_at_[a.task] = now_;
+  }
   const Where where = Locate(t, a.machine, a.local);
   ++starts_;
   ++where_[static_cast<int>(where)];
@@ -279,12 +299,35 @@ TraceSimResult TraceRun::Run() {
     if (t == kInf || t > limit) break;
     if (sched_.queued() == 0) SkipHeartbeatsBefore(t);
     Step(t);
+    AfterStep(t);
   }
   Summarize();
   return r_;
 }
 
+// What the daemon's loop does after a burst: the LP's timer, then the hook's (rebalancing).
+void TraceRun::AfterStep(double t) {
+  if (planner_) LpTick(t);
+  if (p_.hook) p_.hook->AfterStep(sched_, t);
+}
+
+// The daemon's LpPlanner::Tick on the simulated clock (the solve itself takes no time).
+void TraceRun::LpTick(double t) {
+  const uint64_t backlog = sched_.queued() + sched_.blocked();
+  const bool burst = backlog >= lp_backlog_at_last_ + p_.lp.burst_tasks;
+  if (burst) lp_interval_ = p_.lp.base_interval_s;
+  if (!burst && t < lp_next_at_) return;
+  planner_->ReplanAt(sched_, t, started_at_);
+  lp_backlog_at_last_ = backlog;
+  lp_interval_ = std::min(lp_interval_ * p_.lp.growth, p_.lp.max_interval_s);
+  lp_next_at_ = t + lp_interval_;
+}
+
 void TraceRun::Summarize() {
+  if (planner_) {
+    r_.lp_solves = planner_->solves();
+    r_.lp_failures = planner_->failures();
+  }
   std::vector<double> done;
   std::vector<std::vector<double>> by_bucket(std::size(kBucketMax));
   for (size_t j = 0; j < w_.jobs.size(); ++j) {
@@ -351,6 +394,11 @@ std::string ValidateTraceSim(const TraceWorkload& w, const TraceSimParams& p) {
     err << "heartbeat: must be a positive number of seconds";
   else if (!(p.policy.delay_wait >= 0) || !std::isfinite(p.policy.delay_wait))
     err << "delay-wait: must be a non-negative number of seconds";
+  else if (p.lp.enabled && p.policy.intra != IntraQueue::kPriority)
+    err << "lp-priority: the LP's order needs the priority job order";
+  else if (p.lp.enabled &&
+           !(p.lp.base_interval_s > 0 && p.lp.base_interval_s <= p.lp.max_interval_s))
+    err << "lp-every: must be a positive number of seconds";
   if (!err.str().empty()) return err.str();
   for (size_t j = 0; j < w.jobs.size(); ++j) {
     if (j > 0 && w.jobs[j].submit_s < w.jobs[j - 1].submit_s)

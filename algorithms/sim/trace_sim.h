@@ -10,8 +10,11 @@
 
 #include "algorithms/core/cluster.h"
 #include "algorithms/core/policy.h"
+#include "algorithms/lp/backlog_lp.h"
 
 namespace locsched {
+
+class Scheduler;
 
 /// One job of a workload: its tasks are TraceWorkload's [first_task, first_task + tasks).
 struct TraceJob {
@@ -57,10 +60,40 @@ struct TraceClusterModel {
   double drain_limit_s = 36000;
 };
 
+/// LP priority (the daemon's lp.enabled with intra_queue = priority): the backlog LP
+/// re-solved on the simulated clock with the daemon's adaptive timer: after a solve the
+/// interval grows by `growth` up to max_interval_s; burst_tasks more queued or blocked
+/// tasks than at the last solve reset it to base_interval_s and solve at once. Its order
+/// ranks the jobs of policy.intra = kPriority.
+struct TraceLpParams {
+  bool enabled = false;
+  double base_interval_s = 5;   ///< lp.base_interval_s
+  double max_interval_s = 60;   ///< lp.max_interval_s
+  double growth = 2;            ///< lp.growth
+  uint64_t burst_tasks = 1000;  ///< lp.burst_tasks
+  uint32_t classes = 4;         ///< lp.classes
+  BacklogLpOptions options;     ///< lp.max_jobs, lp.epsilon, ...
+};
+
+/// Work beside heartbeats that lives outside algorithms/ (locsched-sim hooks in the
+/// daemon's rebalancer): called on the simulation's thread, on the simulated clock.
+class TraceSimHook {
+ public:
+  virtual ~TraceSimHook() = default;
+  /// Once, with the machines added, before the first event.
+  virtual void Attach(Scheduler& sched) = 0;
+  /// A job of `tasks` tasks was just submitted.
+  virtual void OnJobSubmitted(uint64_t tasks) = 0;
+  /// After the events of instant `now` (as the daemon's loop after a burst).
+  virtual void AfterStep(Scheduler& sched, double now) = 0;
+};
+
 struct TraceSimParams {
   TraceClusterModel cluster;
-  PolicyParams policy;  ///< kind, intra order, delay_wait in seconds; alpha/gamma as rates
-  uint64_t seed = 1;    ///< seeds the task durations
+  PolicyParams policy;           ///< kind, intra order, delay_wait in seconds; alpha/gamma as rates
+  uint64_t seed = 1;             ///< seeds the task durations
+  TraceLpParams lp;              ///< LP priority (needs policy.intra = kPriority)
+  TraceSimHook* hook = nullptr;  ///< not owned; may be null
 };
 
 /// JCT figures of the jobs whose task count lies in [min_tasks, max_tasks].
@@ -85,9 +118,10 @@ struct TraceSimResult {
   /// binding a task to one machine early (or a slow heartbeat) costs.
   double idle_holder_task_s = 0;
   bool stable = true;  ///< every job done, and the last within max(1800 s, span / 2) of the span
-  uint64_t heartbeats = 0;         ///< heartbeats that asked the scheduler for work
-  std::vector<JctBucket> buckets;  ///< 1, 2-10, 11-100, 101-1000, >1000 tasks
-  std::vector<double> jct_s;       ///< per job, in input order; -1 if not done
+  uint64_t heartbeats = 0;                  ///< heartbeats that asked the scheduler for work
+  uint64_t lp_solves = 0, lp_failures = 0;  ///< LP priority's re-solves
+  std::vector<JctBucket> buckets;           ///< 1, 2-10, 11-100, 101-1000, >1000 tasks
+  std::vector<double> jct_s;                ///< per job, in input order; -1 if not done
 };
 
 /// "" if the workload and params fit, else "field: what is wrong" (flag names as

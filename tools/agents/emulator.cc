@@ -112,7 +112,9 @@ Emulator::Emulator(const AgentsParams& params, Transport* transport)
       work_rng_(params.seed * 0x9e3779b97f4a7c15ULL + 0x3011),
       data_machines_(DataMachines(params)),
       free_(params.machines, params.slots),
-      marked_(params.machines, 0) {}
+      marked_(params.machines, 0),
+      asked_(params.machines, 0),
+      due_on_(params.machines, 0) {}
 
 std::string Emulator::MachineName(uint32_t m) const {
   return p_.prefix + "m" + std::to_string(m);
@@ -165,8 +167,9 @@ Status Emulator::Step(double now) {
   now_ = std::max(now_, now);
   requests_.clear();
   pending_.clear();
-  QueueCompletions();
+  // Jobs due by now first, so that the machines freed in this batch can be given them.
   QueueArrivals();
+  QueueCompletions();
   QueueHeartbeats();
   QueueForeignQueries();
   // Without jobs of its own, the emulator learns from the scheduler whether tasks wait.
@@ -213,15 +216,26 @@ bool Emulator::TasksWaiting() const {
   return p_.submit_jobs ? unassigned() > 0 : last_status_.queued > 0;
 }
 
+// Reports the completions due by now, in time order, each machine's last one followed at
+// once by its heartbeat, as a real node reports finished tasks and asks for work in one
+// message. (Reporting every completion of a batch before any freed machine asked let the
+// batch's size, which follows the host's load, decide which jobs got the slots: naive
+// fair sharing's locality moved from 33% to 50-68%.)
 void Emulator::QueueCompletions() {
+  due_.clear();
   while (!completions_.empty() && completions_.top().time <= now_) {
-    const Completion c = completions_.top();
+    due_.push_back(completions_.top());
     completions_.pop();
+    ++due_on_[due_.back().machine];
+  }
+  const bool worth_asking = TasksWaiting();
+  for (const Completion& c : due_) {
     stats_.max_lag = std::max(stats_.max_lag, now_ - c.time);
     if (c.job == kForeign)
       FinishForeign(c);
     else
       FinishTask(c);
+    if (--due_on_[c.machine] == 0 && worth_asking) AskForWork(c.machine);
   }
 }
 
@@ -234,7 +248,6 @@ void Emulator::FinishTask(const Completion& c) {
   stats_.tasks_done_in_arrivals += c.time <= p_.duration;
   stats_.local_done += c.local;
   ++free_[c.machine];
-  MarkForHeartbeat(c.machine);
   requests_.push_back(R"({"op":"task_done","job":")" + job.name + R"(","task":")" +
                       TaskName(c.task, job.maps) + R"(","machine":")" + MachineName(c.machine) +
                       "\"}");
@@ -255,7 +268,6 @@ void Emulator::FinishForeign(const Completion& c) {
   ++stats_.foreign_done;
   stats_.foreign_local_done += c.local;
   ++free_[c.machine];
-  MarkForHeartbeat(c.machine);
   // Another client's names may hold characters that JSON escapes.
   requests_.push_back(R"({"op":"task_done","job":)" + json(job).dump() + R"(,"task":)" +
                       json(task).dump() + R"(,"machine":")" + MachineName(c.machine) + "\"}");
@@ -319,6 +331,16 @@ void Emulator::MarkForHeartbeat(uint32_t machine) {
   to_heartbeat_.push_back(machine);
 }
 
+// A heartbeat of machine m offering its free slots, once per batch.
+void Emulator::AskForWork(uint32_t machine) {
+  if (free_[machine] == 0 || asked_[machine]) return;
+  asked_[machine] = 1;
+  asked_list_.push_back(machine);
+  requests_.push_back(R"({"op":"heartbeat","machine":")" + MachineName(machine) +
+                      R"(","free_slots":)" + std::to_string(free_[machine]) + "}");
+  pending_.push_back({Pending::kHeartbeat, machine, free_[machine], false});
+}
+
 void Emulator::QueueHeartbeats() {
   while (!heartbeat_due_.empty() && heartbeat_due_.front().first <= now_) {
     const uint32_t m = heartbeat_due_.front().second;
@@ -330,12 +352,11 @@ void Emulator::QueueHeartbeats() {
   const bool worth_asking = TasksWaiting();
   for (uint32_t m : to_heartbeat_) {
     marked_[m] = 0;
-    if (!worth_asking || free_[m] == 0) continue;
-    requests_.push_back(R"({"op":"heartbeat","machine":")" + MachineName(m) + R"(","free_slots":)" +
-                        std::to_string(free_[m]) + "}");
-    pending_.push_back({Pending::kHeartbeat, m, free_[m], false});
+    if (worth_asking) AskForWork(m);
   }
   to_heartbeat_.clear();
+  for (uint32_t m : asked_list_) asked_[m] = 0;
+  asked_list_.clear();
 }
 
 Status Emulator::ReadReply(const Pending& p, const std::string& request, const std::string& reply) {

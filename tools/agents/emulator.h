@@ -121,8 +121,9 @@ class Emulator {
 
   /// Registers every machine with machine_up; call once, at emulated time 0.
   Status Start();
-  /// Advances to emulated time `now`: reports due completions, submits due jobs,
-  /// heartbeats machines with free slots, and starts the tasks assigned to them.
+  /// Advances to emulated time `now`: submits due jobs, reports due completions in time
+  /// order (a freed machine heartbeats right after its report), heartbeats the other
+  /// machines with free slots that are due, and starts the tasks assigned to them.
   Status Step(double now);
   /// The earliest emulated time at which Step has something to do.
   double NextEventTime() const;
@@ -186,6 +187,7 @@ class Emulator {
   bool DropCancelled(const Pending& p, const std::string& request, const nlohmann::json& reply);
   void ReadJobQuery(const nlohmann::json& reply);
   void MarkForHeartbeat(uint32_t machine);
+  void AskForWork(uint32_t machine);
   void SubmitJob();
   std::vector<uint32_t> PickReplicas();
   std::string JobSubmitLine(const Job& job) const;
@@ -216,6 +218,10 @@ class Emulator {
   std::vector<uint32_t> free_;   // free slots per machine
   std::vector<uint8_t> marked_;  // machine already heartbeats in this batch
   std::vector<uint32_t> to_heartbeat_;
+  std::vector<uint8_t> asked_;        // machine sent a heartbeat in this batch
+  std::vector<uint32_t> asked_list_;  // ... which machines, to clear asked_
+  std::vector<Completion> due_;       // completions reported in this batch
+  std::vector<uint32_t> due_on_;      // per machine: its completions in due_ not yet reported
   std::queue<std::pair<double, uint32_t>> heartbeat_due_;  // FIFO: the period is constant
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
   std::vector<Job> jobs_;

@@ -513,6 +513,8 @@ int main(int argc, char** argv) {
       s.job_aging = o.params.policy.job_aging;
       s.seed = o.params.seed;
       s.json = o.json;
+      s.lp = o.lp;
+      s.lp_classes = o.lp_classes;
       if (s.machines == 0 && app.count("--machines") > 0)
         throw std::invalid_argument("--machines: must be at least 1");
       return RunTraceMode(o.trace, s);

@@ -5,11 +5,14 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 
+#include "config/config.h"
 #include "tools/sim/trace_jobs.h"
+#include "tools/sim/trace_rebalance.h"
 
 namespace locsched {
 namespace {
@@ -22,8 +25,10 @@ constexpr const char* kSlottedOnly[] = {
     "--chart",      "--threads",       "--lp-interval",   "--lp-classes",   "--lp-max-jobs",
     "--lp-epsilon", "--priority-slack"};
 constexpr const char* kTraceOnly[] = {
-    "--format",     "--hour",      "--racks",           "--remote-slowdown", "--rack-slowdown",
-    "--local-mean", "--heartbeat", "--fixed-durations", "--placement-seed",  "--utilization"};
+    "--format",         "--hour",        "--racks",     "--remote-slowdown",
+    "--rack-slowdown",  "--local-mean",  "--heartbeat", "--fixed-durations",
+    "--placement-seed", "--utilization", "--rebalance", "--rebalance-every",
+    "--lp-priority",    "--lp-every"};
 
 // "1", "2-10", ">1000": a bucket's job sizes.
 std::string BucketName(const JctBucket& b) {
@@ -33,7 +38,7 @@ std::string BucketName(const JctBucket& b) {
 }
 
 nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const TraceSimParams& p,
-                      double wall) {
+                      const TraceRebalance* rebalance, double wall) {
   nlohmann::json buckets = nlohmann::json::array();
   for (const JctBucket& b : r.buckets) {
     const std::string name = BucketName(b);
@@ -80,6 +85,12 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
           {"idle_holder_task_s", r.idle_holder_task_s},
           {"idle_holder_per_task_s", r.idle_holder_task_s / started},
           {"heartbeats", r.heartbeats},
+          {"rebalance", rebalance != nullptr},
+          {"rebalance_runs", rebalance ? rebalance->runs() : 0},
+          {"rebalance_moved", rebalance ? rebalance->moved() : 0},
+          {"lp_priority", p.lp.enabled},
+          {"lp_solves", r.lp_solves},
+          {"lp_failures", r.lp_failures},
           {"jct_buckets", buckets},
           {"wall_seconds", wall}};
 }
@@ -124,7 +135,26 @@ TraceSimParams Params(const TraceModeOptions& o, const TraceRunSettings& s, Poli
   p.cluster.rack_slowdown = o.rack_slowdown;
   p.cluster.heartbeat_s = o.heartbeat;
   p.cluster.fixed_durations = o.fixed_durations;
+  if (o.lp_priority) {
+    const LpConfig daemon;  // the daemon's timer and knobs, on the simulated clock
+    p.policy.intra = IntraQueue::kPriority;
+    p.lp.enabled = true;
+    p.lp.base_interval_s = o.lp_every;
+    p.lp.max_interval_s = std::max(o.lp_every, daemon.max_interval_s);
+    p.lp.growth = daemon.growth;
+    p.lp.burst_tasks = daemon.burst_tasks;
+    p.lp.classes = s.lp_classes;
+    p.lp.options = s.lp;
+  }
   return p;
+}
+
+// The daemon's [rebalance] defaults with --rebalance-every as the timer's base interval.
+RebalanceConfig RebalanceSettings(const TraceModeOptions& o) {
+  RebalanceConfig cfg;
+  cfg.base_interval_ms = static_cast<uint64_t>(std::llround(o.rebalance_every * 1000));
+  cfg.max_interval_ms = std::max(cfg.base_interval_ms, cfg.max_interval_ms);
+  return cfg;
 }
 
 std::vector<PolicyKind> Policies(const std::string& list) {
@@ -208,6 +238,20 @@ void AddTraceFlags(CLI::App& app, TraceModeOptions& o) {
   app.add_option("--placement-seed", o.placement_seed,
                  "With --trace: seed of the tailer's replica placement (swim, google)")
       ->capture_default_str();
+  app.add_flag("--rebalance", o.rebalance,
+               "With --trace, jsq-maxweight: the daemon's rebalancing (rebalance.enabled: "
+               "max-cover over the queued backlog on a big job, an imbalance or its timer)");
+  app.add_option("--rebalance-every", o.rebalance_every,
+                 "With --rebalance: the timer's first interval, simulated seconds "
+                 "(rebalance.base_interval_ms; it doubles while quiet, up to 60 s)")
+      ->capture_default_str();
+  app.add_flag("--lp-priority", o.lp_priority,
+               "With --trace, jsq-maxweight: LP priority (lp.enabled with intra_queue = "
+               "priority: the backlog LP, re-solved on the daemon's timer, orders the jobs)");
+  app.add_option("--lp-every", o.lp_every,
+                 "With --lp-priority: seconds between re-solves after a burst "
+                 "(lp.base_interval_s; the interval doubles after each, up to 60 s)")
+      ->capture_default_str();
 }
 
 void CheckTraceFlagUse(const CLI::App& app, const TraceModeOptions& o) {
@@ -229,13 +273,29 @@ int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
     throw std::invalid_argument("--intra: with --trace choose fair or fifo, not '" + s.intra + "'");
   if (s.delay_waits.empty()) throw std::invalid_argument("--delay-wait: empty");
   if (o.remote_slowdowns.empty()) throw std::invalid_argument("--remote-slowdown: empty");
+  for (const PolicyKind policy : policies) {
+    if (policy == PolicyKind::kJsqMaxWeight) continue;
+    if (o.rebalance)
+      throw std::invalid_argument("--rebalance: only jsq-maxweight rebalances (as in the daemon)");
+    if (o.lp_priority)
+      throw std::invalid_argument("--lp-priority: only jsq-maxweight orders its queues by the LP");
+  }
+  if (!(o.rebalance_every > 0 && o.rebalance_every <= 3600))
+    throw std::invalid_argument("--rebalance-every: must be in (0, 3600] seconds");
+  if (!(o.lp_every > 0 && o.lp_every <= 3600))
+    throw std::invalid_argument("--lp-every: must be in (0, 3600] seconds");
   const TraceJobs jobs = Load(o, s);
   for (const double slowdown : o.remote_slowdowns) {
     for (const PolicyKind policy : policies) {
       const size_t waits = policy == PolicyKind::kDelay ? s.delay_waits.size() : 1;
       for (size_t i = 0; i < waits; ++i) {
-        const TraceSimParams p =
-            Params(o, s, policy, *intra, s.delay_waits[i], slowdown, jobs.machines);
+        TraceSimParams p = Params(o, s, policy, *intra, s.delay_waits[i], slowdown, jobs.machines);
+        std::unique_ptr<TraceRebalance> rebalance;
+        if (o.rebalance) {
+          rebalance = std::make_unique<TraceRebalance>(RebalanceSettings(o), p.policy.alpha,
+                                                       p.policy.gamma);
+          p.hook = rebalance.get();
+        }
         if (const std::string err = ValidateTraceSim(jobs.workload, p); !err.empty())
           throw std::invalid_argument("--" + err);
         const auto start = std::chrono::steady_clock::now();
@@ -243,7 +303,7 @@ int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
         const double wall =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (s.json)
-          std::cout << ToJson(r, o, p, wall).dump() << std::endl;
+          std::cout << ToJson(r, o, p, rebalance.get(), wall).dump() << std::endl;
         else
           PrintText(r, p, wall);
       }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/lp/backlog_lp.h"
 #include "algorithms/sim/trace_sim.h"
 
 namespace locsched {
@@ -26,6 +27,10 @@ struct TraceModeOptions {
   double heartbeat = 3;                     ///< --heartbeat
   bool fixed_durations = false;             ///< --fixed-durations
   uint64_t placement_seed = 1;              ///< --placement-seed
+  bool rebalance = false;                   ///< --rebalance
+  double rebalance_every = 1;               ///< --rebalance-every (rebalance.base_interval_ms)
+  bool lp_priority = false;                 ///< --lp-priority
+  double lp_every = 5;                      ///< --lp-every (lp.base_interval_s)
 };
 
 /// Adds the trace-mode flags to `app`.
@@ -46,6 +51,8 @@ struct TraceRunSettings {
   double job_aging = 0;                  ///< late binding's aging bound, seconds (0: off)
   uint64_t seed = 1;
   bool json = false;
+  BacklogLpOptions lp;      ///< --lp-priority: the LP's knobs (the daemon's defaults)
+  uint32_t lp_classes = 4;  ///< ... and its machine classes
 };
 
 /// Loads the trace once and runs every policy (delay at every wait) at every remote slowdown,

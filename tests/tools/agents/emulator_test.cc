@@ -49,6 +49,7 @@ class FakeScheduler : public Transport {
   std::map<std::string, uint64_t> slots;   // by machine
   std::map<std::string, double> finished;  // done jobs: submit-to-done time on the fake's clock
   std::map<std::string, double> weights;   // submitted jobs' weights
+  std::vector<std::string> log;            // "task_done m3", "heartbeat m3", in order
 
   Status Exchange(const std::vector<std::string>& requests,
                   std::vector<std::string>* replies) override {
@@ -115,6 +116,7 @@ class FakeScheduler : public Transport {
   }
 
   std::string Heartbeat(const Request& r) {
+    log.push_back("heartbeat " + r.machine);
     REQUIRE(slots.count(r.machine) == 1);
     REQUIRE(r.free_slots + running_[r.machine] <= slots[r.machine]);  // never over-offers
     json assign = json::array();
@@ -143,6 +145,7 @@ class FakeScheduler : public Transport {
   }
 
   std::string Done(const Request& r) {
+    log.push_back("task_done " + r.machine);
     FakeJob& job = jobs_.at(r.job);
     const auto it = std::find(job.names.begin(), job.names.end(), r.task);
     REQUIRE(it != job.names.end());
@@ -389,6 +392,42 @@ TEST_CASE("With submit_jobs off, another client's jobs run and are timed by its 
   REQUIRE(got.size() == expected.size());
   for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(expected[i]));
   CHECK(Quantile(got, 0.95) >= MeanOf(got));
+}
+
+TEST_CASE("Regression: a batch reported every completion before any freed machine asked",
+          "[agents]") {
+  // Two machines each run a task of a tailed job that keeps work queued; one Step late
+  // enough that both tasks are done must pair each report with its machine's heartbeat.
+  FakeScheduler fake;
+  AgentsParams p = Small();
+  p.machines = 2;
+  p.slots = 1;
+  p.submit_jobs = false;
+  p.load = 0;
+  p.drain = true;
+  p.heartbeat = 1;
+  p.alpha = p.gamma = 0.001;  // tasks last about 1,000 s
+  Emulator emu(p, &fake);
+  REQUIRE(emu.Start().ok());
+  std::vector<std::string> replies;
+  REQUIRE(fake.Exchange({TailedJob("tailed", 6)}, &replies).ok());
+  for (double t = 0; t < 2; t += 0.01) {  // both machines take a task
+    fake.now = t;
+    REQUIRE(emu.Step(t).ok());
+  }
+  REQUIRE(fake.op_counts["heartbeat"] >= 2);
+  REQUIRE(emu.stats().foreign_assigned == 2);
+  fake.log.clear();
+  fake.now = 1e6;
+  REQUIRE(emu.Step(1e6).ok());  // both tasks ended long ago
+  CHECK(fake.log.size() == 4);
+  REQUIRE(fake.log.size() >= 4);
+  for (size_t i = 0; i < 4; i += 2) {
+    const std::string machine = fake.log[i].substr(fake.log[i].find(' '));
+    CHECK(fake.log[i] == "task_done" + machine);
+    CHECK(fake.log[i + 1] == "heartbeat" + machine);
+  }
+  CHECK(fake.log[0] != fake.log[2]);
 }
 
 TEST_CASE("Quantile is the nearest rank; MeanOf the mean", "[agents]") {

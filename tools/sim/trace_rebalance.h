@@ -1,0 +1,42 @@
+// TraceRebalance: the daemon's rebalancer (daemon/rebalancer.h: max-cover over the queued
+// backlog, its big-job, imbalance and adaptive-timer triggers) hooked into the trace
+// simulation on the simulated clock, for locsched-sim --trace --rebalance: asked every
+// base interval as the daemon's loop timer does; runs are synchronous (RunNow) and take
+// no simulated time. One run, one thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "algorithms/sim/trace_sim.h"
+#include "config/config.h"
+
+namespace locsched {
+
+class Rebalancer;
+
+/// Rebalances a jsq-maxweight trace run as the daemon with rebalance.enabled would.
+class TraceRebalance final : public TraceSimHook {
+ public:
+  /// `cfg` as the daemon's [rebalance] (intervals read as simulated seconds); alpha and
+  /// gamma are the model's rates per second (the daemon's learnt rates).
+  TraceRebalance(const RebalanceConfig& cfg, double alpha, double gamma);
+  ~TraceRebalance() override;
+
+  void Attach(Scheduler& sched) override;
+  void OnJobSubmitted(uint64_t tasks) override;
+  void AfterStep(Scheduler& sched, double now) override;
+
+  /// Runs so far, and the tasks they moved to another queue.
+  uint64_t runs() const { return runs_; }
+  uint64_t moved() const { return moved_; }
+
+ private:
+  RebalanceConfig cfg_;
+  double alpha_, gamma_;
+  std::unique_ptr<Rebalancer> rebalancer_;
+  double next_poll_ = 0;  // the daemon's rebalance timer: Due is asked every base interval
+  uint64_t runs_ = 0, moved_ = 0;
+};
+
+}  // namespace locsched
