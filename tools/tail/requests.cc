@@ -1,5 +1,6 @@
 #include "tools/tail/requests.h"
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 namespace locsched {
@@ -27,30 +28,87 @@ std::string EventId(std::string_view source, uint64_t generation, const TraceEve
   return id;
 }
 
-std::string RequestLine(const TraceEvent& e, const std::string& id, const SynthesisOptions& o) {
+namespace {
+
+// `{"id":ID,"job":JOB,"op":OP` (keys in nlohmann's order, no closing brace): the
+// head of a request line the tasks are appended to.
+std::string Head(std::string_view op, const std::string& id, const std::string& job) {
+  std::string head = nlohmann::json{{"id", id}, {"job", job}, {"op", op}}.dump();
+  head.pop_back();
+  return head;
+}
+
+// One line: head, tasks [first, last), and tasks_total when the job goes in parts.
+std::string Line(const std::string& head, std::vector<std::string>& tasks, size_t first,
+                 size_t last, uint64_t total) {
+  std::string line = head + ",\"tasks\":[";
+  for (size_t i = first; i < last; ++i) {
+    if (i > first) line += ',';
+    line += tasks[i];
+    std::string().swap(tasks[i]);  // each task's text is needed once
+  }
+  line += ']';
+  if (total > 0) line += ",\"tasks_total\":" + std::to_string(total);
+  line += '}';
+  return line;
+}
+
+// A job's lines: one job_submit, or (past max_bytes) a job_submit with tasks_total and
+// task_add parts. Each task is written once, on its own, never the whole job at once.
+std::vector<std::string> JobLines(const TraceEvent& e, const std::string& id,
+                                  const SynthesisOptions& o, size_t max_bytes) {
+  if (e.tasks.empty()) return {};
+  // A JobHistory task arrives on its own: it becomes a one-task job "<job>/<task>".
+  const std::string job =
+      e.kind == TraceEventKind::kTaskSubmit ? e.job + "/" + e.tasks[0].task : e.job;
+  std::vector<std::string> tasks;
+  tasks.reserve(e.tasks.size());
+  size_t bytes = 0;
+  for (size_t i = 0; i < e.tasks.size(); ++i) {
+    tasks.push_back(TaskJson(e.tasks[i], job, i, o).dump());
+    bytes += tasks.back().size() + 1;
+  }
+  const std::string head = Head("job_submit", id, job);
+  constexpr size_t kSlack = 64;  // ",\"tasks\":[", "]", tasks_total, "}"
+  if (head.size() + bytes + kSlack <= max_bytes) return {Line(head, tasks, 0, tasks.size(), 0)};
+  std::vector<std::string> lines;
+  size_t first = 0;
+  while (first < tasks.size()) {
+    const std::string part_head =
+        lines.empty() ? head : Head("task_add", id + "#" + std::to_string(lines.size()), job);
+    size_t last = first, size = part_head.size() + kSlack;
+    while (last < tasks.size() && (last == first || size + tasks[last].size() + 1 <= max_bytes))
+      size += tasks[last++].size() + 1;
+    lines.push_back(Line(part_head, tasks, first, last, lines.empty() ? tasks.size() : 0));
+    first = last;
+  }
+  return lines;
+}
+
+}  // namespace
+
+std::vector<std::string> RequestLines(const TraceEvent& e, const std::string& id,
+                                      const SynthesisOptions& o, size_t max_bytes) {
   switch (e.kind) {
     case TraceEventKind::kRequest: {
       nlohmann::json j = nlohmann::json::parse(e.request, nullptr, false);
-      if (j.is_discarded() || !j.is_object()) return "";
+      if (j.is_discarded() || !j.is_object()) return {};
       if (!j.contains("id")) j["id"] = id;
-      return j.dump();
+      return SplitRequest(j.dump(), max_bytes);
     }
     case TraceEventKind::kJobSubmit:
-    case TraceEventKind::kTaskSubmit: {
-      if (e.tasks.empty()) return "";
-      // A JobHistory task arrives on its own: it becomes a one-task job "<job>/<task>".
-      const std::string job =
-          e.kind == TraceEventKind::kTaskSubmit ? e.job + "/" + e.tasks[0].task : e.job;
-      nlohmann::json tasks = nlohmann::json::array();
-      for (size_t i = 0; i < e.tasks.size(); ++i) tasks.push_back(TaskJson(e.tasks[i], job, i, o));
-      return nlohmann::json{{"op", "job_submit"}, {"id", id}, {"job", job}, {"tasks", tasks}}
-          .dump();
-    }
+    case TraceEventKind::kTaskSubmit:
+      return JobLines(e, id, o, max_bytes);
     case TraceEventKind::kAttemptStart:
     case TraceEventKind::kAttemptFinish:
-      return "";  // the cluster (agents) reports its own starts and finishes
+      return {};  // the cluster (agents) reports its own starts and finishes
   }
-  return "";
+  return {};
+}
+
+std::string RequestLine(const TraceEvent& e, const std::string& id, const SynthesisOptions& o) {
+  std::vector<std::string> lines = RequestLines(e, id, o, SIZE_MAX);
+  return lines.empty() ? std::string() : std::move(lines[0]);
 }
 
 namespace {
@@ -98,7 +156,8 @@ std::vector<std::string> SplitRequest(const std::string& line, size_t max_bytes)
 
 void MachineAnnouncer::Lines(const std::string& request, std::vector<std::string>* out) {
   const nlohmann::json j = nlohmann::json::parse(request, nullptr, false);
-  if (j.is_discarded() || j.value("op", "") != "job_submit" || !j.contains("tasks")) return;
+  const std::string op = j.is_discarded() ? "" : j.value("op", "");
+  if ((op != "job_submit" && op != "task_add") || !j.contains("tasks")) return;
   for (const auto& task : j["tasks"]) {
     if (!task.is_object() || !task.contains("replicas")) continue;
     for (const auto& host : task["replicas"]) {

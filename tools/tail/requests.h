@@ -16,8 +16,13 @@ namespace locsched {
 /// The id of `e` read from `source` (the path as given) at rotation `generation`.
 std::string EventId(std::string_view source, uint64_t generation, const TraceEvent& e);
 
-/// The request line for `e` with `id`, or "" when the event is not sent (attempt events,
-/// JobHistory job records without tasks). Tasks without replicas get placed ones.
+/// The request lines for `e` with `id`, none when the event is not sent (attempt events,
+/// JobHistory job records without tasks). Tasks without replicas get placed ones. A job
+/// whose line would pass `max_bytes` goes as a job_submit with "tasks_total" and the
+/// first tasks, then task_add parts with ids "<id>#1", "<id>#2", ..., each within it.
+std::vector<std::string> RequestLines(const TraceEvent& e, const std::string& id,
+                                      const SynthesisOptions& o, size_t max_bytes);
+/// RequestLines' first line with no size limit, or "".
 std::string RequestLine(const TraceEvent& e, const std::string& id, const SynthesisOptions& o);
 
 /// `line` as it goes on the wire: itself if it fits `max_bytes` or is no job_submit;
@@ -26,7 +31,8 @@ std::string RequestLine(const TraceEvent& e, const std::string& id, const Synthe
 /// id's digits for an integer id), so a resent part is dropped as a duplicate.
 std::vector<std::string> SplitRequest(const std::string& line, size_t max_bytes);
 
-/// For --announce-machines: machine_up requests for the replica hosts of a job_submit line
+/// For --announce-machines: machine_up requests for the replica hosts of a job_submit or
+/// task_add line
 /// that were not announced before (ids "up:<host>", so repeats are dropped by the daemon).
 class MachineAnnouncer {
  public:

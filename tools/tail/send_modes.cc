@@ -125,10 +125,10 @@ class Pacer {
 // with --announce-machines.
 void AppendRequests(const TailOptions& o, const TraceEvent& e, const std::string& id,
                     MachineAnnouncer* announcer, std::vector<std::string>* out) {
-  std::string line = RequestLine(e, id, o.synth);
-  if (line.empty()) return;
-  if (o.announce) announcer->Lines(line, out);
-  for (std::string& part : SplitRequest(line, o.max_line_bytes)) out->push_back(std::move(part));
+  for (std::string& line : RequestLines(e, id, o.synth, o.max_line_bytes)) {
+    if (o.announce) announcer->Lines(line, out);
+    out->push_back(std::move(line));
+  }
 }
 
 uint64_t CountEvents(const TailOptions& o) {

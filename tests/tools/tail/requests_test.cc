@@ -1,0 +1,63 @@
+// RequestLines and SplitRequest: a job too big for one line goes as a job_submit with
+// tasks_total and task_add parts, each within the limit, together holding every task
+// once, with ids a resend repeats.
+#include "tools/tail/requests.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace locsched {
+namespace {
+
+TraceEvent BigJob(size_t tasks) {
+  TraceEvent e;
+  e.kind = TraceEventKind::kJobSubmit;
+  e.job = "big";
+  for (size_t i = 0; i < tasks; ++i)
+    e.tasks.push_back(TraceTask{"m" + std::to_string(i), TaskKind::kMap, {}, 0, 0});
+  return e;
+}
+
+// Checks lines are the parts of job `job` with `tasks` tasks, each within max_bytes.
+void CheckParts(const std::vector<std::string>& lines, size_t tasks, size_t max_bytes,
+                const std::string& id) {
+  REQUIRE(lines.size() > 1);
+  std::set<std::string> names;
+  for (size_t k = 0; k < lines.size(); ++k) {
+    INFO(k);
+    CHECK(lines[k].size() <= max_bytes);
+    const auto j = nlohmann::json::parse(lines[k]);
+    CHECK(j["op"] == (k == 0 ? "job_submit" : "task_add"));
+    CHECK(j["id"] == (k == 0 ? id : id + "#" + std::to_string(k)));
+    CHECK(j.contains("tasks_total") == (k == 0));
+    for (const auto& t : j["tasks"]) CHECK(names.insert(t["task"].get<std::string>()).second);
+  }
+  CHECK(nlohmann::json::parse(lines[0])["tasks_total"] == tasks);
+  CHECK(names.size() == tasks);
+}
+
+TEST_CASE("tail requests: a job past the line limit goes in parts, every task once") {
+  const TraceEvent e = BigJob(5000);
+  const std::vector<std::string> whole = RequestLines(e, "x", SynthesisOptions{}, SIZE_MAX);
+  REQUIRE(whole.size() == 1);
+  CHECK(whole[0] == RequestLine(e, "x", SynthesisOptions{}));
+  CHECK(nlohmann::json::parse(whole[0])["tasks"].size() == 5000);
+  CheckParts(RequestLines(e, "x", SynthesisOptions{}, 20000), 5000, 20000, "x");
+  // The same parts again: a resend repeats the ids.
+  CHECK(RequestLines(e, "x", SynthesisOptions{}, 20000) ==
+        RequestLines(e, "x", SynthesisOptions{}, 20000));
+}
+
+TEST_CASE("tail requests: a forwarded job_submit line is split the same way") {
+  const std::string line = RequestLine(BigJob(3000), "j-1", SynthesisOptions{});
+  CheckParts(SplitRequest(line, 16384), 3000, 16384, "j-1");
+  CHECK(SplitRequest(line, line.size()) == std::vector<std::string>{line});
+  const std::string other = R"({"op":"task_done","job":"j","task":"t"})";
+  CHECK(SplitRequest(other, 10) == std::vector<std::string>{other});  // the daemon says why
+}
+
+}  // namespace
+}  // namespace locsched
