@@ -4,8 +4,9 @@
 
 const POLL_MS = 1000;
 const HISTORY = 300;  // points kept in the charts (five minutes at one a second)
-const history = { t: [], running: [], queued: [], completion: [] };
-let last = null;  // the previous poll's completion sum and count
+const history = { t: [], running: [], queued: [], completion: [], locality: {} };
+let last = null;  // the previous poll's completion sum and count, and starts per level
+const COLOURS = ["#3b7dd8", "#d0662c", "#2c9c6a", "#8a4fc7", "#b8a22c"];
 
 function $(id) { return document.getElementById(id); }
 
@@ -201,17 +202,43 @@ function record(status, metrics) {
   const count = one(metrics, "locsched_job_completion_time_seconds_count");
   let mean = NaN;
   if (last && count > last.count) mean = (sum - last.sum) / (count - last.count);
-  last = { sum, count };
+  last = { sum, count, starts: last ? last.starts : {} };
   history.t.push(Date.now() / 1000);  // the browser's clock: one point per poll
   history.running.push(status.tasks.running);
   history.queued.push(status.tasks.queued);
   history.completion.push(mean);
-  if (history.t.length > HISTORY) for (const k in history) history[k].shift();
+  recordLocality(metrics);
+  if (history.t.length > HISTORY) {
+    for (const k of ["t", "running", "queued", "completion"]) history[k].shift();
+    for (const k in history.locality) history.locality[k].shift();
+  }
   setText("completion-count", fmt(count));
   setText("completion-mean", count > 0 ? fmt(sum / count, 2) : "-");
   drawChart("tasks-chart", [[history.running, "#3b7dd8", "running"],
     [history.queued, "#d0662c", "queued"]]);
   drawChart("completion-chart", [[history.completion, "#2c9c6a", "mean seconds"]]);
+  drawChart("locality-chart", Object.keys(history.locality).map((level, i) =>
+    [history.locality[level], COLOURS[i % COLOURS.length], level]));
+}
+
+// Per level, its share (per cent) of the tasks started since the previous poll; a level
+// seen for the first time gets a series of its own.
+function recordLocality(metrics) {
+  const series = metrics["locsched_tasks_started_total"] || [];
+  const now = {};
+  for (const s of series) now[s.labels.locality] = s.value;
+  const before = last.starts;
+  const started = Object.keys(now).reduce((a, k) => a + now[k] - (before[k] || 0), 0);
+  const n = history.t.length;
+  for (const level of Object.keys(now)) {
+    if (!history.locality[level]) history.locality[level] = new Array(n - 1).fill(NaN);
+    const share = Object.keys(before).length && started > 0
+      ? 100 * (now[level] - (before[level] || 0)) / started : NaN;
+    history.locality[level].push(share);
+  }
+  for (const level of Object.keys(history.locality))
+    if (!(level in now)) history.locality[level].push(NaN);
+  last.starts = now;
 }
 
 async function poll() {
