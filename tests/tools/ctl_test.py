@@ -177,9 +177,12 @@ class Ctl(unittest.TestCase):
     def test_operations_md_lists_exactly_the_admin_commands(self):
         table = json.loads(self.ctl("--json", "help").stdout)["commands"]
         admin = {c["command"] for c in table if c["admin"]}
-        doc = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
-                                "operations.md")).read()
-        listed = doc.split("Admin commands (", 1)[1].split(")", 1)[0]
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+                               "operations.md")) as f:
+            doc = f.read()
+        match = re.search(r"Admin commands\**\s*\(([^)]*)\)", doc)
+        self.assertIsNotNone(match, "operations.md has no 'Admin commands (...)' list")
+        listed = match.group(1)
         names = set(re.findall(r"`([a-z_]+)`", listed))
         # machine_undrain is locschedctl's spelling of machine_drain --drain false.
         self.assertEqual(names - {"machine_undrain"}, admin)

@@ -93,6 +93,9 @@ class SinglePoint(unittest.TestCase):
 
     def test_rebalance_and_lp_priority(self):
         # 20 jobs of 5 tasks at time 0 on 4 machines: a backlog for both to work on.
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.trace = os.path.join(folder.name, "backlog.jsonl")
         with open(self.trace, "w") as f:
             for j in range(20):
                 tasks = ",".join('{"task":"t%d","replicas":["m%d"]}' % (i, (j + i) % 3)
@@ -289,6 +292,9 @@ class TraceMode(unittest.TestCase):
 
     def test_rebalance_and_lp_priority(self):
         # 20 jobs of 5 tasks at time 0 on 4 machines: a backlog for both to work on.
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.trace = os.path.join(folder.name, "backlog.jsonl")
         with open(self.trace, "w") as f:
             for j in range(20):
                 tasks = ",".join('{"task":"t%d","replicas":["m%d"]}' % (i, (j + i) % 3)
