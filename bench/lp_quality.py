@@ -194,10 +194,13 @@ def extra_instances(traces, rows):
     ]
 
 
-def solve(binary, args, path, *extra):
+def solve(binary, args, path, *extra, timeout=3600):
     t = time.monotonic()
-    out = subprocess.run([binary, *args, "--instance", path, "--json", *extra],
-                         capture_output=True, text=True, timeout=3600)
+    try:
+        out = subprocess.run([binary, *args, "--instance", path, "--json", *extra],
+                             capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"over {timeout} s", "wall": timeout}
     wall = time.monotonic() - t
     if out.returncode != 0:
         return {"error": out.stderr.strip(), "wall": wall}
@@ -273,6 +276,9 @@ CLASS_LPS = (("per-task", ("--lp", "per-task")),
                                               "--per-class-completion")))
 
 
+LP_LIMIT = 150  # seconds per LP in the --scaling table
+
+
 def scaling(binary, instances, tmp, results):
     """The class LP's bound loss and time against the per-task LP, then SynchPack-L on it."""
     print("| instance | tasks | " + " | ".join(f"{n}: bound (ratio, s)" for n, _ in CLASS_LPS) +
@@ -285,9 +291,9 @@ def scaling(binary, instances, tmp, results):
             json.dump(inst, f)
         cells, base = [], None
         for column, args in CLASS_LPS:
-            r = solve(binary, ("lp-bound", *args), path, "--max-columns", "200000")
+            r = solve(binary, ("lp-bound", *args), path, "--max-columns", "200000", timeout=LP_LIMIT)
             if "error" in r:
-                cells.append("refused" if "columns" in r["error"] else "error: " + r["error"][:60])
+                cells.append("refused" if "columns" in r["error"] else r["error"][:60])
                 continue
             base = base or (r["lower_bound"] if column == "per-task" else None)
             ratio = f"{r['lower_bound'] / base:.4f}" if base else "n/a"
