@@ -35,6 +35,11 @@ LP time series: SWIM jobs until N tasks (100, 1,000, 10,000), maps on their 3
 replicas only (no remote penalty) and reduces on 1 random machine, 50 machines,
 timed with `locsched-solve lp-bound` (LP alone).
 
+Class LP (--scaling): per instance, the per-task LP's bound and time (where it runs
+under 200,000 columns) against the class LP (class_lp.h) with one group per machine,
+and with one group and per-class completion (the fast setting), as ratios to the
+per-task bound; then SynchPack-L on the fast class LP and Tetris (heuristic alone).
+
 Usage: lp_quality.py /path/to/locsched-solve [--traces DIR] [--machines M]
 """
 import argparse
@@ -189,10 +194,13 @@ def extra_instances(traces, rows):
     ]
 
 
-def solve(binary, args, path, *extra):
+def solve(binary, args, path, *extra, timeout=3600):
     t = time.monotonic()
-    out = subprocess.run([binary, *args, "--instance", path, "--json", *extra],
-                         capture_output=True, text=True, timeout=3600)
+    try:
+        out = subprocess.run([binary, *args, "--instance", path, "--json", *extra],
+                             capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"over {timeout} s", "wall": timeout}
     wall = time.monotonic() - t
     if out.returncode != 0:
         return {"error": out.stderr.strip(), "wall": wall}
@@ -261,6 +269,48 @@ def lp_times(binary, rows, tmp, sizes, machines=50):
         sys.stdout.flush()
 
 
+# (column name, locsched-solve lp-bound arguments) of the --scaling table.
+CLASS_LPS = (("per-task", ("--lp", "per-task")),
+             ("classes, per machine", ("--lp", "classes")),
+             ("classes, 1 group, per-class", ("--lp", "classes", "--groups", "1",
+                                              "--per-class-completion")))
+
+
+LP_LIMIT = 150  # seconds per LP in the --scaling table
+
+
+def scaling(binary, instances, tmp, results):
+    """The class LP's bound loss and time against the per-task LP, then SynchPack-L on it."""
+    print("| instance | tasks | " + " | ".join(f"{n}: bound (ratio, s)" for n, _ in CLASS_LPS) +
+          " | SynchPack-L on the fast class LP: Σw_jC_j (ratio, s) | Tetris Σw_jC_j (s) |")
+    print("|---|---|" + "---|" * (len(CLASS_LPS) + 2))
+    fast = CLASS_LPS[-1][1]
+    for name, inst in instances:
+        path = os.path.join(tmp, name + ".json")
+        with open(path, "w") as f:
+            json.dump(inst, f)
+        cells, base = [], None
+        for column, args in CLASS_LPS:
+            r = solve(binary, ("lp-bound", *args), path, "--max-columns", "200000", timeout=LP_LIMIT)
+            if "error" in r:
+                cells.append("refused" if "columns" in r["error"] else r["error"][:60])
+                continue
+            base = base or (r["lower_bound"] if column == "per-task" else None)
+            ratio = f"{r['lower_bound'] / base:.4f}" if base else "n/a"
+            cells.append(f"{r['lower_bound']:,.0f} ({ratio}, {r['seconds']:.1f} s)")
+            if results:
+                results.write(json.dumps({"instance": name, "lp": column, "bound": r["lower_bound"],
+                                          "seconds": r["seconds"], "columns": r["lp_columns"]}) + "\n")
+        sp = solve(binary, ("synchpack", *fast), path)
+        tet = solve(binary, ("tetris", "--no-lp"), path)
+        cells.append("error" if "error" in sp else
+                     f"{sp['objective']:,.0f} ({sp['ratio']:.3f}, {sp['wall']:.1f} s)")
+        cells.append("error" if "error" in tet else f"{tet['objective']:,.0f} ({tet['wall']:.1f} s)")
+        tasks = sum(len(j["tasks"]) for j in inst["jobs"])
+        print(f"| {name} | {tasks:,} | " + " | ".join(cells) + " |")
+        sys.stdout.flush()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("binary")
@@ -271,6 +321,8 @@ def main():
     ap.add_argument("--extra", action="store_true", help="also the extra instances")
     ap.add_argument("--only", default="", help="comma-separated instance names to run")
     ap.add_argument("--results", help="append one JSON line per instance and solver here")
+    ap.add_argument("--scaling", action="store_true",
+                    help="the class LP table (bound loss and time) instead of the solver table")
     args = ap.parse_args()
     if not os.path.isdir(os.path.join(args.traces, "swim-fb")):
         print(f"lp_quality.py: no traces under {args.traces}; skipped", file=sys.stderr)
@@ -289,6 +341,13 @@ def main():
     if args.only:
         instances = [(n, i) for n, i in instances if n in args.only.split(",")]
     results = open(args.results, "a") if args.results else None
+    if args.scaling:
+        instances.append(("backlog-10000", backlog(rows, 10000)))
+        if args.only:
+            instances = [(n, i) for n, i in instances if n in args.only.split(",")]
+        with tempfile.TemporaryDirectory() as tmp:
+            scaling(args.binary, instances, tmp, results)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         quality(args.binary, instances, tmp, results)
         if args.sizes:

@@ -23,7 +23,8 @@ bool Covered(const LpTask& task, LpStage stage) {
 // The interval grid and, per covered task, the earliest instant it could complete
 // on a zero-length machine (its job's release, plus its maps for a reduce in kAll).
 struct Grid {
-  bool preemptive = false;  // z: processed in l (LP1) instead of completed in l
+  bool preemptive = false;        // z: processed in l (LP1) instead of completed in l
+  bool separate_shuffle = false;  // a reduce's shuffle delays it but takes no capacity
   std::vector<TaskRef> tasks;
   std::vector<double> ready;  // per covered task: earliest start
   std::vector<double> d;      // endpoints d_0..d_L
@@ -38,9 +39,16 @@ double FastestOn(const LpInstance& in, TaskRef t, bool slowest) {
   return best;
 }
 
+// The run time on machine i that the LP counts (without the shuffle when it runs apart).
+double Duration(const LpInstance& in, const Grid& g, TaskRef t, uint32_t i) {
+  const double p = TaskDuration(in, t, i);
+  return g.separate_shuffle && p != kNotAllowed ? p - in.jobs[t.job].tasks[t.task].shuffle : p;
+}
+
 Grid BuildGrid(const LpInstance& in, const IntervalLpOptions& options) {
   Grid g;
   g.preemptive = options.preemptive;
+  g.separate_shuffle = options.separate_shuffle;
   double unit = kNotAllowed, horizon = 0;
   for (const TaskRef& t : FlattenTasks(in)) {
     const LpJob& job = in.jobs[t.job];
@@ -52,6 +60,7 @@ Grid BuildGrid(const LpInstance& in, const IntervalLpOptions& options) {
         if (job.tasks[k].kind == LpTaskKind::kMap)
           shortest_map = std::min(shortest_map, FastestOn(in, {t.job, k}, false));
       if (shortest_map != kNotAllowed) ready += shortest_map;
+      if (options.separate_shuffle) ready += job.tasks[t.task].shuffle;
     }
     g.tasks.push_back(t);
     g.ready.push_back(ready);
@@ -84,7 +93,7 @@ size_t CountColumns(const LpInstance& in, const Grid& g) {
     job_covered[g.tasks[t].job] = true;
     for (uint32_t i = 0; i < in.capacity.size(); ++i)
       for (size_t l = 1; l <= intervals; ++l)
-        columns += Fits(g, t, TaskDuration(in, g.tasks[t], i), l);
+        columns += Fits(g, t, Duration(in, g, g.tasks[t], i), l);
   }
   for (bool covered : job_covered) columns += covered ? intervals + 1 : 0;
   return columns;
@@ -145,7 +154,7 @@ Columns MakeColumns(const LpInstance& in, const Grid& g, LpBuilder& b) {
   for (size_t t = 0; t < g.tasks.size(); ++t)
     for (uint32_t i = 0; i < in.capacity.size(); ++i)
       for (size_t l = 1; l <= intervals; ++l)
-        if (Fits(g, t, TaskDuration(in, g.tasks[t], i), l))
+        if (Fits(g, t, Duration(in, g, g.tasks[t], i), l))
           cols.z[t].push_back({static_cast<int>(i), static_cast<int>(l), b.AddColumn(0, 0, 1)});
   for (const TaskRef& t : g.tasks) {
     if (cols.c[t.job]) continue;
@@ -185,7 +194,7 @@ void AddCapacityRows(const LpInstance& in, const Grid& g, const Columns& cols, d
     if (g.ready[t] < r) continue;
     const double demand = in.jobs[g.tasks[t].job].tasks[g.tasks[t].task].demand;
     for (const auto& [i, lz, c] : cols.z[t]) {
-      const double volume = demand * TaskDuration(in, g.tasks[t], static_cast<uint32_t>(i));
+      const double volume = demand * Duration(in, g, g.tasks[t], static_cast<uint32_t>(i));
       for (size_t l = static_cast<size_t>(lz); l <= intervals; ++l)
         rows[static_cast<size_t>(i)][l].push_back({c, volume});
     }
@@ -206,7 +215,7 @@ void AddPreemptiveRows(const LpInstance& in, const Grid& g, const Columns& cols,
     const double demand = in.jobs[g.tasks[t].job].tasks[g.tasks[t].task].demand;
     std::vector<std::vector<std::pair<int, double>>> own(intervals + 1);
     for (const auto& [i, l, c] : cols.z[t]) {
-      const double p = TaskDuration(in, g.tasks[t], static_cast<uint32_t>(i));
+      const double p = Duration(in, g, g.tasks[t], static_cast<uint32_t>(i));
       rows[static_cast<size_t>(i)][static_cast<size_t>(l)].push_back({c, demand * p});
       own[static_cast<size_t>(l)].push_back({c, p});
     }
@@ -227,7 +236,7 @@ void AddRows(const LpInstance& in, const Grid& g, const Columns& cols, LpBuilder
     std::vector<std::pair<int, double>> assign, work{{cols.c[ref.job], 1.0}};
     for (const auto& [i, l, c] : cols.z[t]) {
       assign.push_back({c, 1.0});
-      work.push_back({c, -TaskDuration(in, ref, static_cast<uint32_t>(i))});
+      work.push_back({c, -Duration(in, g, ref, static_cast<uint32_t>(i))});
     }
     b.AddRow(assign, 1, 1);                    // (a)
     b.AddRow(work, g.ready[t], inf);           // (f)

@@ -27,6 +27,9 @@ struct IntervalLpOptions {
   /// after its ready time), each interval's work fits the machine and a task runs on
   /// one machine at a time; a lower bound on preemptive schedules, with migration or not.
   bool preemptive = false;
+  /// Shuffles on separate processors (Fotakis et al. §3.2): a reduce's shuffle delays its
+  /// start but takes no capacity of its machine (its duration there excludes the shuffle).
+  bool separate_shuffle = false;
 };
 
 /// z_{t,i,l}: the part of a task completed (preemptive: processed) on machine i in interval l.

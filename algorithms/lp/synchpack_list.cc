@@ -142,9 +142,23 @@ Status SolveSynchPackList(const LpInstance& in, const SynchPackListOptions& opti
     if (!(alpha > 0 && alpha <= 1))
       return Status::InvalidArgument("alphas", "every alpha must be in (0, 1]");
   IntervalLpResult lp;
-  Status s = SolveIntervalLp(in, {options.epsilon, options.max_columns, LpStage::kAll}, &lp);
-  if (!s.ok()) return s;
+  size_t columns = 0;
+  if (options.use_classes) {
+    ClassLpOptions knobs = options.classes;
+    knobs.epsilon = options.epsilon;
+    ClassLpResult classes;
+    const Status s = SolveClassLp(in, knobs, &classes);
+    if (!s.ok()) return s;
+    lp = ClassLpAsTaskLp(classes);
+    columns = classes.columns;
+  } else {
+    const IntervalLpOptions knobs{options.epsilon, options.max_columns, LpStage::kAll};
+    const Status s = SolveIntervalLp(in, knobs, &lp);
+    if (!s.ok()) return s;
+    columns = IntervalLpColumns(in, knobs);
+  }
   *result = SynchPackListResult{};
+  result->lp_columns = columns;
   result->solved.lower_bound = lp.objective;
   result->solved.objective = kInf;
   for (auto& [name, order] : LpOrders(in, lp, options.alphas)) {

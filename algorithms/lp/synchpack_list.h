@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "algorithms/lp/class_lp.h"
 #include "algorithms/lp/interval_lp.h"
 #include "algorithms/lp/lp_instance.h"
 #include "algorithms/lp/offline_schedule.h"
@@ -22,12 +23,17 @@ struct SynchPackListOptions {
   size_t max_columns = 20000;  ///< LP size limit
   /// α values whose task α-points are tried as orders, besides the job LP completion order.
   std::vector<double> alphas = {0.25, 0.5, 0.75};
+  /// Order by the class LP (class_lp.h) instead of the per-task LP: its bound is lower
+  /// or equal, and it scales to 10,000 tasks; α-points are then per class.
+  bool use_classes = false;
+  ClassLpOptions classes;  ///< its knobs (epsilon is taken from `epsilon`)
 };
 
 /// SynchPack-L's result: the best schedule among the orders tried, and which order won.
 struct SynchPackListResult {
-  SolverResult solved;  ///< schedule, objective, LP bound
-  std::string order;    ///< "lp-completion" or "alpha=<a>"
+  SolverResult solved;    ///< schedule, objective, LP bound
+  std::string order;      ///< "lp-completion" or "alpha=<a>"
+  size_t lp_columns = 0;  ///< columns of the LP solved
 };
 
 /// Packs the tasks of `order` (flat indices, FlattenTasks order) one by one, each at

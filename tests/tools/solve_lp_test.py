@@ -181,6 +181,45 @@ class Schedules(Scratch):
         self.assertNotIn("schedule", bound)
         self.assertEqual(len(bound["lp_completion"]), len(inst["jobs"]))
 
+    def test_class_lp_rows_are_feasible_and_not_above_the_per_task_bound(self):
+        rng = random.Random(12)
+        for case in range(6):
+            inst = random_instance(rng, machines=rng.randint(1, 4), jobs=rng.randint(2, 6))
+            path = self.write(inst)
+            per_task = json.loads(run("lp-bound", "--instance", path, "--json").stdout)
+            for args in (("synchpack", "--lp", "classes"), ("tetris", "--lp", "classes"),
+                         ("synchpack", "--lp", "classes", "--groups", "1",
+                          "--per-class-completion")):
+                out = run(*args, "--instance", path, "--json")
+                self.assertEqual(out.returncode, 0, out.stderr)
+                result = json.loads(out.stdout)
+                self.assertEqual(result["lp"], "classes")
+                objective = check_schedule(self, inst, result)
+                self.assertGreaterEqual(objective, result["lower_bound"] * (1 - 1e-7))
+                self.assertLessEqual(result["lower_bound"],
+                                     per_task["lower_bound"] * (1 + 1e-7) + 1e-7)
+        out = run("synchpack", "--instance", path, "--lp", "rows")
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("--lp", out.stderr)
+        out = run("synchpack", "--paper", "--lp", "classes", "--instance", path)
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("--paper", out.stderr)
+
+    def test_separate_shuffle_row(self):
+        rng = random.Random(14)
+        for case in range(6):
+            inst = random_instance(rng, machines=rng.randint(1, 3), jobs=rng.randint(2, 5))
+            path = self.write(inst)
+            out = run("mrs", "--separate-shuffle", "--instance", path, "--json")
+            self.assertEqual(out.returncode, 0, out.stderr)
+            result = json.loads(out.stdout)
+            self.assertEqual(result["shuffle"], "separate")
+            together = json.loads(run("mrs", "--instance", path, "--json").stdout)
+            # The same MRS schedule, read in the separate model, against a lower bound.
+            self.assertAlmostEqual(result["objective"], together["objective"], places=6)
+            self.assertLessEqual(result["lower_bound"], together["lower_bound"] * (1 + 1e-7))
+            self.assertGreaterEqual(result["objective"], result["lower_bound"] * (1 - 1e-7))
+
     def test_help_lists_the_rows_and_flags(self):
         out = run("--help")
         self.assertEqual(out.returncode, 0)
@@ -259,8 +298,15 @@ class Errors(Scratch):
     def test_lp_size_limit(self):
         rng = random.Random(1)
         inst = random_instance(rng, machines=4, jobs=30, max_tasks=6)
-        self.expect_error(inst, "more than --max-columns 500", "--max-columns", "500")
+        self.expect_error(inst, "more than --max-columns 500", "--max-columns", "500",
+                          "--lp", "per-task")
         self.expect_error(inst, "--max-columns", "--max-columns", "100000000")
+        # --lp auto (the default of the rows with --lp) falls back to the class LP.
+        out = run("synchpack", "--instance", self.write(inst), "--max-columns", "500", "--json")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        result = json.loads(out.stdout)
+        self.assertEqual(result["lp"], "classes")
+        check_schedule(self, inst, result)
 
 
 if __name__ == "__main__":

@@ -16,12 +16,14 @@
 #include <utility>
 #include <vector>
 
+#include "algorithms/lp/class_lp.h"
 #include "algorithms/lp/interval_lp.h"
 #include "algorithms/lp/lp_instance.h"
 #include "algorithms/lp/mrs.h"
 #include "algorithms/lp/offline_schedule.h"
 #include "algorithms/lp/packing_baselines.h"
 #include "algorithms/lp/psrs.h"
+#include "algorithms/lp/separate_shuffle.h"
 #include "algorithms/lp/synchpack.h"
 #include "algorithms/lp/synchpack1.h"
 #include "algorithms/lp/synchpack_list.h"
@@ -148,6 +150,12 @@ struct Options {
   bool paper = false;                         // synchpack: SynchPack-2 instead of SynchPack-L
   bool no_lp = false;                         // baselines: skip the LP (no bound)
   Preemption preemption = Preemption::kNone;  // what the row's schedules may do
+  std::string lp = "per-task";                // per-task | classes | auto (auto: rows with --lp)
+  size_t groups = 0;                          // class LP: machine groups (0: per machine)
+  size_t thresholds = 8;                      // class LP: release thresholds
+  bool per_class = false;                     // class LP: C_j from each class's mean end
+  bool classes = false;                       // resolved: the class LP is used
+  bool separate_shuffle = false;              // mrs: shuffles on separate input processors
 };
 
 // A row's own flags beyond AddFlags (nullptr: none).
@@ -183,16 +191,19 @@ void Print(const char* name, const LpInstance& in, const Options& o, const Solve
            const json& extra, double seconds) {
   const double ratio = r.lower_bound > 0 ? r.objective / r.lower_bound : 0;
   if (o.json) {
-    json out = {{"solver", name},
-                {"objective", r.objective},
-                {"lower_bound", r.lower_bound},
-                {"ratio", r.lower_bound > 0 ? json(ratio) : json(nullptr)},
-                {"epsilon", o.epsilon},
-                {"lp_columns", IntervalLpColumns(in, {o.epsilon, o.max_columns, LpStage::kAll})},
-                {"seconds", seconds},
-                {"completion", JobCompletions(in, r.schedule)},
-                {"preemption", PreemptionName(o.preemption)},
-                {"schedule", ScheduleJson(in, r.schedule, o.preemption)}};
+    json out = {
+        {"solver", name},
+        {"objective", r.objective},
+        {"lower_bound", r.lower_bound},
+        {"ratio", r.lower_bound > 0 ? json(ratio) : json(nullptr)},
+        {"epsilon", o.epsilon},
+        {"lp", o.classes ? "classes" : "per-task"},
+        {"lp_columns",
+         o.classes ? size_t{0} : IntervalLpColumns(in, {o.epsilon, o.max_columns, LpStage::kAll})},
+        {"seconds", seconds},
+        {"completion", JobCompletions(in, r.schedule)},
+        {"preemption", PreemptionName(o.preemption)},
+        {"schedule", ScheduleJson(in, r.schedule, o.preemption)}};
     out.update(extra);
     if (out.contains("bound_only"))
       for (const char* key : {"bound_only", "objective", "ratio", "completion", "schedule"})
@@ -214,6 +225,7 @@ void Print(const char* name, const LpInstance& in, const Options& o, const Solve
   else
     std::printf("  ratio                    n/a (no LP bound)\n");
   std::printf("  solve time               %.3f s\n", seconds);
+  std::printf("  LP                       %s\n", o.classes ? "classes (aggregated)" : "per-task");
 }
 
 // The subcommand's flags.
@@ -228,8 +240,9 @@ void AddFlags(CLI::App& app, Options& o) {
       ->capture_default_str();
 }
 
-// The flag ranges and the LP size limit; throws InputError.
+// The flag ranges and the per-task LP size limit (rows using it); throws InputError.
 void CheckLimits(const LpInstance& in, const Options& o) {
+  if (o.classes || o.no_lp) return;     // the class LP checks its own size; no LP: no limit
   const size_t floor = MinColumns(in);  // cheap, so huge inputs are refused at once
   const size_t columns = floor > o.max_columns
                              ? floor
@@ -239,6 +252,32 @@ void CheckLimits(const LpInstance& in, const Options& o) {
                      std::string(columns == floor ? "at least " : "") + std::to_string(columns) +
                      " columns, more than --max-columns " + std::to_string(o.max_columns) +
                      " (fewer tasks, machines with placement, or a larger --epsilon)");
+}
+
+// Whether the row uses the class LP: asked for, or (auto) the per-task LP is over the limit.
+bool UseClasses(const LpInstance& in, const Options& o) {
+  if (o.lp != "auto") return o.lp == "classes";
+  if (o.paper) return false;  // SynchPack-2 rounds the per-task LP's fractions
+  return MinColumns(in) > o.max_columns ||
+         IntervalLpColumns(in, {o.epsilon, o.max_columns, LpStage::kAll}) > o.max_columns;
+}
+
+ClassLpOptions ClassKnobs(const Options& o) {
+  ClassLpOptions knobs;
+  knobs.epsilon = o.epsilon;
+  knobs.groups = o.groups;
+  knobs.max_thresholds = o.thresholds;
+  knobs.per_class_completion = o.per_class;
+  return knobs;
+}
+
+// The class LP's bound for a row whose solver ran without its LP.
+Status ClassBound(const LpInstance& in, const Options& o, SolverResult* r, json* extra) {
+  ClassLpResult lp;
+  const Status s = SolveClassLp(in, ClassKnobs(o), &lp);
+  r->lower_bound = lp.objective;
+  (*extra)["lp_columns"] = lp.columns;
+  return s;
 }
 
 // Solves, checks the schedule (unless the row makes none) and prints; the exit code.
@@ -254,7 +293,9 @@ int SolveAndPrint(const char* name, SolveFn solve, bool schedules, const LpInsta
     std::fprintf(stderr, "locsched-solve %s: %s\n", name, s.message().c_str());
     return s.code() == Status::Code::kInternal ? 1 : 2;
   }
-  const Status feasible = schedules ? CheckSchedule(in, r.schedule, o.preemption) : Status::Ok();
+  const Status feasible = !schedules           ? Status::Ok()
+                          : o.separate_shuffle ? CheckSeparateShuffle(in, r.schedule)
+                                               : CheckSchedule(in, r.schedule, o.preemption);
   if (!feasible.ok()) {
     std::fprintf(stderr, "locsched-solve %s: infeasible schedule: %s\n", name,
                  feasible.message().c_str());
@@ -288,7 +329,10 @@ int Run(const char* name, const char* what, SolveFn solve, int argc, char** argv
     if (!(o.epsilon > 0) || o.epsilon > 10) throw InputError("--epsilon: must be in (0, 10]");
     if (o.max_columns < 1 || o.max_columns > kHardMaxColumns)
       throw InputError("--max-columns: must be in [1, " + std::to_string(kHardMaxColumns) + "]");
+    if (o.lp != "auto" && o.lp != "per-task" && o.lp != "classes")
+      throw InputError("--lp: must be per-task, classes or auto");
     const LpInstance in = ReadInstance(o.instance);
+    o.classes = UseClasses(in, o);
     CheckLimits(in, o);
     return SolveAndPrint(name, solve, schedules, in, o);
   } catch (const InputError& e) {
@@ -303,6 +347,9 @@ int Run(const char* name, const char* what, SolveFn solve, int argc, char** argv
 // SynchPack-L (LP order, earliest-finish packing), or SynchPack-2 with --paper.
 Status SolveSp(const LpInstance& in, const Options& o, SolverResult* r, json* extra) {
   if (o.paper) {
+    if (o.classes)
+      return Status::InvalidArgument("--paper",
+                                     "SynchPack-2 needs the per-task LP (--lp per-task)");
     SynchPackOptions options;
     options.epsilon = o.epsilon;
     options.max_columns = o.max_columns;
@@ -312,21 +359,47 @@ Status SolveSp(const LpInstance& in, const Options& o, SolverResult* r, json* ex
   SynchPackListOptions options;
   options.epsilon = o.epsilon;
   options.max_columns = o.max_columns;
+  options.use_classes = o.classes;
+  options.classes = ClassKnobs(o);
   SynchPackListResult l;
   const Status s = SolveSynchPackList(in, options, &l);
   *r = std::move(l.solved);
   (*extra)["variant"] = "synchpack-l";
   (*extra)["order"] = l.order;
+  if (o.classes) (*extra)["lp_columns"] = l.lp_columns;
   return s;
 }
 
+// --lp and the class LP's knobs (rows whose bound is the non-preemptive LP).
+void LpFlags(CLI::App& app, Options& o) {
+  o.lp = "auto";
+  app.add_option("--lp", o.lp,
+                 "The LP: per-task, classes (a job's tasks equal but for placement form one "
+                 "class, machines fold into --groups; a lower or equal bound that scales to "
+                 "10,000 tasks) or auto (classes when the per-task LP is over --max-columns)")
+      ->capture_default_str();
+  app.add_option("--groups", o.groups, "Class LP: machine groups (0: one per machine)")
+      ->capture_default_str();
+  app.add_option("--thresholds", o.thresholds,
+                 "Class LP: release thresholds of its capacity rows, besides 0")
+      ->capture_default_str();
+  app.add_flag("--per-class-completion", o.per_class,
+               "Class LP: bound C_j by each class's mean interval start instead of the job's "
+               "completion interval (a weaker bound, a much smaller LP)");
+}
+
 void PaperFlag(CLI::App& app, Options& o) {
+  LpFlags(app, o);
   app.add_flag("--paper", o.paper,
                "Run SynchPack-2 as published (slow motion, matching to machine-intervals, packing "
                "interval by interval; proven factor 24) instead of the LP-ordered list schedule");
 }
 
 Status SolveMr(const LpInstance& in, const Options& o, SolverResult* r, json* extra) {
+  if (o.separate_shuffle) {
+    (*extra)["shuffle"] = "separate";
+    return SolveSeparateShuffle(in, {o.epsilon, o.max_columns}, r);
+  }
   MrsOptions options;
   options.epsilon = o.epsilon;
   options.max_columns = o.max_columns;
@@ -337,12 +410,27 @@ Status SolveMr(const LpInstance& in, const Options& o, SolverResult* r, json* ex
   return s;
 }
 
-Status SolveJsq(const LpInstance& in, const Options& o, SolverResult* r, json*) {
-  return SolveJsqMaxWeight(in, {o.epsilon, o.max_columns, !o.no_lp}, r);
+Status SolveJsq(const LpInstance& in, const Options& o, SolverResult* r, json* extra) {
+  const Status s = SolveJsqMaxWeight(in, {o.epsilon, o.max_columns, !o.no_lp && !o.classes}, r);
+  return s.ok() && o.classes && !o.no_lp ? ClassBound(in, o, r, extra) : s;
 }
 
-Status SolveTet(const LpInstance& in, const Options& o, SolverResult* r, json*) {
-  return SolveTetris(in, {o.epsilon, o.max_columns, !o.no_lp}, r);
+Status SolveTet(const LpInstance& in, const Options& o, SolverResult* r, json* extra) {
+  const Status s = SolveTetris(in, {o.epsilon, o.max_columns, !o.no_lp && !o.classes}, r);
+  return s.ok() && o.classes && !o.no_lp ? ClassBound(in, o, r, extra) : s;
+}
+
+void SeparateShuffleFlag(CLI::App& app, Options& o) {
+  app.add_flag("--separate-shuffle", o.separate_shuffle,
+               "Shuffles run on each machine's separate input processor (Fotakis et al. 3.2, "
+               "factor 81): the MRS schedule read in that model, a reduce holding its machine "
+               "only after its shuffle; the bound is the LP with shuffles apart");
+}
+
+void NoLpAndLpFlags(CLI::App& app, Options& o) {
+  LpFlags(app, o);
+  app.add_flag("--no-lp", o.no_lp,
+               "Skip the LP: lower_bound is 0 and ratio null (times the heuristic alone)");
 }
 
 void NoLpFlag(CLI::App& app, Options& o) {
@@ -364,6 +452,17 @@ Status SolvePs(const LpInstance& in, const Options& o, SolverResult* r, json*) {
 
 // Only the LP: lower_bound and LP C_j, no schedule (for timing the LP alone).
 Status SolveBound(const LpInstance& in, const Options& o, SolverResult* r, json* extra) {
+  if (o.classes) {
+    ClassLpResult lp;
+    const Status s = SolveClassLp(in, ClassKnobs(o), &lp);
+    r->lower_bound = lp.objective;
+    (*extra)["lp_completion"] = lp.completion;
+    (*extra)["intervals"] = lp.endpoints.size() - 1;
+    (*extra)["lp_columns"] = lp.columns;
+    (*extra)["lp_rows"] = lp.rows;
+    (*extra)["classes"] = lp.classes.size();
+    return s;
+  }
   IntervalLpResult lp;
   const Status s = SolveIntervalLp(in, {o.epsilon, o.max_columns, LpStage::kAll, false}, &lp);
   r->lower_bound = lp.objective;
@@ -376,7 +475,7 @@ Status SolveBound(const LpInstance& in, const Options& o, SolverResult* r, json*
 
 int RunLpBoundCommand(int argc, char** argv) {
   return Run("lp-bound", "only the interval LP: its lower bound and LP completion times",
-             SolveBound, argc, argv, false);
+             SolveBound, argc, argv, false, LpFlags);
 }
 int RunSynchPackCommand(int argc, char** argv) {
   return Run("synchpack",
@@ -410,16 +509,18 @@ int RunPsrsCommand(int argc, char** argv) {
              SolvePs, argc, argv, true, NoLpFlag, Preemption::kSameMachine);
 }
 int RunMrsCommand(int argc, char** argv) {
-  return Run("mrs", "MRS (per-stage LPs, widths, reduces released at their job's width)", SolveMr,
-             argc, argv);
+  return Run("mrs",
+             "MRS (per-stage LPs, widths, reduces released at their job's width); "
+             "--separate-shuffle: shuffles on separate input processors",
+             SolveMr, argc, argv, true, SeparateShuffleFlag);
 }
 int RunJsqMwCommand(int argc, char** argv) {
   return Run("jsq-mw", "JSQ+MaxWeight with greedy packing (baseline)", SolveJsq, argc, argv, true,
-             NoLpFlag);
+             NoLpAndLpFlags);
 }
 int RunTetrisCommand(int argc, char** argv) {
   return Run("tetris", "Tetris-style packing score, less remaining work first (baseline)", SolveTet,
-             argc, argv, true, NoLpFlag);
+             argc, argv, true, NoLpAndLpFlags);
 }
 
 }  // namespace locsched
