@@ -102,28 +102,29 @@ JobId LateBinding::LongestWaiting() {
 }
 
 double LateBinding::ExpectedLocalWait(TaskId t) const {
-  // The holders' slots serve the tasks queued local to them, each slot at rate alpha.
-  // (A free holder slot is no sign of a short wait: in a burst it is about to take one
-  // of the many tasks queued local to it.)
-  double queued = 0, slots = 0;
+  // Tasks queued at t's holders other than t (each is counted at each of its holders, and
+  // any of them may take it: a holder's share is its count over the replication), the
+  // holders' free slots, and the rate at which their busy slots free up.
+  double others = 0, slots = 0, free = 0;
   const ReplicaList& replicas = cluster_.task(t).replicas;
   for (MachineId h : replicas) {
     const Machine& machine = cluster_.machine(h);
     if (!machine.up || machine.draining) continue;
-    queued += local_count_[h];
+    others += local_count_[h] - 1;
     slots += machine.slots;
+    free += machine.slots > machine.running ? machine.slots - machine.running : 0;
   }
   if (slots == 0) return std::numeric_limits<double>::infinity();
-  // Each queued task is counted at each of its holders, and any of them may take it:
-  // a holder's share is its count over the replication.
-  return queued / (alpha_ * slots * static_cast<double>(replicas.size()));
+  // t is served after the others (the job offered a remote run is the one its holders
+  // reach last); the first `free` of them start at once, and each later one waits for
+  // one of the holders' slots to end a task: they end at rate alpha * slots together.
+  const double ahead = others / static_cast<double>(replicas.size()) + 1 - free;
+  return ahead <= 0 ? 0 : ahead / (alpha_ * slots);
 }
 
 // Running t remotely now finishes after 1/gamma; waiting for a holder after the wait
-// plus 1/alpha. Remote pays once the expected wait, or the job's wait so far, exceeds
-// 1/gamma - 1/alpha.
-bool LateBinding::MayRunRemote(JobId j, TaskId t) const {
-  if (now_ - since_[j] >= remote_wait_ && now_ > since_[j]) return true;
+// plus 1/alpha. Remote pays once the expected wait exceeds 1/gamma - 1/alpha.
+bool LateBinding::MayRunRemote(TaskId t) const {
   return ExpectedLocalWait(t) > remote_wait_;
 }
 
@@ -148,7 +149,7 @@ Pick LateBinding::PickFor(MachineId m) {
   // holders serve those jobs first, so the queue-based wait overstates theirs.)
   if (oldest != kNoId) {
     const TaskId any = index_.FindAny(oldest);
-    if (MayRunRemote(oldest, any)) return Take(any, oldest);
+    if (MayRunRemote(any)) return Take(any, oldest);
   }
   return Pick{};
 }

@@ -50,7 +50,7 @@ class LateBinding final : public Policy {
   Pick Take(TaskId t, JobId j);
   TaskId FrontLocal(MachineId m);
   JobId LongestWaiting();
-  bool MayRunRemote(JobId j, TaskId t) const;
+  bool MayRunRemote(TaskId t) const;
 
   Cluster& cluster_;
   JobIndex index_;
