@@ -1,5 +1,6 @@
 #include "algorithms/core/late_binding.h"
 
+#include <algorithm>
 #include <cassert>
 #include <limits>
 
@@ -9,6 +10,7 @@ namespace locsched {
 
 LateBinding::LateBinding(const PolicyParams& params, Cluster& cluster)
     : cluster_(cluster),
+      job_order_(params.job_order),
       index_(cluster),
       order_(MakeJobLess(params.job_order, cluster)),
       alpha_(params.alpha),
@@ -18,10 +20,7 @@ LateBinding::LateBinding(const PolicyParams& params, Cluster& cluster)
 }
 
 void LateBinding::AddMachine(MachineId m) {
-  if (local_fifo_.size() <= m) {
-    local_fifo_.resize(m + 1);
-    local_count_.resize(m + 1, 0);
-  }
+  if (local_.size() <= m) local_.resize(m + 1);
 }
 
 void LateBinding::SetRates(double alpha, double gamma) {
@@ -33,25 +32,28 @@ void LateBinding::SetRates(double alpha, double gamma) {
 void LateBinding::Enqueue(TaskId t) {
   const Task& task = cluster_.task(t);
   index_.Add(t);
+  if (stamp_.size() <= t) stamp_.resize(std::max<size_t>(t + 1, 2 * stamp_.size()), 0);
+  const uint32_t stamp = ++stamp_[t];
   for (MachineId h : task.replicas) {
-    std::deque<Entry>& fifo = local_fifo_[h];
-    fifo.push_back(Entry{t, task.generation});
-    ++local_count_[h];
+    LocalList& local = local_[h];
+    std::deque<Entry>& fifo = local.fifo;
+    fifo.push_back(Entry{t, stamp});
+    ++local.count;
     // Entries of tasks another holder took stay until they reach the front; once they
     // outnumber the live ones, sweep them out (amortised O(1) per entry).
-    if (fifo.size() > 2 * size_t{local_count_[h]} + 16)
+    if (fifo.size() > 2 * size_t{local.count} + 16)
       std::erase_if(fifo, [&](const Entry& e) { return !Live(e); });
   }
   ++queued_;
 }
 
 bool LateBinding::Live(const Entry& e) const {
-  const Task& task = cluster_.task(e.task);
-  return task.generation == e.generation && task.state == TaskState::kQueued;
+  return stamp_[e.task] == e.stamp;
 }
 
 void LateBinding::Withdraw(TaskId t) {
-  for (MachineId h : cluster_.task(t).replicas) --local_count_[h];
+  ++stamp_[t];
+  for (MachineId h : cluster_.task(t).replicas) --local_[h].count;
   --queued_;
 }
 
@@ -59,22 +61,32 @@ void LateBinding::OnJobChanged(JobId j) {
   const Job& job = cluster_.job(j);
   if (!job.alive) index_.DropJob(j);
   if (!job.alive || job.queued == 0) {
+    walk_stale_ |= order_.Contains(j);
     order_.Erase(j);
     return;
   }
+  const uint32_t key = JobOrderKey(job_order_, job);
   if (order_.Contains(j)) {
+    // A start leaves an srpt job's key as it was: the order, and the walk, stand.
+    if (order_key_[j] == key) return;
+    order_key_[j] = key;
     order_.Update(j);
+    walk_stale_ = true;
     return;
   }
   // The job just became runnable: its wait starts now.
+  if (order_key_.size() <= j) order_key_.resize(j + 1);
+  order_key_[j] = key;
   order_.Insert(j);
+  walk_stale_ = true;
   if (since_.size() <= j) since_.resize(j + 1, 0);
   since_[j] = now_;
   progress_.emplace_back(j, now_);
 }
 
 Pick LateBinding::Take(TaskId t, JobId j) {
-  for (MachineId h : cluster_.task(t).replicas) --local_count_[h];
+  ++stamp_[t];
+  for (MachineId h : cluster_.task(t).replicas) --local_[h].count;
   --queued_;
   since_[j] = now_;
   progress_.emplace_back(j, now_);
@@ -82,7 +94,7 @@ Pick LateBinding::Take(TaskId t, JobId j) {
 }
 
 TaskId LateBinding::FrontLocal(MachineId m) {
-  std::deque<Entry>& fifo = local_fifo_[m];
+  std::deque<Entry>& fifo = local_[m].fifo;
   while (!fifo.empty()) {
     if (Live(fifo.front())) return fifo.front().task;
     fifo.pop_front();
@@ -110,7 +122,7 @@ double LateBinding::ExpectedLocalWait(TaskId t) const {
   for (MachineId h : replicas) {
     const Machine& machine = cluster_.machine(h);
     if (!machine.up || machine.draining) continue;
-    others += local_count_[h] - 1;
+    others += local_[h].count - 1;
     slots += machine.slots;
     free += machine.slots > machine.running ? machine.slots - machine.running : 0;
   }
@@ -138,7 +150,10 @@ Pick LateBinding::PickFor(MachineId m) {
     return Take(t, oldest);
   }
   // The first job of the order with a task local to m runs it.
-  order_.Smallest(kWalk, walk_);
+  if (walk_stale_) {
+    order_.Smallest(kWalk, walk_);
+    walk_stale_ = false;
+  }
   for (const JobId j : walk_)
     if (const TaskId t = index_.FindLocal(j, m); t != kNoId) return Take(t, j);
   // Else any task local to m, oldest first: a local run is never slower than waiting.
