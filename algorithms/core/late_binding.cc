@@ -80,16 +80,36 @@ void LateBinding::OnJobChanged(JobId j) {
   order_.Insert(j);
   walk_stale_ = true;
   if (since_.size() <= j) since_.resize(j + 1, 0);
+  MarkProgress(j);
+}
+
+// Job j starts waiting afresh now. Superseded entries leave progress_ from its front; once
+// they outnumber the waiting jobs (a job at the front that waits long holds them all
+// back), a sweep keeps one entry per waiting job (amortised O(1) per entry).
+void LateBinding::MarkProgress(JobId j) {
   since_[j] = now_;
   progress_.emplace_back(j, now_);
+  if (progress_.size() <= 2 * order_.size() + 16) return;
+  ++sweep_;
+  if (swept_.size() < since_.size()) swept_.resize(since_.size(), 0);
+  std::erase_if(progress_, [&](const std::pair<JobId, double>& e) {
+    if (!Waiting(e.first, e.second) || swept_[e.first] == sweep_) return true;
+    swept_[e.first] = sweep_;
+    return false;
+  });
+}
+
+// True if job j is runnable and has not started a task since `stamp`.
+bool LateBinding::Waiting(JobId j, double stamp) const {
+  const Job& job = cluster_.job(j);
+  return job.alive && job.queued > 0 && since_[j] == stamp && order_.Contains(j);
 }
 
 Pick LateBinding::Take(TaskId t, JobId j) {
   ++stamp_[t];
   for (MachineId h : cluster_.task(t).replicas) --local_[h].count;
   --queued_;
-  since_[j] = now_;
-  progress_.emplace_back(j, now_);
+  MarkProgress(j);
   return Pick{t, j};
 }
 
@@ -106,8 +126,7 @@ TaskId LateBinding::FrontLocal(MachineId m) {
 JobId LateBinding::LongestWaiting() {
   while (!progress_.empty()) {
     const auto [j, stamp] = progress_.front();
-    const Job& job = cluster_.job(j);
-    if (job.alive && job.queued > 0 && since_[j] == stamp && order_.Contains(j)) return j;
+    if (Waiting(j, stamp)) return j;
     progress_.pop_front();
   }
   return kNoId;

@@ -38,6 +38,8 @@ class LateBinding final : public Policy {
 
   /// The wait after which running remotely is expected to finish sooner: 1/gamma - 1/alpha.
   double remote_wait() const { return remote_wait_; }
+  /// Entries of the longest-waiting list, live or superseded (for tests).
+  size_t progress_entries() const { return progress_.size(); }
   /// Expected wait of queued task t for a slot on one of its replica holders.
   double ExpectedLocalWait(TaskId t) const;
 
@@ -56,6 +58,8 @@ class LateBinding final : public Policy {
   Pick Take(TaskId t, JobId j);
   TaskId FrontLocal(MachineId m);
   JobId LongestWaiting();
+  void MarkProgress(JobId j);
+  bool Waiting(JobId j, double stamp) const;
   bool MayRunRemote(TaskId t) const;
 
   Cluster& cluster_;
@@ -65,9 +69,11 @@ class LateBinding final : public Policy {
   std::vector<LocalList> local_;                   // by machine
   std::vector<double> since_;                      // by job: last start, or when it queued
   std::deque<std::pair<JobId, double>> progress_;  // (job, since_) in time order, lazy
-  std::vector<JobId> walk_;                        // the first kWalk jobs of order_
-  bool walk_stale_ = true;                         // order_ changed since walk_ was read
-  std::vector<uint32_t> order_key_;                // by job: JobOrderKey when last placed
+  std::vector<uint32_t> swept_;                    // by job: the last sweep that kept it
+  uint32_t sweep_ = 0;
+  std::vector<JobId> walk_;          // the first kWalk jobs of order_
+  bool walk_stale_ = true;           // order_ changed since walk_ was read
+  std::vector<uint32_t> order_key_;  // by job: JobOrderKey when last placed
   // By task id: bumped when it enters or leaves the local lists, so an entry's liveness
   // reads 4 bytes of a dense array instead of the task's 64-byte record.
   std::vector<uint32_t> stamp_;

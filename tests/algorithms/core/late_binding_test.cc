@@ -89,6 +89,25 @@ TEST_CASE("Late binding runs remotely only once waiting is expected to cost more
   }
 }
 
+TEST_CASE("Late binding's longest-waiting list stays as long as the waiting jobs", "[late]") {
+  auto owner = MakeLate(3);
+  Scheduler& s = *owner;
+  auto& policy = dynamic_cast<LateBinding&>(s.policy());
+  Submit(s, {{2}});
+  REQUIRE(s.Assign(2));  // machine 2 stays busy: the next job waits at the front for ever
+  Submit(s, {{2}});
+  for (int i = 0; i < 5000; ++i) {
+    s.SetNow(i);
+    Submit(s, {{0}, {0}});
+    const auto a = s.Assign(0);
+    REQUIRE(a);
+    s.Finish(a->task);
+    s.Finish(s.Assign(0)->task);
+    CHECK(policy.progress_entries() <= 2 * 2 + 16 + 1);
+  }
+  CHECK_FALSE(s.Assign(1));  // the waiting job's holder is busy, and its wait is short
+}
+
 TEST_CASE("Late binding serves jobs in srpt order, local tasks first", "[late]") {
   auto owner = MakeLate(2, JobOrder::kSrpt);
   Scheduler& s = *owner;
