@@ -63,7 +63,7 @@ print("== side by side: the same jobs on the same emulated cluster (times in emu
 print("%-14s %10s %12s %12s %10s" % ("policy", "jobs done", "mean JCT", "p95 JCT", "locality"))
 for name, a in rows:
     print("%-14s %10d %12.1f %12.1f %10.4f" % (name, a["foreign_jobs_done"], a["foreign_mean_job_delay"],
-                                               a["foreign_p95_job_delay"], a["locality"]))
+                                               a["foreign_p95_job_delay"], a["all_locality"]))
 first, delay = rows[0][1], rows[1][1]
 if delay["foreign_mean_job_delay"] > 0 and delay["foreign_p95_job_delay"] > 0:
     print("%s / delay: mean JCT %.2fx, p95 %.2fx" % (rows[0][0],
