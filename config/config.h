@@ -46,19 +46,19 @@ struct LimitsConfig {
 
 /// [scheduler]: the policy and its parameters.
 struct SchedulerConfig {
-  PolicyKind policy = PolicyKind::kJsqMaxWeight;  ///< the scheduling policy
-  IntraQueue intra_queue = IntraQueue::kFair;     ///< job order inside a queue
-  double alpha = 0.8;                             ///< initial local service rate
-  double gamma = 0.2;                             ///< initial remote service rate, <= alpha
-  bool learn_rates = true;                        ///< learn alpha/gamma from completions
-  uint64_t rate_window = 10000;                   ///< completions the learnt rates average over
-  double delay_wait = 20;                         ///< delay scheduling's wait, seconds
+  PolicyKind policy = PolicyKind::kLateBinding;  ///< the scheduling policy
+  IntraQueue intra_queue = IntraQueue::kFair;    ///< job order inside a queue
+  double alpha = 0.8;                            ///< initial local service rate
+  double gamma = 0.2;                            ///< initial remote service rate, <= alpha
+  bool learn_rates = true;                       ///< learn alpha/gamma from completions
+  uint64_t rate_window = 10000;                  ///< completions the learnt rates average over
+  double delay_wait = 20;                        ///< delay scheduling's wait, seconds
   uint32_t remote_bias = 0;       ///< JSQ: R only when shorter than every local queue by more
   uint32_t priority_slack = 5;    ///< priority: local queue length over |R| a ranked task may join
   uint32_t max_task_retries = 3;  ///< retries of a failed task
   uint64_t seed = 1;              ///< seeds random tie-breaks
-  JobOrder job_order = JobOrder::kFair;  ///< how late-binding, fair and delay rank jobs
-  double job_aging = 0;                  ///< late-binding: starvation bound in seconds (0: off)
+  JobOrder job_order = JobOrder::kSrpt;  ///< how late-binding, fair and delay rank jobs
+  double job_aging = kDefaultJobAging;   ///< late-binding: starvation bound in seconds (0: off)
   double beta = 0.4;                     ///< rack-local service rate (balanced-pandas)
   bool operator==(const SchedulerConfig&) const = default;  ///< field-wise equality
 };

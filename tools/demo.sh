@@ -4,14 +4,16 @@
 # sockets, locsched-tail feeding a synthesized SWIM-style trace shaped like Facebook's
 # 2009 workload (tools/synth/swim_synth.py; nothing outside the repository is needed)
 # and the cluster emulator locsched-agents playing 600 machines that run what the daemon
-# assigns, 60x faster than real time; live lines and final figures (jobs done, mean and
-# p95 job completion time, locality, queues), then locschedctl's view of the daemon.
-#   bash tools/demo.sh              the synthesized hour (about a minute after the build)
+# assigns, 60x faster than real time, under the default policy (late binding, srpt);
+# live lines, then locschedctl's view of the daemon. Then the same workload and seed
+# again under delay scheduling (its wait 20 s, fair order, quietly), and the two side by
+# side: jobs done, mean and p95 job completion time, locality.
+#   bash tools/demo.sh              the synthesized hour (about two minutes after the build)
 #   bash tools/demo.sh --quick      ten synthesized minutes (about 20 s)
 #   bash tools/demo.sh --trace FILE a real trace (bash tools/fetch-traces.sh DIR fetches
 #                                   the public ones; --format for non-SWIM files)
 #   bash tools/demo.sh --synthetic  the emulator's own Poisson job stream on 1000 machines
-#   bash tools/demo.sh --sim        the simulator instead: JSQ+MaxWeight vs fair sharing
+#   bash tools/demo.sh --sim        the simulator instead: late binding vs JSQ+MaxWeight
 # Extra arguments go to tools/replay.sh (e.g. --policy fair; see its --help), or after
 # --synthetic to locsched-agents, or after --sim to locsched-sim. With --build DIR the
 # binaries in DIR are used and nothing is installed or built.
@@ -32,15 +34,42 @@ fi
 
 if [ "${1:-}" = "--sim" ]; then
   shift
-  echo "== JSQ+MaxWeight, paper defaults (1000 machines, data on 800, alpha 0.8, gamma 0.2, load 640)"
+  echo "== late binding (the default), the paper's model (1000 machines, data on 800, alpha 0.8, gamma 0.2, load 640)"
   "$bin/tools/locsched-sim" "$@"
-  echo "== naive fair sharing, same load (it cannot keep up: the run stops at the backlog cap)"
-  "$bin/tools/locsched-sim" --policy fair "$@"
+  echo "== JSQ+MaxWeight, the paper's policy, same load and seed"
+  "$bin/tools/locsched-sim" --policy jsq-maxweight "$@"
   exit 0
 fi
 
 if [ "${1:-}" != "--synthetic" ]; then
-  bash tools/replay.sh --build "$bin" "$@"
+  # Replay options before "--", the emulator's after it: delay's run goes between them.
+  pre=() post=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do pre+=("$1"); shift; done
+  [ $# -gt 0 ] && { shift; post=("$@"); }
+  first=late-binding
+  for ((i = 0; i + 1 < ${#pre[@]}; i++)); do [ "${pre[i]}" = --policy ] && first=${pre[i + 1]}; done
+  out=$(mktemp -d /tmp/locsched-demo-XXXXXX)
+  trap 'rm -rf "$out"' EXIT
+  bash tools/replay.sh --build "$bin" ${pre[@]+"${pre[@]}"} --json "$out/first" -- ${post[@]+"${post[@]}"}
+  echo
+  echo "== the same workload and seed under delay scheduling (wait 20 s, fair order; quiet)"
+  bash tools/replay.sh --build "$bin" ${pre[@]+"${pre[@]}"} --policy delay --quiet --json "$out/delay" \
+    -- ${post[@]+"${post[@]}"} >"$out/delay.log" 2>&1 || { cat "$out/delay.log"; exit 1; }
+  echo
+  python3 - "$out/first.agents" "$first" "$out/delay.agents" delay <<'PY'
+import json, sys
+rows = [(sys.argv[i + 1], json.load(open(sys.argv[i]))) for i in (1, 3)]
+print("== side by side: the same jobs on the same emulated cluster (times in emulated s)")
+print("%-14s %10s %12s %12s %10s" % ("policy", "jobs done", "mean JCT", "p95 JCT", "locality"))
+for name, a in rows:
+    print("%-14s %10d %12.1f %12.1f %10.4f" % (name, a["foreign_jobs_done"], a["foreign_mean_job_delay"],
+                                               a["foreign_p95_job_delay"], a["all_locality"]))
+first, delay = rows[0][1], rows[1][1]
+if delay["foreign_mean_job_delay"] > 0 and delay["foreign_p95_job_delay"] > 0:
+    print("%s / delay: mean JCT %.2fx, p95 %.2fx" % (rows[0][0],
+          first["foreign_mean_job_delay"] / delay["foreign_mean_job_delay"],
+          first["foreign_p95_job_delay"] / delay["foreign_p95_job_delay"]))
+PY
   case " $* " in
     *" --trace "*) ;;
     *) echo

@@ -13,8 +13,9 @@
 #
 #   bash tools/replay.sh [options] [-- extra locsched-agents flags]
 #     --build DIR       where the binaries are (default build/release)
-#     --policy P        scheduler.policy: jsq-maxweight (default), fair, fifo, delay, late-binding,
-#                       balanced-pandas
+#     --policy P        scheduler.policy: late-binding (default), jsq-maxweight, fair, fifo,
+#                       delay, balanced-pandas; fair and delay rank jobs fair (Zaharia et
+#                       al.'s), late-binding srpt with its aging bound of 300 workload seconds
 #     --delay-wait S    delay policy: its wait in workload seconds (default 20); the daemon
 #                       runs on the wall clock, so it gets scheduler.delay_wait = S / speed
 #     --set KEY=VALUE   another locschedd setting (docs/config.md); may be repeated
@@ -48,7 +49,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build=build/release
-policy=jsq-maxweight
+policy=late-binding
 delay_wait=20
 format=swim
 trace=
@@ -96,6 +97,9 @@ if [ -n "$trace" ] && [ ! -r "$trace" ]; then
   exit 2
 fi
 
+# The daemon runs on the wall clock: times in its settings are workload seconds / speed.
+job_order=srpt
+case "$policy" in fair | delay) job_order=fair ;; esac
 alpha=$(awk 'BEGIN { print 1 / 25 }')
 gamma=$(awk "BEGIN { print $alpha / 4 }")
 dir=$(mktemp -d /tmp/locsched-replay-XXXXXX)
@@ -148,7 +152,9 @@ tasks=$(check_field tasks)
   --set "scheduler.policy=$policy" \
   --set "scheduler.alpha=$(awk "BEGIN { print $alpha * $speed }")" \
   --set "scheduler.gamma=$(awk "BEGIN { print $gamma * $speed }")" \
-  --set "scheduler.delay_wait=$(awk "BEGIN { print $delay_wait / $speed }")" ${settings[@]+"${settings[@]}"} \
+  --set "scheduler.delay_wait=$(awk "BEGIN { print $delay_wait / $speed }")" \
+  --set "scheduler.job_aging=$(awk "BEGIN { print 300 / $speed }")" \
+  --set "scheduler.job_order=$job_order" ${settings[@]+"${settings[@]}"} \
   2>"$dir/locschedd.log" &
 daemon=$!
 for _ in $(seq 200); do [ -S "$dir/control.sock" ] && break; sleep 0.05; done

@@ -6,22 +6,24 @@ namespace locsched {
 
 void JobIndex::Add(TaskId t) {
   const Task& task = cluster_.task(t);
-  Append(task.job, kAny, t);
-  for (MachineId m : task.replicas) Append(task.job, m, t);
+  if (jobs_.size() <= task.job) jobs_.resize(task.job + 1);
+  JobLists& job = jobs_[task.job];
+  Append(job.any, t, task.generation);
+  for (MachineId m : task.replicas) {
+    uint32_t l = job.by_machine.Find(m);
+    if (l == FlatMap64::kMissing) {
+      l = TakeSlot(lists_, free_lists_);
+      lists_[l] = List{};
+      job.by_machine.Put(m, l);
+      job.machines.push_back(m);
+    }
+    Append(lists_[l], t, task.generation);
+  }
 }
 
-void JobIndex::Append(JobId j, uint32_t m, TaskId t) {
-  uint32_t l = index_.Find(Key(j, m));
-  if (l == FlatMap64::kMissing) {
-    l = TakeSlot(lists_, free_lists_);
-    lists_[l] = List{};
-    index_.Put(Key(j, m), l);
-    if (job_keys_.size() <= j) job_keys_.resize(j + 1);
-    job_keys_[j].push_back(m);
-  }
+void JobIndex::Append(List& list, TaskId t, uint32_t generation) {
   const uint32_t n = TakeSlot(nodes_, free_nodes_);
-  nodes_[n] = Node{t, cluster_.task(t).generation, kNoId};
-  List& list = lists_[l];
+  nodes_[n] = Node{t, generation, kNoId};
   if (list.tail != kNoId)
     nodes_[list.tail].next = n;
   else
@@ -34,10 +36,7 @@ bool JobIndex::Live(const Node& n, JobId j) const {
   return task.generation == n.generation && task.job == j && task.state == TaskState::kQueued;
 }
 
-TaskId JobIndex::FrontLive(JobId j, uint32_t m) {
-  const uint32_t l = index_.Find(Key(j, m));
-  if (l == FlatMap64::kMissing) return kNoId;
-  List& list = lists_[l];
+TaskId JobIndex::FrontLive(List& list, JobId j) {
   // Pop stale entries off the front until a live one (or nothing) remains.
   while (list.head != kNoId && !Live(nodes_[list.head], j)) {
     const uint32_t dead = list.head;
@@ -49,22 +48,28 @@ TaskId JobIndex::FrontLive(JobId j, uint32_t m) {
 }
 
 TaskId JobIndex::FindLocal(JobId j, MachineId m) {
-  return FrontLive(j, m);
+  if (j >= jobs_.size()) return kNoId;
+  const uint32_t l = jobs_[j].by_machine.Find(m);
+  return l == FlatMap64::kMissing ? kNoId : FrontLive(lists_[l], j);
 }
 
 TaskId JobIndex::FindAny(JobId j) {
-  return FrontLive(j, kAny);
+  return j < jobs_.size() ? FrontLive(jobs_[j].any, j) : kNoId;
 }
 
 void JobIndex::DropJob(JobId j) {
-  if (j >= job_keys_.size()) return;
-  for (uint32_t m : job_keys_[j]) {
-    const uint32_t l = index_.Find(Key(j, m));
-    for (uint32_t n = lists_[l].head; n != kNoId; n = nodes_[n].next) free_nodes_.push_back(n);
-    index_.Erase(Key(j, m));
+  if (j >= jobs_.size()) return;
+  JobLists& job = jobs_[j];
+  auto free_list = [&](const List& list) {
+    for (uint32_t n = list.head; n != kNoId; n = nodes_[n].next) free_nodes_.push_back(n);
+  };
+  free_list(job.any);
+  for (uint32_t m : job.machines) {
+    const uint32_t l = job.by_machine.Find(m);
+    free_list(lists_[l]);
     free_lists_.push_back(l);
   }
-  job_keys_[j].clear();
+  job = JobLists{};  // a recycled id starts with a small map again
 }
 
 }  // namespace locsched

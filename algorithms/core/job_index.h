@@ -1,7 +1,9 @@
 // JobIndex: for the baseline policies, each job's queued tasks in arrival
 // order, and for each (job, machine) the queued tasks local to that machine.
 // Entries are deleted lazily: an entry is live only while its task is queued
-// with the generation it was indexed under. Single-threaded.
+// with the generation it was indexed under. Each job has its own small map of
+// machines, so the jobs a policy asks about on every decision (the first of its
+// order) keep their maps in cache. Single-threaded.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +31,6 @@ class JobIndex {
   size_t entries() const { return nodes_.size() - free_nodes_.size(); }
 
  private:
-  static constexpr uint32_t kAny = UINT32_MAX - 1;
   struct Node {
     TaskId task;
     uint32_t generation;
@@ -38,9 +39,14 @@ class JobIndex {
   struct List {
     uint32_t head = kNoId, tail = kNoId;
   };
-  static uint64_t Key(JobId j, uint32_t m) { return uint64_t{j} << 32 | m; }
-  void Append(JobId j, uint32_t m, TaskId t);
-  TaskId FrontLive(JobId j, uint32_t m);
+  // One job's lists: every queued task, and by machine those local to it.
+  struct JobLists {
+    List any;
+    FlatMap64 by_machine;            // machine -> index into lists_
+    std::vector<uint32_t> machines;  // the keys of by_machine, to free them
+  };
+  void Append(List& list, TaskId t, uint32_t generation);
+  TaskId FrontLive(List& list, JobId j);
   bool Live(const Node& n, JobId j) const;
 
   Cluster& cluster_;
@@ -48,8 +54,7 @@ class JobIndex {
   std::vector<uint32_t> free_nodes_;
   std::vector<List> lists_;
   std::vector<uint32_t> free_lists_;
-  FlatMap64 index_;                              // (job, machine | kAny) -> list
-  std::vector<std::vector<uint32_t>> job_keys_;  // by job: machines (and kAny) with a list
+  std::vector<JobLists> jobs_;  // by job id
 };
 
 }  // namespace locsched

@@ -14,6 +14,12 @@ inline uint32_t RemainingTasks(const Job& job) {
   return static_cast<uint32_t>(job.tasks.size()) - job.done;
 }
 
+/// What `order` reads of a job that can change while it waits (its weight and seq are
+/// fixed): while this stays the same, so does the job's place in the order.
+inline uint32_t JobOrderKey(JobOrder order, const Job& job) {
+  return order == JobOrder::kFair ? job.running : RemainingTasks(job);
+}
+
 /// The "goes first" relation of `order` over `cluster`'s jobs (ties: the older job).
 JobHeap::Less MakeJobLess(JobOrder order, const Cluster& cluster);
 

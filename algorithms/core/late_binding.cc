@@ -1,5 +1,6 @@
 #include "algorithms/core/late_binding.h"
 
+#include <algorithm>
 #include <cassert>
 #include <limits>
 
@@ -9,6 +10,7 @@ namespace locsched {
 
 LateBinding::LateBinding(const PolicyParams& params, Cluster& cluster)
     : cluster_(cluster),
+      job_order_(params.job_order),
       index_(cluster),
       order_(MakeJobLess(params.job_order, cluster)),
       alpha_(params.alpha),
@@ -18,10 +20,7 @@ LateBinding::LateBinding(const PolicyParams& params, Cluster& cluster)
 }
 
 void LateBinding::AddMachine(MachineId m) {
-  if (local_fifo_.size() <= m) {
-    local_fifo_.resize(m + 1);
-    local_count_.resize(m + 1, 0);
-  }
+  if (local_.size() <= m) local_.resize(m + 1);
 }
 
 void LateBinding::SetRates(double alpha, double gamma) {
@@ -33,25 +32,28 @@ void LateBinding::SetRates(double alpha, double gamma) {
 void LateBinding::Enqueue(TaskId t) {
   const Task& task = cluster_.task(t);
   index_.Add(t);
+  if (stamp_.size() <= t) stamp_.resize(std::max<size_t>(t + 1, 2 * stamp_.size()), 0);
+  const uint32_t stamp = ++stamp_[t];
   for (MachineId h : task.replicas) {
-    std::deque<Entry>& fifo = local_fifo_[h];
-    fifo.push_back(Entry{t, task.generation});
-    ++local_count_[h];
+    LocalList& local = local_[h];
+    std::deque<Entry>& fifo = local.fifo;
+    fifo.push_back(Entry{t, stamp});
+    ++local.count;
     // Entries of tasks another holder took stay until they reach the front; once they
     // outnumber the live ones, sweep them out (amortised O(1) per entry).
-    if (fifo.size() > 2 * size_t{local_count_[h]} + 16)
+    if (fifo.size() > 2 * size_t{local.count} + 16)
       std::erase_if(fifo, [&](const Entry& e) { return !Live(e); });
   }
   ++queued_;
 }
 
 bool LateBinding::Live(const Entry& e) const {
-  const Task& task = cluster_.task(e.task);
-  return task.generation == e.generation && task.state == TaskState::kQueued;
+  return stamp_[e.task] == e.stamp;
 }
 
 void LateBinding::Withdraw(TaskId t) {
-  for (MachineId h : cluster_.task(t).replicas) --local_count_[h];
+  ++stamp_[t];
+  for (MachineId h : cluster_.task(t).replicas) --local_[h].count;
   --queued_;
 }
 
@@ -59,30 +61,60 @@ void LateBinding::OnJobChanged(JobId j) {
   const Job& job = cluster_.job(j);
   if (!job.alive) index_.DropJob(j);
   if (!job.alive || job.queued == 0) {
+    walk_stale_ |= order_.Contains(j);
     order_.Erase(j);
     return;
   }
+  const uint32_t key = JobOrderKey(job_order_, job);
   if (order_.Contains(j)) {
+    // A start leaves an srpt job's key as it was: the order, and the walk, stand.
+    if (order_key_[j] == key) return;
+    order_key_[j] = key;
     order_.Update(j);
+    walk_stale_ = true;
     return;
   }
   // The job just became runnable: its wait starts now.
+  if (order_key_.size() <= j) order_key_.resize(j + 1);
+  order_key_[j] = key;
   order_.Insert(j);
+  walk_stale_ = true;
   if (since_.size() <= j) since_.resize(j + 1, 0);
+  MarkProgress(j);
+}
+
+// Job j starts waiting afresh now. Superseded entries leave progress_ from its front; once
+// they outnumber the waiting jobs (a job at the front that waits long holds them all
+// back), a sweep keeps one entry per waiting job (amortised O(1) per entry).
+void LateBinding::MarkProgress(JobId j) {
   since_[j] = now_;
   progress_.emplace_back(j, now_);
+  if (progress_.size() <= 2 * order_.size() + 16) return;
+  ++sweep_;
+  if (swept_.size() < since_.size()) swept_.resize(since_.size(), 0);
+  std::erase_if(progress_, [&](const std::pair<JobId, double>& e) {
+    if (!Waiting(e.first, e.second) || swept_[e.first] == sweep_) return true;
+    swept_[e.first] = sweep_;
+    return false;
+  });
+}
+
+// True if job j is runnable and has not started a task since `stamp`.
+bool LateBinding::Waiting(JobId j, double stamp) const {
+  const Job& job = cluster_.job(j);
+  return job.alive && job.queued > 0 && since_[j] == stamp && order_.Contains(j);
 }
 
 Pick LateBinding::Take(TaskId t, JobId j) {
-  for (MachineId h : cluster_.task(t).replicas) --local_count_[h];
+  ++stamp_[t];
+  for (MachineId h : cluster_.task(t).replicas) --local_[h].count;
   --queued_;
-  since_[j] = now_;
-  progress_.emplace_back(j, now_);
+  MarkProgress(j);
   return Pick{t, j};
 }
 
 TaskId LateBinding::FrontLocal(MachineId m) {
-  std::deque<Entry>& fifo = local_fifo_[m];
+  std::deque<Entry>& fifo = local_[m].fifo;
   while (!fifo.empty()) {
     if (Live(fifo.front())) return fifo.front().task;
     fifo.pop_front();
@@ -94,36 +126,36 @@ TaskId LateBinding::FrontLocal(MachineId m) {
 JobId LateBinding::LongestWaiting() {
   while (!progress_.empty()) {
     const auto [j, stamp] = progress_.front();
-    const Job& job = cluster_.job(j);
-    if (job.alive && job.queued > 0 && since_[j] == stamp && order_.Contains(j)) return j;
+    if (Waiting(j, stamp)) return j;
     progress_.pop_front();
   }
   return kNoId;
 }
 
 double LateBinding::ExpectedLocalWait(TaskId t) const {
-  // The holders' slots serve the tasks queued local to them, each slot at rate alpha.
-  // (A free holder slot is no sign of a short wait: in a burst it is about to take one
-  // of the many tasks queued local to it.)
-  double queued = 0, slots = 0;
+  // Tasks queued at t's holders other than t (each is counted at each of its holders, and
+  // any of them may take it: a holder's share is its count over the replication), the
+  // holders' free slots, and the rate at which their busy slots free up.
+  double others = 0, slots = 0, free = 0;
   const ReplicaList& replicas = cluster_.task(t).replicas;
   for (MachineId h : replicas) {
     const Machine& machine = cluster_.machine(h);
     if (!machine.up || machine.draining) continue;
-    queued += local_count_[h];
+    others += local_[h].count - 1;
     slots += machine.slots;
+    free += machine.slots > machine.running ? machine.slots - machine.running : 0;
   }
   if (slots == 0) return std::numeric_limits<double>::infinity();
-  // Each queued task is counted at each of its holders, and any of them may take it:
-  // a holder's share is its count over the replication.
-  return queued / (alpha_ * slots * static_cast<double>(replicas.size()));
+  // t is served after the others (the job offered a remote run is the one its holders
+  // reach last); the first `free` of them start at once, and each later one waits for
+  // one of the holders' slots to end a task: they end at rate alpha * slots together.
+  const double ahead = others / static_cast<double>(replicas.size()) + 1 - free;
+  return ahead <= 0 ? 0 : ahead / (alpha_ * slots);
 }
 
 // Running t remotely now finishes after 1/gamma; waiting for a holder after the wait
-// plus 1/alpha. Remote pays once the expected wait, or the job's wait so far, exceeds
-// 1/gamma - 1/alpha.
-bool LateBinding::MayRunRemote(JobId j, TaskId t) const {
-  if (now_ - since_[j] >= remote_wait_ && now_ > since_[j]) return true;
+// plus 1/alpha. Remote pays once the expected wait exceeds 1/gamma - 1/alpha.
+bool LateBinding::MayRunRemote(TaskId t) const {
   return ExpectedLocalWait(t) > remote_wait_;
 }
 
@@ -137,7 +169,10 @@ Pick LateBinding::PickFor(MachineId m) {
     return Take(t, oldest);
   }
   // The first job of the order with a task local to m runs it.
-  order_.Smallest(kWalk, walk_);
+  if (walk_stale_) {
+    order_.Smallest(kWalk, walk_);
+    walk_stale_ = false;
+  }
   for (const JobId j : walk_)
     if (const TaskId t = index_.FindLocal(j, m); t != kNoId) return Take(t, j);
   // Else any task local to m, oldest first: a local run is never slower than waiting.
@@ -148,7 +183,7 @@ Pick LateBinding::PickFor(MachineId m) {
   // holders serve those jobs first, so the queue-based wait overstates theirs.)
   if (oldest != kNoId) {
     const TaskId any = index_.FindAny(oldest);
-    if (MayRunRemote(oldest, any)) return Take(any, oldest);
+    if (MayRunRemote(any)) return Take(any, oldest);
   }
   return Pick{};
 }

@@ -34,32 +34,49 @@ class LateBinding final : public Policy {
   void SetRates(double alpha, double gamma) override;
   void SetNow(double now_s) override { now_ = now_s; }
   QueueStats Stats() const override { return QueueStats{queued_, 0, 0}; }
-  uint64_t LocalQueueLength(MachineId m) const override { return local_count_[m]; }
+  uint64_t LocalQueueLength(MachineId m) const override { return local_[m].count; }
 
   /// The wait after which running remotely is expected to finish sooner: 1/gamma - 1/alpha.
   double remote_wait() const { return remote_wait_; }
+  /// Entries of the longest-waiting list, live or superseded (for tests).
+  size_t progress_entries() const { return progress_.size(); }
   /// Expected wait of queued task t for a slot on one of its replica holders.
   double ExpectedLocalWait(TaskId t) const;
 
  private:
   struct Entry {
     TaskId task;
-    uint32_t generation;
+    uint32_t stamp;  ///< stamp_[task] when it was listed; live while they match
+  };
+  // A machine's queued local tasks in arrival order (stale entries left lazily) and how
+  // many are live, side by side: routing touches both.
+  struct LocalList {
+    std::deque<Entry> fifo;
+    uint32_t count = 0;
   };
   bool Live(const Entry& e) const;
   Pick Take(TaskId t, JobId j);
   TaskId FrontLocal(MachineId m);
   JobId LongestWaiting();
-  bool MayRunRemote(JobId j, TaskId t) const;
+  void MarkProgress(JobId j);
+  bool Waiting(JobId j, double stamp) const;
+  bool MayRunRemote(TaskId t) const;
 
   Cluster& cluster_;
+  JobOrder job_order_;
   JobIndex index_;
   JobHeap order_;
-  std::vector<std::deque<Entry>> local_fifo_;      // by machine: queued tasks local to it
-  std::vector<uint32_t> local_count_;              // by machine: live entries of its fifo
+  std::vector<LocalList> local_;                   // by machine
   std::vector<double> since_;                      // by job: last start, or when it queued
   std::deque<std::pair<JobId, double>> progress_;  // (job, since_) in time order, lazy
-  std::vector<JobId> walk_;
+  std::vector<uint32_t> swept_;                    // by job: the last sweep that kept it
+  uint32_t sweep_ = 0;
+  std::vector<JobId> walk_;          // the first kWalk jobs of order_
+  bool walk_stale_ = true;           // order_ changed since walk_ was read
+  std::vector<uint32_t> order_key_;  // by job: JobOrderKey when last placed
+  // By task id: bumped when it enters or leaves the local lists, so an entry's liveness
+  // reads 4 bytes of a dense array instead of the task's 64-byte record.
+  std::vector<uint32_t> stamp_;
   double alpha_, gamma_, remote_wait_ = 0;
   double aging_;
   double now_ = 0;

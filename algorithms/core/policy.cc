@@ -90,4 +90,8 @@ std::string_view JobOrderName(JobOrder order) {
   return "?";
 }
 
+JobOrder DefaultJobOrder(PolicyKind kind) {
+  return kind == PolicyKind::kLateBinding ? JobOrder::kSrpt : JobOrder::kFair;
+}
+
 }  // namespace locsched

@@ -39,7 +39,7 @@ enum class IntraQueue {
 };
 
 struct PolicyParams {
-  PolicyKind kind = PolicyKind::kJsqMaxWeight;
+  PolicyKind kind = PolicyKind::kLateBinding;
   IntraQueue intra = IntraQueue::kFair;
   double alpha = 0.8;  ///< local service rate
   double gamma = 0.2;  ///< remote service rate, < alpha
@@ -151,6 +151,13 @@ std::optional<IntraQueue> ParseIntraQueue(std::string_view name);
 std::string_view IntraQueueName(IntraQueue intra);
 /// Every policy name, in the table's order (the league and --help enumerate it).
 std::span<const std::string_view> PolicyNames();
+/// The job order a policy runs with unless one is chosen: srpt for late binding (the
+/// default policy, measured with it), fair (Zaharia et al.'s order) for the others.
+JobOrder DefaultJobOrder(PolicyKind kind);
+/// The aging bound the daemon and the simulators default to, in the driver's clock (seconds
+/// in the daemon and the trace simulator): long enough never to cost a measured run its
+/// mean (docs/algorithms.md), short enough that srpt cannot starve a large job for long.
+inline constexpr double kDefaultJobAging = 300;
 /// Parses "fair", "srpt", "smith"; nullopt if unknown.
 std::optional<JobOrder> ParseJobOrder(std::string_view name);
 /// The canonical name of a job order.

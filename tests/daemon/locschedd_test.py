@@ -153,6 +153,8 @@ def matches(expected, actual):
 
 
 class ProtocolDoc(DaemonTest):
+    sets = ("scheduler.policy=jsq-maxweight",)  # the conversation includes a rebalance
+
     def test_docs_examples_replay_verbatim(self):
         pairs = transcript()
         self.assertGreater(len(pairs), 15)
@@ -208,7 +210,7 @@ class Lifecycle(DaemonTest):
 
 class LpResolve(DaemonTest):
     """resolve_lp solves on the worker thread; its order reaches the priority policy."""
-    sets = ("scheduler.intra_queue=priority",)
+    sets = ("scheduler.policy=jsq-maxweight", "scheduler.intra_queue=priority")
 
     def submit(self, job, n, weight):
         tasks = [{"task": "t%d" % i, "replicas": ["m0"]} for i in range(n)]
@@ -585,7 +587,8 @@ class CommandLine(unittest.TestCase):
 
 
 class Rebalance(DaemonTest):
-    sets = ("rebalance.enabled=true", "rebalance.base_interval_ms=20", "rebalance.big_job_tasks=100",
+    sets = ("scheduler.policy=jsq-maxweight", "rebalance.enabled=true",
+            "rebalance.base_interval_ms=20", "rebalance.big_job_tasks=100",
             "rebalance.max_share=0.5")
 
     def runs(self):

@@ -17,6 +17,7 @@ using nlohmann::json;
 
 Config PriorityConfig() {
   Config c;
+  c.scheduler.policy = PolicyKind::kJsqMaxWeight;  // the policy with a rank order
   c.scheduler.intra_queue = IntraQueue::kPriority;
   c.scheduler.learn_rates = false;
   return c;

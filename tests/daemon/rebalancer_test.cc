@@ -26,8 +26,16 @@ using nlohmann::json;
 constexpr int kMachines = 10;
 
 // The shared harness with kMachines machines of 2 slots, and the tasks it saw assigned.
+// The rebalancer moves tasks between JSQ+MaxWeight's queues: a config left at the default
+// policy gets that one.
+Config OnJsq(Config c) {
+  if (c.scheduler.policy == Config{}.scheduler.policy)
+    c.scheduler.policy = PolicyKind::kJsqMaxWeight;
+  return c;
+}
+
 struct RebalanceHarness : BasicHarness<FakeClock> {
-  explicit RebalanceHarness(Config c = Config{}) : BasicHarness(std::move(c)) {
+  explicit RebalanceHarness(Config c = Config{}) : BasicHarness(OnJsq(std::move(c))) {
     for (int m = 0; m < kMachines; ++m)
       Send(R"({"op":"machine_up","machine":"m)" + std::to_string(m) + R"(","slots":2})");
   }
@@ -341,7 +349,7 @@ TEST_CASE("replay from the journal works with rebalances in between", "[rebalanc
       if (rng.Below(20) == 0) REQUIRE(a.Send(R"({"op":"rebalance"})", kAdmin)["ok"] == true);
     }
     REQUIRE(a.log.Sync().ok());
-    Config cfg;
+    const Config cfg = OnJsq(Config{});
     DaemonClock clock;
     Engine engine(cfg, clock);
     Dispatcher b(engine, cfg);

@@ -73,9 +73,10 @@ class SinglePoint(unittest.TestCase):
         self.assertTrue(0.9 * 20 < unit["throughput"] < 1.1 * 20, unit["throughput"])
 
     def test_priority_re_solves_the_lp_deterministically(self):
-        flags = {"intra": "priority", "weight_max": "10", "slots": "600", "lp_interval": "3"}
+        flags = {"policy": "jsq-maxweight", "intra": "priority", "weight_max": "10", "slots": "600",
+                 "lp_interval": "3"}
         a, b = (run("--json", **flags) for _ in range(2))
-        fair = run("--json", intra="fair", weight_max="10", slots="600")
+        fair = run("--json", policy="jsq-maxweight", intra="fair", weight_max="10", slots="600")
         figures = []
         for out in (a, b, fair):
             self.assertEqual(out.returncode, 0, out.stderr)
@@ -164,10 +165,10 @@ class BadValues(unittest.TestCase):
         ("--intra", {"intra": "priority", "policy": "fair"}),  # only JSQ+MaxWeight has ranks
         ("--intra", {"intra": "priority", "policy": "jsq-maxweight,fair", "sweep": "20"}),
         ("--weight-max", {"weight_max": "0"}),
-        ("--lp-interval", {"intra": "priority", "lp_interval": "0"}),
-        ("--lp-classes", {"intra": "priority", "lp_classes": "0"}),
-        ("--lp-max-jobs", {"intra": "priority", "lp_max_jobs": "0"}),
-        ("--lp-epsilon", {"intra": "priority", "lp_epsilon": "0"}),
+        ("--lp-interval", {"policy": "jsq-maxweight", "intra": "priority", "lp_interval": "0"}),
+        ("--lp-classes", {"policy": "jsq-maxweight", "intra": "priority", "lp_classes": "0"}),
+        ("--lp-max-jobs", {"policy": "jsq-maxweight", "intra": "priority", "lp_max_jobs": "0"}),
+        ("--lp-epsilon", {"policy": "jsq-maxweight", "intra": "priority", "lp_epsilon": "0"}),
         ("--policy", {"policy": "jsq-maxweight,fair"}),  # a list needs --sweep
     ]
 
@@ -244,7 +245,7 @@ class TraceMode(unittest.TestCase):
             self.assertAlmostEqual(result["mean_jct_s"], mean)
 
     def test_json_has_the_figures(self):
-        result = self.figures("--racks", "2")
+        result = self.figures("--racks", "2", "--policy", "jsq-maxweight")
         for key in ("jobs_done", "mean_jct_s", "p95_jct_s", "mean_task_wait_s", "locality",
                     "node_local", "rack_local", "off_rack", "policy", "idle_holder_task_s",
                     "throughput", "stable", "jct_buckets", "delay_wait_s"):
@@ -252,7 +253,7 @@ class TraceMode(unittest.TestCase):
         self.assertEqual([b["tasks"] for b in result["jct_buckets"]],
                          ["1", "2-10", "11-100", "101-1000", ">1000"])
         self.assertEqual(result["jct_buckets"][0]["jobs"], 2)
-        # m0 and m1 are in different racks: b runs off-rack.
+        # m0 and m1 are in different racks: JSQ+MaxWeight runs b off-rack.
         self.assertAlmostEqual(result["off_rack"], 0.5)
 
     def test_same_seed_same_figures(self):

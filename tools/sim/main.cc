@@ -37,9 +37,9 @@ struct Options {
   SimParams params;
   BacklogLpOptions lp;  // --intra priority: the backlog LP's knobs (the daemon's defaults)
   uint32_t lp_classes = 4;
-  std::string policies = "jsq-maxweight";
+  std::string policies = "late-binding";
   std::string intra = "fair";
-  std::string job_order = "fair";
+  std::string job_order;  // empty: each policy's DefaultJobOrder
   std::string size_dist = "geometric";
   std::string sweep;
   std::string csv;
@@ -56,6 +56,7 @@ struct Point {
   PolicyKind policy;
   double load;
   SimResult result;
+  JobOrder job_order = JobOrder::kFair;
   double wall_seconds = 0;
   uint64_t lp_solves = 0, lp_failures = 0;  // --intra priority only
   double lp_seconds = 0;                    // wall time inside the LP re-solves
@@ -79,6 +80,7 @@ std::string PolicyList() {
 
 void AddModelFlags(CLI::App& app, Options& o) {
   SimParams& p = o.params;
+  p.policy.job_aging = kDefaultJobAging;
   app.add_option("--policy", o.policies, "Policy: " + PolicyList() + " (a comma list with --sweep)")
       ->capture_default_str();
   app.add_option("--intra", o.intra,
@@ -134,8 +136,8 @@ void AddWorkloadFlags(CLI::App& app, Options& o) {
                  "seconds with --trace (default 20; a comma list runs each)")
       ->delimiter(',');
   app.add_option("--job-order", o.job_order,
-                 "Job order of late-binding, fair and delay: fair, srpt or smith")
-      ->capture_default_str();
+                 "Job order of late-binding, fair and delay: fair, srpt or smith (default: srpt "
+                 "for late-binding, fair for the others)");
   app.add_option("--job-aging", p.policy.job_aging,
                  "Late binding: time a job may go without starting a task before it is served "
                  "first, in slots (seconds with --trace; 0: no bound)")
@@ -223,14 +225,24 @@ std::vector<PolicyKind> ParsePolicies(const std::string& text, bool many) {
   return out;
 }
 
+void CheckAging(const Options& o) {
+  if (o.params.policy.job_aging < 0) throw std::invalid_argument("--job-aging: must be >= 0");
+}
+
 // --job-order and --job-aging, which both modes take.
 void ResolveJobOrder(Options& o) {
+  if (o.job_order.empty()) return CheckAging(o);
   const auto order = ParseJobOrder(o.job_order);
   if (!order)
     throw std::invalid_argument("--job-order: choose fair, srpt or smith, not '" + o.job_order +
                                 "'");
   o.params.policy.job_order = *order;
-  if (o.params.policy.job_aging < 0) throw std::invalid_argument("--job-aging: must be >= 0");
+  CheckAging(o);
+}
+
+// The job order `policy` runs with: --job-order's, else the policy's default.
+JobOrder OrderFor(const Options& o, PolicyKind policy) {
+  return o.job_order.empty() ? DefaultJobOrder(policy) : o.params.policy.job_order;
 }
 
 void ResolveChoices(Options& o) {
@@ -280,7 +292,7 @@ nlohmann::json ToJson(const Point& pt, const SimParams& p) {
           {"stopped_early", r.stopped_early},
           {"growth", r.growth},
           {"intra", IntraQueueName(p.policy.intra)},
-          {"job_order", JobOrderName(p.policy.job_order)},
+          {"job_order", JobOrderName(pt.job_order)},
           {"weight_max", p.weight_max},
           {"remote_bias", p.policy.remote_bias},
           {"delay_wait", p.policy.delay_wait},
@@ -310,9 +322,10 @@ double Since(std::chrono::steady_clock::time_point start) {
 Point RunPoint(const Options& o, PolicyKind policy, double load, const SimProgress& progress) {
   SimParams p = o.params;
   p.policy.kind = policy;
+  p.policy.job_order = OrderFor(o, policy);
   p.load = load;
   const auto start = std::chrono::steady_clock::now();
-  Point pt{policy, load, {}};
+  Point pt{policy, load, {}, p.policy.job_order};
   if (p.policy.intra != IntraQueue::kPriority) {
     pt.result = Simulate(p, progress);
   } else {
@@ -509,7 +522,7 @@ int main(int argc, char** argv) {
       s.slots_per_machine = o.params.slots_per_machine;
       s.delay_waits = o.delay_waits;
       s.remote_bias = o.params.policy.remote_bias;
-      s.job_order = o.params.policy.job_order;
+      if (!o.job_order.empty()) s.job_order = o.params.policy.job_order;
       s.job_aging = o.params.policy.job_aging;
       s.seed = o.params.seed;
       s.json = o.json;

@@ -121,10 +121,12 @@ TraceSimParams Params(const TraceModeOptions& o, const TraceRunSettings& s, Poli
   p.policy.intra = intra;
   p.policy.delay_wait = wait;
   p.policy.remote_bias = s.remote_bias;
-  p.policy.job_order = s.job_order;
+  p.policy.job_order = s.job_order.value_or(DefaultJobOrder(policy));
   p.policy.job_aging = s.job_aging;
   p.policy.alpha = 1 / o.local_mean;
   p.policy.gamma = p.policy.alpha / slowdown;
+  // A rack-local task's true rate (the cluster model's): as remote without --rack-slowdown.
+  p.policy.beta = p.policy.alpha / (o.rack_slowdown > 0 ? o.rack_slowdown : slowdown);
   p.policy.seed = s.seed;
   p.seed = s.seed;
   p.cluster.machines = machines;

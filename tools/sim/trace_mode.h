@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,14 +42,15 @@ void CheckTraceFlagUse(const CLI::App& app, const TraceModeOptions& o);
 
 /// What RunTraceMode takes from the shared flags.
 struct TraceRunSettings {
-  std::string policy = "jsq-maxweight";  ///< one name or a comma list
+  std::string policy = "late-binding";  ///< one name or a comma list
   std::string intra = "fair";
   uint32_t machines = 0;  ///< 0: the trace's default (600, or the hosts it names)
   uint32_t slots_per_machine = 1;
   std::vector<double> delay_waits{20};  ///< each runs with delay; others take the first
   uint32_t remote_bias = 0;
-  JobOrder job_order = JobOrder::kFair;  ///< late binding, fair and delay
-  double job_aging = 0;                  ///< late binding's aging bound, seconds (0: off)
+  /// Late binding, fair and delay; unset: each policy's DefaultJobOrder.
+  std::optional<JobOrder> job_order;
+  double job_aging = kDefaultJobAging;  ///< late binding's aging bound, seconds (0: off)
   uint64_t seed = 1;
   bool json = false;
   BacklogLpOptions lp;      ///< --lp-priority: the LP's knobs (the daemon's defaults)

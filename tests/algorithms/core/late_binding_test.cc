@@ -51,25 +51,61 @@ TEST_CASE("Late binding runs remotely only once waiting is expected to cost more
   Scheduler& s = *owner;
   auto& policy = dynamic_cast<LateBinding&>(s.policy());
   CHECK(policy.remote_wait() == Approx(1 / 0.2 - 1 / 0.8));
-  Submit(s, {{0}});
-  REQUIRE(s.Assign(0));  // machine 0 busy
-  Submit(s, {{0}});
-  s.SetNow(1);
-  CHECK_FALSE(s.Assign(2));  // waited 1 < 3.75: machine 2 stays idle
-  s.SetNow(5);
-  const auto a = s.Assign(2);  // waited 5 > 3.75: remote now finishes sooner
-  REQUIRE(a);
-  CHECK_FALSE(a->local);
 
-  SECTION("a long queue at the holders is reason enough, without waiting") {
-    // 13 tasks local to machine 1 only: 13 / (0.8 * 1 slot * 1 replica) > 3.75.
-    std::vector<std::vector<MachineId>> tasks(13, std::vector<MachineId>{1});
-    Submit(s, tasks);
-    REQUIRE(s.Assign(1));
+  SECTION("an idle holder takes the task: no remote run however long it waits") {
+    const JobId j = Submit(s, {{0}});
+    CHECK(policy.ExpectedLocalWait(s.cluster().job(j).tasks[0]) == 0);
+    s.SetNow(100);
+    CHECK_FALSE(s.Assign(2));
+    CHECK(s.Assign(0)->local);
+  }
+  SECTION("a busy holder with a short queue: waiting for it is sooner") {
+    Submit(s, {{0}});
+    REQUIRE(s.Assign(0));  // machine 0 busy
+    const JobId j = Submit(s, {{0}, {0}});
+    // The later task waits for two ends on one slot: 2 / 0.8 = 2.5 < 3.75.
+    CHECK(policy.ExpectedLocalWait(s.cluster().job(j).tasks[1]) == Approx(2 / 0.8));
+    s.SetNow(50);
+    CHECK_FALSE(s.Assign(2));
+  }
+  SECTION("a long queue at a busy holder: remote finishes sooner") {
+    Submit(s, {{1}});
+    REQUIRE(s.Assign(1));  // machine 1 busy
+    // 4 tasks local to machine 1 only: the last waits 4 / 0.8 = 5 > 3.75.
+    Submit(s, std::vector<std::vector<MachineId>>(4, std::vector<MachineId>{1}));
     const auto b = s.Assign(3);
     REQUIRE(b);
     CHECK_FALSE(b->local);
+    CHECK_FALSE(s.Assign(2));  // 3 left: 3 / 0.8 < 3.75
   }
+  SECTION("replicas share the queue, and free holder slots start tasks at once") {
+    Submit(s, {{0}, {1}});
+    REQUIRE(s.Assign(0));
+    REQUIRE(s.Assign(1));  // machines 0 and 1 busy, 2 idle
+    const JobId j = Submit(s, {{0, 1, 2}, {0, 1, 2}});
+    // The other task counts at 3 holders (3 / 3 = 1 task ahead); machine 2's free slot
+    // takes one of the two at once, the other waits for the first of 3 slots to end.
+    CHECK(policy.ExpectedLocalWait(s.cluster().job(j).tasks[0]) == Approx(1 / (0.8 * 3)));
+  }
+}
+
+TEST_CASE("Late binding's longest-waiting list stays as long as the waiting jobs", "[late]") {
+  auto owner = MakeLate(3);
+  Scheduler& s = *owner;
+  auto& policy = dynamic_cast<LateBinding&>(s.policy());
+  Submit(s, {{2}});
+  REQUIRE(s.Assign(2));  // machine 2 stays busy: the next job waits at the front for ever
+  Submit(s, {{2}});
+  for (int i = 0; i < 5000; ++i) {
+    s.SetNow(i);
+    Submit(s, {{0}, {0}});
+    const auto a = s.Assign(0);
+    REQUIRE(a);
+    s.Finish(a->task);
+    s.Finish(s.Assign(0)->task);
+    CHECK(policy.progress_entries() <= 2 * 2 + 16 + 1);
+  }
+  CHECK_FALSE(s.Assign(1));  // the waiting job's holder is busy, and its wait is short
 }
 
 TEST_CASE("Late binding serves jobs in srpt order, local tasks first", "[late]") {

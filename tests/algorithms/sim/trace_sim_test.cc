@@ -143,7 +143,8 @@ TraceWorkload RandomWorkload(uint32_t machines, double load, double seconds, uin
 TEST_CASE("Trace mode is deterministic per seed", "[trace_sim]") {
   const TraceWorkload w = RandomWorkload(50, 0.8, 600, 3);
   for (const PolicyKind kind :
-       {PolicyKind::kJsqMaxWeight, PolicyKind::kDelay, PolicyKind::kFair, PolicyKind::kFifo}) {
+       {PolicyKind::kJsqMaxWeight, PolicyKind::kDelay, PolicyKind::kFair, PolicyKind::kFifo,
+        PolicyKind::kLateBinding, PolicyKind::kBalancedPandas}) {
     CAPTURE(PolicyKindName(kind));
     TraceSimParams p;
     p.cluster.machines = 50;
