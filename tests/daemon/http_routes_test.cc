@@ -31,7 +31,8 @@ TEST_CASE("GET /metrics is the metrics command's text, with the histograms and b
   CHECK(r.content_type == "text/plain; version=0.0.4; charset=utf-8");
   const std::string text = r.body;
   CHECK(Has(text, "locsched_build_info{version=\""));
-  CHECK(Has(text, "policy=\"jsq-maxweight\"} 1\n"));
+  const std::string policy(PolicyKindName(h.engine.scheduler().params().kind));
+  CHECK(Has(text, "policy=\"" + policy + "\"} 1\n"));
   CHECK(Has(text, "locsched_tasks_started_total{locality=\"node\"} 1\n"));
   CHECK(Has(text, "locsched_tasks_started_total{locality=\"remote\"} 0\n"));
   CHECK(Has(text, "locsched_job_completion_time_seconds_bucket{le=\"2\"} 0\n"));

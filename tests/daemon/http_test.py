@@ -95,7 +95,8 @@ class Listener(unittest.TestCase):
                          after["locsched_jobs_done_total"])
         info = [k for k in after if k.startswith("locsched_build_info{")]
         self.assertEqual(len(info), 1, info)
-        self.assertIn('policy="jsq-maxweight"', info[0])
+        _, _, status_body = get(self.port, "/status")
+        self.assertIn('policy="%s"' % json.loads(status_body)["policy"], info[0])
         self.assertEqual(after[info[0]], 1)
         # The control socket's metrics command serves the same families.
         text = self.daemon.call({"op": "metrics"})["text"]
