@@ -115,6 +115,12 @@ void BalancedPandas::Unlink(TaskId t) {
   Task& task = cluster_.task(t);
   const uint32_t queue = task.queue;
   assert(queue != kNoId);
+  if (queue == kParked) {
+    parked_.erase(std::find(parked_.begin(), parked_.end(), t));
+    task.queue = kNoId;
+    --queued_;
+    return;
+  }
   if (task.prev != kNoId)
     cluster_.task(task.prev).next = task.next;
   else
@@ -131,8 +137,13 @@ void BalancedPandas::Unlink(TaskId t) {
 
 void BalancedPandas::Enqueue(TaskId t) {
   const uint32_t queue = Route(t);
-  // No usable machine at all: park the task on machine 0's remote queue until one is.
-  Push(t, queue == kNoId ? kRemote : queue);
+  if (queue != kNoId) return Push(t, queue);
+  // No usable machine at all: the task waits apart until one is (OnMachineAvailable).
+  // Parking it in some machine's queue would strand it there while that machine is
+  // down, and re-routing a down machine's own queues into it again would never end.
+  cluster_.task(t).queue = kParked;
+  parked_.push_back(t);
+  ++queued_;
 }
 
 void BalancedPandas::EnqueueTo(TaskId t, uint32_t queue) {
@@ -174,6 +185,14 @@ void BalancedPandas::OnMachineAvailable(MachineId m) {
   const double w = Workload(m);
   all_.Set(m, w);
   by_rack_[rack_[m]].Set(m, w);
+  // The tasks parked while no machine was usable are routed now, in their order.
+  std::vector<TaskId> parked;
+  parked.swap(parked_);
+  for (TaskId t : parked) {
+    cluster_.task(t).queue = kNoId;
+    --queued_;
+    Enqueue(t);
+  }
 }
 
 QueueStats BalancedPandas::Stats() const {

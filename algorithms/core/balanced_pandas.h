@@ -44,6 +44,9 @@ class BalancedPandas final : public Policy {
   bool racks_in_use() const { return racks_in_use_; }
 
  private:
+  // task.queue of a task parked while no machine is usable.
+  static constexpr uint32_t kParked = kNoId - 1;
+
   bool Usable(MachineId m) const;
   double Rate(Level level) const { return rate_[level]; }
   // The queue an arriving task t joins: machine * kLevels + level.
@@ -64,6 +67,7 @@ class BalancedPandas final : public Policy {
   MachineHeap all_;                           // usable machines by W_m
   std::vector<MachineHeap> by_rack_;          // usable machines of each rack by W_m
   bool racks_in_use_ = false;
+  std::vector<TaskId> parked_;  // tasks waiting for any usable machine
   uint64_t queued_ = 0;
 };
 

@@ -125,8 +125,9 @@ std::vector<Assignment> AssignAll(Scheduler& s) {
   return out;
 }
 
-const PolicyKind kAllPolicies[] = {PolicyKind::kJsqMaxWeight, PolicyKind::kFair, PolicyKind::kFifo,
-                                   PolicyKind::kDelay, PolicyKind::kLateBinding};
+const PolicyKind kAllPolicies[] = {PolicyKind::kJsqMaxWeight, PolicyKind::kFair,
+                                   PolicyKind::kFifo,         PolicyKind::kDelay,
+                                   PolicyKind::kLateBinding,  PolicyKind::kBalancedPandas};
 
 PolicyParams Params(PolicyKind kind, IntraQueue intra, double delay_wait, uint64_t seed) {
   PolicyParams p;
@@ -347,9 +348,35 @@ TEST_CASE("Scheduler: a draining machine gets no new tasks", "[scheduler]") {
   REQUIRE(elsewhere);
   CHECK_FALSE(elsewhere->local);
   s.SetDraining(0, false);
+  // Balanced-PANDAS binds a task to one machine's queue when it is routed: the tasks
+  // moved to machine 1 stay there, and machine 0 takes the tasks that arrive next.
+  if (kind == PolicyKind::kBalancedPandas) Submit(s, {Def({0})});
   const auto back = s.Assign(0);
   REQUIRE(back);
   CHECK(back->machine == 0);
+  CheckCounts(s);
+}
+
+TEST_CASE("Regression: Balanced-PANDAS re-routed a down machine's queue into itself forever",
+          "[scheduler]") {
+  // With no usable machine left, a task used to be parked on machine 0's remote queue;
+  // taking machine 0 down then moved its tasks back into that same queue, endlessly.
+  auto owner = MakeScheduler(PolicyKind::kBalancedPandas, 2, 1, /*delay_wait=*/0);
+  Scheduler& s = *owner;
+  s.MachineDown(1);
+  Submit(s, std::vector<TaskDef>(3, Def({1})));
+  s.MachineDown(0);  // returned: nothing is left to take the tasks, and they wait
+  CHECK(s.queued() == 3);
+  CHECK_FALSE(s.Assign(0).has_value());
+  CheckCounts(s);
+  s.MachineUp(1);  // the parked tasks are routed to the first machine that is back
+  for (int i = 0; i < 3; ++i) {
+    const auto a = s.Assign(1);
+    REQUIRE(a);
+    CHECK(a->local);
+    s.Finish(a->task);
+  }
+  CHECK(s.cluster().live_jobs() == 0);
   CheckCounts(s);
 }
 
