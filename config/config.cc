@@ -14,7 +14,7 @@ namespace {
 
 constexpr std::array<std::string_view, 6> kPolicies{
     "jsq-maxweight", "fair", "fifo", "delay", "late-binding", "balanced-pandas"};
-constexpr std::array<std::string_view, 3> kJobOrders{"fair", "srpt", "smith"};
+constexpr std::array<std::string_view, 4> kJobOrders{"auto", "fair", "srpt", "smith"};
 constexpr std::array<std::string_view, 3> kIntraQueues{"fair", "fifo", "priority"};
 constexpr std::array<std::string_view, 6> kLogLevels{"trace", "debug", "info",
                                                      "warn",  "error", "off"};
@@ -93,11 +93,14 @@ void ApplyIntra(const ConfigValue& v, Config* c) {
 std::string FormatIntra(const Config& c) {
   return std::string(IntraQueueName(c.scheduler.intra_queue));
 }
+// "auto" leaves the order unset: each policy's own (srpt for late-binding, fair otherwise).
 void ApplyJobOrder(const ConfigValue& v, Config* c) {
-  c->scheduler.job_order = ParseJobOrder(std::get<std::string>(v)).value_or(c->scheduler.job_order);
+  const std::string& text = std::get<std::string>(v);
+  c->scheduler.job_order = text == "auto" ? std::nullopt : ParseJobOrder(text);
 }
 std::string FormatJobOrder(const Config& c) {
-  return std::string(JobOrderName(c.scheduler.job_order));
+  const auto& order = c.scheduler.job_order;
+  return order ? std::string(JobOrderName(*order)) : "auto";
 }
 void ApplyLevel(const ConfigValue& v, Config* c) {
   c->log.level = EnumFromName<LogLevel>(kLogLevels, std::get<std::string>(v));
@@ -248,11 +251,11 @@ const ConfigKey kTable[] = {
     {.key = "scheduler.job_order",
      .type = ConfigType::kEnum,
      .allowed = kJobOrders,
-     .default_text = "srpt",
+     .default_text = "auto",
      .reloadable = false,
-     .help = "how late-binding, fair and delay rank jobs: fair (fewest running tasks), srpt "
-             "(fewest tasks left) or smith (weight per task left); set fair for Zaharia et "
-             "al.'s delay scheduling",
+     .help = "how late-binding, fair and delay rank jobs: auto (srpt for late-binding, fair "
+             "for the others, as Zaharia et al.'s delay scheduling does), fair (fewest running "
+             "tasks), srpt (fewest tasks left) or smith (weight per task left)",
      .apply = ApplyJobOrder,
      .format = FormatJobOrder},
     {.key = "scheduler.job_aging",

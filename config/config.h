@@ -57,9 +57,9 @@ struct SchedulerConfig {
   uint32_t priority_slack = 5;    ///< priority: local queue length over |R| a ranked task may join
   uint32_t max_task_retries = 3;  ///< retries of a failed task
   uint64_t seed = 1;              ///< seeds random tie-breaks
-  JobOrder job_order = JobOrder::kSrpt;  ///< how late-binding, fair and delay rank jobs
-  double job_aging = kDefaultJobAging;   ///< late-binding: starvation bound in seconds (0: off)
-  double beta = 0.4;                     ///< rack-local service rate (balanced-pandas)
+  std::optional<JobOrder> job_order;    ///< how jobs are ranked; unset ("auto"): DefaultJobOrder
+  double job_aging = kDefaultJobAging;  ///< late-binding: starvation bound in seconds (0: off)
+  double beta = 0.4;                    ///< rack-local service rate (balanced-pandas)
   bool operator==(const SchedulerConfig&) const = default;  ///< field-wise equality
 };
 

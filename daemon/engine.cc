@@ -20,7 +20,7 @@ PolicyParams PolicyFrom(const SchedulerConfig& s) {
   p.remote_bias = s.remote_bias;
   p.priority_slack = s.priority_slack;
   p.seed = s.seed;
-  p.job_order = s.job_order;
+  p.job_order = s.job_order.value_or(DefaultJobOrder(p.kind));
   p.job_aging = s.job_aging;
   p.beta = s.beta;
   return p;

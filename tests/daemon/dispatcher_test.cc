@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 
 #include "tests/daemon/harness.h"
 
@@ -328,4 +329,22 @@ TEST_CASE("reload without a daemon is a clear error, with one reports the change
 }
 
 }  // namespace
+TEST_CASE("scheduler.job_order auto is srpt for late binding and fair for the others") {
+  const std::pair<PolicyKind, JobOrder> cases[] = {{PolicyKind::kLateBinding, JobOrder::kSrpt},
+                                                   {PolicyKind::kDelay, JobOrder::kFair},
+                                                   {PolicyKind::kFair, JobOrder::kFair}};
+  for (const auto& [kind, order] : cases) {
+    CAPTURE(PolicyKindName(kind));
+    Config c;
+    c.scheduler.policy = kind;
+    Harness h(c);
+    CHECK(h.engine.scheduler().params().job_order == order);
+  }
+  Config c;
+  c.scheduler.policy = PolicyKind::kDelay;
+  c.scheduler.job_order = JobOrder::kSrpt;  // a set order wins over the policy's own
+  Harness h(c);
+  CHECK(h.engine.scheduler().params().job_order == JobOrder::kSrpt);
+}
+
 }  // namespace locsched
