@@ -11,6 +11,7 @@ Usage: big_job_test.py LOCSCHEDD LOCSCHED-AGENTS LOCSCHED-TAIL [unittest options
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -61,11 +62,14 @@ class BigJobTest(unittest.TestCase):
         d = self.start("journal.path=" + os.path.join(self.scratch(), "journal"))
         trace = os.path.join(d.dir, "big.tsv")
         swim_trace(trace, [("big", 0, 200000, 0), ("small1", 1, 2, 1), ("small2", 2, 45, 0)])
-        # 4,000 slots; each task lasts Exp(1) emulated seconds (50 per wall second).
+        # 4,000 slots; each task lasts Exp(1) emulated seconds (50 per wall second). The
+        # emulator runs until the daemon has done every job, then is interrupted: a fixed
+        # --duration raced the tailer (a job still arriving in parts holds no task yet, so
+        # a short run could end drained before the big job was whole, as under ASan).
         agents = subprocess.Popen(
             [AGENTS, "--socket", d.event, "--no-jobs", "--machines", str(MACHINES), "--slots",
              "100", "--data-machines", "1", "--alpha", "1", "--gamma", "0.25", "--heartbeat",
-             "0.5", "--speed", str(SPEED), "--duration", "100", "--drain", "-q", "--json"],
+             "0.5", "--speed", str(SPEED), "--duration", "6000", "-q", "--json"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.time() + 20
         while d.call({"op": "status"})["machines"]["up"] < MACHINES:
@@ -76,9 +80,15 @@ class BigJobTest(unittest.TestCase):
         t = json.loads(sent.stdout)
         self.assertEqual((t["jobs"], t["rejected"]), (3, 0), t)
         self.assertGreater(t["requests"], 3, t)  # the big job went in parts
+        deadline = time.time() + 100
+        while d.call({"op": "status"})["jobs"]["done"] < 3 and agents.poll() is None:
+            self.assertLess(time.time(), deadline, "the jobs did not finish")
+            time.sleep(0.1)
+        agents.send_signal(signal.SIGINT)
         out, err = agents.communicate(timeout=60)
         self.assertEqual(agents.returncode, 0, err)
         a = json.loads(out)
+        self.assertTrue(a["interrupted"], a)  # it ran until the jobs were done
         total = 200000 + 3 + 45
         self.assertEqual((a["foreign_jobs_done"], a["foreign_done"], a["anomalies"]),
                          (3, total, 0), a)
