@@ -92,42 +92,6 @@ class SinglePoint(unittest.TestCase):
         self.assertNotEqual(figures[0]["weighted_mean_job_delay"],
                             figures[2]["weighted_mean_job_delay"], "the LP order changed nothing")
 
-    def test_rebalance_and_lp_priority(self):
-        # 20 jobs of 5 tasks at time 0 on 4 machines: a backlog for both to work on.
-        folder = tempfile.TemporaryDirectory()
-        self.addCleanup(folder.cleanup)
-        self.trace = os.path.join(folder.name, "backlog.jsonl")
-        with open(self.trace, "w") as f:
-            for j in range(20):
-                tasks = ",".join('{"task":"t%d","replicas":["m%d"]}' % (i, (j + i) % 3)
-                                 for i in range(5))
-                f.write('{"op":"job_submit","job":"j%d","tasks":[%s]}\n' % (j, tasks))
-        args = ["--format", "locsched", "--machines", "4", "--json", "--policy", "jsq-maxweight"]
-        plain = json.loads(run_trace(self.trace, *args).stdout)
-        self.assertFalse(plain["rebalance"])
-        self.assertFalse(plain["lp_priority"])
-        runs = []
-        for _ in range(2):
-            out = run_trace(self.trace, *args, "--rebalance", "--lp-priority", "--lp-every", "2")
-            self.assertEqual(out.returncode, 0, out.stderr)
-            result = json.loads(out.stdout)
-            del result["wall_seconds"]
-            runs.append(result)
-        self.assertEqual(runs[0], runs[1])  # deterministic with both on
-        self.assertTrue(runs[0]["rebalance"])
-        self.assertTrue(runs[0]["lp_priority"])
-        self.assertGreater(runs[0]["rebalance_runs"], 0)
-        self.assertGreater(runs[0]["lp_solves"], 0)
-        self.assertEqual(runs[0]["jobs_done"], 20)
-        for flag, extra in (("--rebalance", ["--rebalance"]), ("--lp-priority", ["--lp-priority"]),
-                            ("--rebalance-every", ["--rebalance", "--rebalance-every", "0"]),
-                            ("--lp-every", ["--lp-priority", "--lp-every", "-1"])):
-            with self.subTest(flag=flag):
-                policy = "fair" if extra == [flag] else "jsq-maxweight"
-                out = run_trace(self.trace, "--format", "locsched", "--policy", policy, *extra)
-                self.assertNotEqual(out.returncode, 0, "accepted")
-                self.assertIn(flag + ":", out.stderr)
-
     def test_text_output(self):
         out = run()
         self.assertEqual(out.returncode, 0, out.stderr)
@@ -293,9 +257,6 @@ class TraceMode(unittest.TestCase):
 
     def test_rebalance_and_lp_priority(self):
         # 20 jobs of 5 tasks at time 0 on 4 machines: a backlog for both to work on.
-        folder = tempfile.TemporaryDirectory()
-        self.addCleanup(folder.cleanup)
-        self.trace = os.path.join(folder.name, "backlog.jsonl")
         with open(self.trace, "w") as f:
             for j in range(20):
                 tasks = ",".join('{"task":"t%d","replicas":["m%d"]}' % (i, (j + i) % 3)
