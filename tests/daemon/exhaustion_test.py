@@ -124,6 +124,14 @@ class FdExhaustion(unittest.TestCase):
             self.assertEqual(served + refused, 80)
             self.assertGreater(served, 0)
             self.assertGreater(refused, 0)
+            # The daemon closes each refused client after its reply; wait for those closes
+            # (EOF here), or descriptors freed after the cut let a late client in.
+            for s in socks[served:]:
+                s.settimeout(10)
+                try:
+                    self.assertEqual(s.recv(65536), b"", "a refused client was not closed")
+                except ConnectionResetError:
+                    pass  # closed with its request unread: closed all the same
             # Cut the descriptor limit to what is open now: the next accept fails.
             open_fds = len(os.listdir("/proc/%d/fd" % d.proc.pid))
             resource.prlimit(d.proc.pid, resource.RLIMIT_NOFILE, (open_fds, 64))
