@@ -9,15 +9,12 @@
 #include <string>
 #include <utility>
 
+#include "algorithms/lp/glpk_builder.h"
+
 namespace locsched {
 namespace {
 
 constexpr double kSlack = 1e-9;  // a task "fits" an interval despite rounding
-
-struct ProblemDeleter {
-  void operator()(glp_prob* p) const { glp_delete_prob(p); }
-};
-using Problem = std::unique_ptr<glp_prob, ProblemDeleter>;
 
 // Smith's rule: heavier work-per-weight later. Ties by key, so the order is total.
 std::vector<size_t> SmithOrder(const BacklogInstance& in) {
@@ -318,7 +315,7 @@ Status BacklogLpSolver::Solve(const BacklogInstance& in, const BacklogLpOptions&
   const std::vector<double> d = Grid(in, jobs, options);
 
   glp_term_out(GLP_OFF);
-  Problem lp(glp_create_prob());
+  GlpkProblem lp(glp_create_prob());
   glp_set_obj_dir(lp.get(), GLP_MIN);
   Model model(lp.get(), in, jobs, d);
   model.Build();

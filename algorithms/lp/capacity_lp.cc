@@ -8,14 +8,10 @@
 #include <string>
 #include <utility>
 
+#include "algorithms/lp/glpk_builder.h"
+
 namespace locsched {
-namespace {
-
-struct ProblemDeleter {
-  void operator()(glp_prob* p) const { glp_delete_prob(p); }
-};
-
-}  // namespace
+namespace {}  // namespace
 
 Status ValidateCapacityInstance(const CapacityInstance& in) {
   if (!(in.alpha > 0) || !(in.gamma > 0) || in.gamma > in.alpha || std::isinf(in.alpha))
@@ -85,7 +81,7 @@ Status SolveCapacityLp(const CapacityInstance& in, CapacityResult* result) {
     return Status::Ok();  // no arrivals: no load
   }
   glp_term_out(GLP_OFF);
-  std::unique_ptr<glp_prob, ProblemDeleter> lp(glp_create_prob());
+  GlpkProblem lp(glp_create_prob());
   glp_set_obj_dir(lp.get(), GLP_MAX);
   Build(lp.get(), in);
   result->rows = static_cast<size_t>(glp_get_num_rows(lp.get()));

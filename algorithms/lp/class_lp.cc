@@ -12,6 +12,8 @@
 #include <tuple>
 #include <utility>
 
+#include "algorithms/lp/glpk_builder.h"
+
 namespace locsched {
 namespace {
 
@@ -141,45 +143,6 @@ bool Fits(const Model& m, const TaskClass& c, const Option& o, size_t l) {
   return l + 1 == m.d.size() || c.ready + o.p <= m.d[l] * (1 + kTimeSlack);
 }
 
-struct ProblemDeleter {
-  void operator()(glp_prob* p) const { glp_delete_prob(p); }
-};
-
-// GLPK's triplet form, built row by row (the same as interval_lp.cc's builder).
-class Builder {
- public:
-  explicit Builder(glp_prob* lp) : lp_(lp) { ia_.push_back(0), ja_.push_back(0), ar_.push_back(0); }
-  int AddColumn(double cost, double upper) {
-    const int c = glp_add_cols(lp_, 1);
-    glp_set_obj_coef(lp_, c, cost);
-    glp_set_col_bnds(lp_, c, std::isinf(upper) ? GLP_LO : GLP_DB, 0.0,
-                     std::isinf(upper) ? 0.0 : upper);
-    return c;
-  }
-  void AddRow(const std::vector<std::pair<int, double>>& terms, double lower, double upper) {
-    if (terms.empty()) return;
-    const int r = glp_add_rows(lp_, 1);
-    const int type = std::isinf(lower)   ? GLP_UP
-                     : std::isinf(upper) ? GLP_LO
-                     : lower == upper    ? GLP_FX
-                                         : GLP_DB;
-    glp_set_row_bnds(lp_, r, type, std::isinf(lower) ? 0.0 : lower,
-                     std::isinf(upper) ? 0.0 : upper);
-    for (const auto& [c, v] : terms) ia_.push_back(r), ja_.push_back(c), ar_.push_back(v);
-    ++rows_;
-  }
-  void Load() {
-    glp_load_matrix(lp_, static_cast<int>(ia_.size() - 1), ia_.data(), ja_.data(), ar_.data());
-  }
-  size_t rows() const { return rows_; }
-
- private:
-  glp_prob* lp_;
-  std::vector<int> ia_, ja_;
-  std::vector<double> ar_;
-  size_t rows_ = 0;
-};
-
 struct Columns {
   // Per class: (option index, interval, column) of each z.
   std::vector<std::vector<std::array<int, 3>>> z;
@@ -187,7 +150,7 @@ struct Columns {
   std::vector<int> c;               // per job: C_j (0: no tasks)
 };
 
-Columns MakeColumns(const LpInstance& in, const Model& m, Builder& b) {
+Columns MakeColumns(const LpInstance& in, const Model& m, LpBuilder& b) {
   const size_t intervals = m.d.size() - 1;
   Columns cols;
   cols.z.resize(m.classes.size());
@@ -198,13 +161,13 @@ Columns MakeColumns(const LpInstance& in, const Model& m, Builder& b) {
       for (size_t l = 1; l <= intervals; ++l)
         if (Fits(m, m.classes[k], m.options[k][o], l))
           cols.z[k].push_back(
-              {static_cast<int>(o), static_cast<int>(l), b.AddColumn(0, m.options[k][o].limit)});
+              {static_cast<int>(o), static_cast<int>(l), b.AddColumn(0, 0, m.options[k][o].limit)});
   for (const TaskClass& c : m.classes) {
     if (cols.c[c.job]) continue;
-    cols.c[c.job] = b.AddColumn(in.jobs[c.job].weight, kInf);
+    cols.c[c.job] = b.AddColumn(in.jobs[c.job].weight, 0, kInf);
     if (!m.job_intervals[c.job]) continue;
     cols.x[c.job].assign(intervals + 1, 0);
-    for (size_t l = 1; l <= intervals; ++l) cols.x[c.job][l] = b.AddColumn(0, 1);
+    for (size_t l = 1; l <= intervals; ++l) cols.x[c.job][l] = b.AddColumn(0, 0, 1);
   }
   return cols;
 }
@@ -225,7 +188,7 @@ std::vector<double> Thresholds(const Model& m, size_t most) {
 
 // Per class: (a) its tasks all end, a local option's cap, (f) C_j past one task's
 // average run, (c) the job is done by d_l only if all its tasks are.
-void AddClassRows(const Model& m, const Columns& cols, Builder& b) {
+void AddClassRows(const Model& m, const Columns& cols, LpBuilder& b) {
   const size_t intervals = m.d.size() - 1;
   for (size_t k = 0; k < m.classes.size(); ++k) {
     const TaskClass& c = m.classes[k];
@@ -262,7 +225,7 @@ void AddClassRows(const Model& m, const Columns& cols, Builder& b) {
 // Row (b) from threshold r, per group and interval: the work of classes ready at r or
 // later that ends on the group by d_l fits its capacity times (d_l - r).
 void AddCapacityRows(const LpInstance& in, const Model& m, const Columns& cols, double r,
-                     Builder& b) {
+                     LpBuilder& b) {
   const size_t intervals = m.d.size() - 1, groups = m.group_capacity.size();
   std::vector<std::vector<std::vector<std::pair<int, double>>>> rows(
       groups, std::vector<std::vector<std::pair<int, double>>>(intervals + 1));
@@ -282,7 +245,7 @@ void AddCapacityRows(const LpInstance& in, const Model& m, const Columns& cols, 
 }
 
 // Per job: (d) it completes in one interval, (e) C_j is past that interval's start.
-void AddJobRows(const LpInstance& in, const Model& m, const Columns& cols, Builder& b) {
+void AddJobRows(const LpInstance& in, const Model& m, const Columns& cols, LpBuilder& b) {
   const size_t intervals = m.d.size() - 1;
   for (size_t j = 0; j < in.jobs.size(); ++j) {
     if (!cols.c[j] || !m.job_intervals[j]) continue;
@@ -378,9 +341,9 @@ Status SolveClassLp(const LpInstance& in, const ClassLpOptions& options, ClassLp
         "instance", "the class LP would have " + std::to_string(columns) +
                         " columns, more than the limit of " + std::to_string(options.max_columns));
   glp_term_out(GLP_OFF);
-  std::unique_ptr<glp_prob, ProblemDeleter> lp(glp_create_prob());
+  GlpkProblem lp(glp_create_prob());
   glp_set_obj_dir(lp.get(), GLP_MIN);
-  Builder b(lp.get());
+  LpBuilder b(lp.get());
   const Columns cols = MakeColumns(in, m, b);
   AddClassRows(m, cols, b);
   for (double r : Thresholds(m, options.max_thresholds)) AddCapacityRows(in, m, cols, r, b);

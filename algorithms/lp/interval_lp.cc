@@ -9,6 +9,8 @@
 #include <string>
 #include <utility>
 
+#include "algorithms/lp/glpk_builder.h"
+
 namespace locsched {
 namespace {
 
@@ -98,45 +100,6 @@ size_t CountColumns(const LpInstance& in, const Grid& g) {
   for (bool covered : job_covered) columns += covered ? intervals + 1 : 0;
   return columns;
 }
-
-struct ProblemDeleter {
-  void operator()(glp_prob* p) const { glp_delete_prob(p); }
-};
-
-// The LP in GLPK's triplet form, built row by row; columns are numbered as made.
-class LpBuilder {
- public:
-  explicit LpBuilder(glp_prob* lp) : lp_(lp) {
-    ia_.push_back(0), ja_.push_back(0), ar_.push_back(0);
-  }
-  int AddColumn(double cost, double lower, double upper) {
-    const int c = glp_add_cols(lp_, 1);
-    glp_set_obj_coef(lp_, c, cost);
-    glp_set_col_bnds(lp_, c, upper > lower ? (std::isinf(upper) ? GLP_LO : GLP_DB) : GLP_FX, lower,
-                     std::isinf(upper) ? 0.0 : upper);
-    return c;
-  }
-  // A row lower <= sum coef*col <= upper (inf bounds mean open).
-  void AddRow(const std::vector<std::pair<int, double>>& terms, double lower, double upper) {
-    if (terms.empty()) return;
-    const int r = glp_add_rows(lp_, 1);
-    const int type = std::isinf(lower)   ? GLP_UP
-                     : std::isinf(upper) ? GLP_LO
-                     : lower == upper    ? GLP_FX
-                                         : GLP_DB;
-    glp_set_row_bnds(lp_, r, type, std::isinf(lower) ? 0.0 : lower,
-                     std::isinf(upper) ? 0.0 : upper);
-    for (const auto& [c, v] : terms) ia_.push_back(r), ja_.push_back(c), ar_.push_back(v);
-  }
-  void Load() {
-    glp_load_matrix(lp_, static_cast<int>(ia_.size() - 1), ia_.data(), ja_.data(), ar_.data());
-  }
-
- private:
-  glp_prob* lp_;
-  std::vector<int> ia_, ja_;
-  std::vector<double> ar_;
-};
 
 struct Columns {
   // Per covered task: (machine, interval, column) of each z.
@@ -322,7 +285,7 @@ Status SolveIntervalLp(const LpInstance& in, const IntervalLpOptions& options,
                                                      " columns, more than the limit of " +
                                                      std::to_string(options.max_columns));
   glp_term_out(GLP_OFF);
-  std::unique_ptr<glp_prob, ProblemDeleter> lp(glp_create_prob());
+  GlpkProblem lp(glp_create_prob());
   glp_set_obj_dir(lp.get(), GLP_MIN);
   LpBuilder builder(lp.get());
   const Columns cols = MakeColumns(in, g, builder);
