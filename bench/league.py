@@ -45,6 +45,7 @@ SLOTTED_LOADS = [0.3, 0.6, 0.85, 0.97]  # shares of capacity
 SLOTTED_WAITS = [1, 3, 10]  # delay scheduling's wait in slots
 TRACE_WAITS = [5, 10, 20, 40, 80, 160]  # ... in seconds
 UTILIZATIONS = [0.6, 0.85]
+FAMILIES = ["slotted", "swim", "google", "jobhistory", "rumen"]
 SWIM_FILES = ["swim-fb/FB-2009_samples_24_times_1hr_0.tsv",
               "swim-fb/FB-2009_samples_24_times_1hr_1.tsv"]
 OTHER_TRACES = [("jobhistory", "hadoop-rumen/sample-job-tracker-logs.gz", None),
@@ -59,13 +60,15 @@ EXTRAS = [("rebalance", ["--rebalance"]), ("lp", ["--lp-priority"]),
 
 
 def sim_lines(sim, args, variant=None):
+    """Runs one call; returns its rows and its wall time."""
+    start = time.time()
     out = subprocess.run([sim, "-q"] + args, capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError("locsched-sim %s failed: %s" % (" ".join(args), out.stderr.strip()))
     rows = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
     for r in rows:
         r["variant"] = variant
-    return rows
+    return rows, time.time() - start
 
 
 def label(row):
@@ -283,6 +286,8 @@ def main():
     ap.add_argument("--hours", default="0-23", help="SWIM hours, e.g. 0-23 or 0,6,12,18")
     ap.add_argument("--slots", type=int, default=5000, help="slots per slotted run")
     ap.add_argument("--traces", default="../shared/data/traces")
+    ap.add_argument("--families", default=",".join(FAMILIES),
+                    help="workload families to run, a comma list of " + ", ".join(FAMILIES))
     a = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     os.chdir(root)
@@ -298,18 +303,25 @@ def main():
         hours = list(range(int(lo), int(hi) + 1))
     else:
         hours = [int(h) for h in a.hours.split(",")]
+    families = a.families.split(",")
+    unknown = [f for f in families if f not in FAMILIES]
+    if unknown:
+        sys.exit("league: --families: unknown %s (known: %s)" % (", ".join(unknown),
+                                                                 ", ".join(FAMILIES)))
     start = time.time()
     calls = []  # the slotted model's long runs first, so the pool ends on short ones
-    for dist in ("geometric", "pareto"):
+    for dist in ("geometric", "pareto") if "slotted" in families else ():
         for sd in SLOWDOWNS:
             calls += slotted_runs(policies, dist, sd, a.slots)
     if os.path.isdir(a.traces):
-        for rel in SWIM_FILES:
+        for rel in SWIM_FILES if "swim" in families else ():
             for h in hours:
                 for u in UTILIZATIONS:
                     calls += trace_runs(policies, "swim-%d%%" % round(100 * u), "swim",
                                         os.path.join(a.traces, rel), h, u)
         for fmt_name, rel, utils in OTHER_TRACES:
+            if fmt_name not in families:
+                continue
             for u in utils or [None]:
                 fam = fmt_name if u is None else "%s-%d%%" % (fmt_name, round(100 * u))
                 calls += trace_runs(policies, fam, fmt_name, os.path.join(a.traces, rel), None, u)
@@ -353,18 +365,24 @@ def run_pool(sim, calls, jobs, start):
     if len(distinct) < len(calls):
         print("league: %d identical calls run once" % (len(calls) - len(distinct)), file=sys.stderr)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    rows = []
+    rows, costs = [], []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(sim_lines, sim, args, variant): make
+        futures = {pool.submit(sim_lines, sim, args, variant): (make, args)
                    for args, variant, make in distinct}
         for i, f in enumerate(concurrent.futures.as_completed(futures)):
-            rows += futures[f](f.result())
+            got, seconds = f.result()
+            rows += futures[f][0](got)
+            costs.append((seconds, futures[f][1]))
             done, elapsed = i + 1, time.time() - start
             eta = elapsed / done * (len(distinct) - done)
             bar = "#" * (30 * done // len(distinct))
             print("\rleague: [%-30s] %d/%d runs, %.0f s, about %.0f s left " % (
                 bar, done, len(distinct), elapsed, eta), end="", file=sys.stderr)
     print(file=sys.stderr)
+    costs.sort(key=lambda c: -c[0])
+    print("league: the longest runs (wall s):", file=sys.stderr)
+    for seconds, args in costs[:8]:
+        print("  %6.1f  %s" % (seconds, " ".join(os.path.basename(a) for a in args)), file=sys.stderr)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return rows, cpu, time.time() - start
@@ -385,7 +403,7 @@ daemon's rebalancing (`locsched-sim --trace --rebalance`: max-cover over the que
 backlog on its big-job, imbalance and timer triggers), `+lp` LP priority (`--lp-priority`:
 the backlog LP re-solved on the daemon's timer orders the jobs), both on the simulated
 clock; they exist for JSQ+MaxWeight only and run on the trace workloads at remote 4x,
-except those sized to 85% (the slotted model has no rebalancer). A ratio is the geometric mean, over the family's workloads where both
+except those sized to 85%% (the slotted model has no rebalancer). A ratio is the geometric mean, over the family's workloads where both
 are stable, of the policy's JCT over best-tuned delay's: below 1 beats it.
 
 ## Summary by workload family

@@ -1,6 +1,8 @@
 #include "algorithms/core/baseline_policy.h"
 
+#include <algorithm>
 #include <cassert>
+#include <functional>
 
 #include "algorithms/core/job_order.h"
 
@@ -28,6 +30,45 @@ BaselinePolicy::BaselinePolicy(const PolicyParams& params, Cluster& cluster)
 void BaselinePolicy::Enqueue(TaskId t) {
   index_.Add(t);
   ++queued_;
+  CountHolders(t, +1);
+}
+
+void BaselinePolicy::Withdraw(TaskId t) {
+  --queued_;
+  CountHolders(t, -1);
+}
+
+void BaselinePolicy::CountHolders(TaskId t, int delta) {
+  if (kind_ != PolicyKind::kDelay) return;
+  for (MachineId r : cluster_.task(t).replicas) {
+    if (r >= holders_.size()) holders_.resize(r + 1, 0);
+    holders_[r] += delta;
+  }
+}
+
+bool BaselinePolicy::WaitIsLive(const WaitEntry& e) const {
+  return order_.Contains(e.second) && cluster_.job(e.second).wait_since == e.first;
+}
+
+void BaselinePolicy::NoteWaitSince(JobId j) {
+  if (kind_ != PolicyKind::kDelay) return;
+  // Entries go stale when a job's wait restarts or it leaves the order; drop them
+  // once they outnumber the live ones, so memory stays O(jobs).
+  if (waits_.size() > 4 * order_.size() + 64) {
+    std::erase_if(waits_, [this](const WaitEntry& e) { return !WaitIsLive(e); });
+    std::make_heap(waits_.begin(), waits_.end(), std::greater<>());
+  }
+  waits_.emplace_back(cluster_.job(j).wait_since, j);
+  std::push_heap(waits_.begin(), waits_.end(), std::greater<>());
+}
+
+bool BaselinePolicy::NoJobHasWaited() {
+  while (!waits_.empty()) {
+    if (WaitIsLive(waits_.front())) return now_ - waits_.front().first < delay_wait_;
+    std::pop_heap(waits_.begin(), waits_.end(), std::greater<>());
+    waits_.pop_back();
+  }
+  return true;
 }
 
 void BaselinePolicy::OnJobChanged(JobId j) {
@@ -40,6 +81,7 @@ void BaselinePolicy::OnJobChanged(JobId j) {
   } else {
     job.wait_since = now_;  // it became runnable: delay scheduling's wait starts
     order_.Insert(j);
+    NoteWaitSince(j);
   }
 }
 
@@ -56,10 +98,14 @@ Pick BaselinePolicy::PickDelay(MachineId m) {
   // again); a job that has waited delay_wait since then, or since it became
   // runnable, runs any task; any other job passes. If every job passes, the slot idles.
   Pick pick;
+  if ((m >= holders_.size() || holders_[m] == 0) && NoJobHasWaited()) return pick;
   order_.ForEachInOrder([&](JobId j) {
     Job& job = cluster_.job(j);
     if (const TaskId t = index_.FindLocal(j, m); t != kNoId) {
-      job.wait_since = now_;
+      if (job.wait_since != now_) {
+        job.wait_since = now_;
+        NoteWaitSince(j);
+      }
       pick = Pick{t, j};
     } else if (now_ - job.wait_since >= delay_wait_) {
       pick = Pick{index_.FindAny(j), j};
@@ -68,7 +114,10 @@ Pick BaselinePolicy::PickDelay(MachineId m) {
     }
     return false;
   });
-  if (pick.task != kNoId) --queued_;
+  if (pick.task != kNoId) {
+    --queued_;
+    CountHolders(pick.task, -1);
+  }
   return pick;
 }
 

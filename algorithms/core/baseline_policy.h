@@ -6,6 +6,9 @@
 // runnable, then it may run remotely). Owned by the Scheduler; single-threaded.
 #pragma once
 
+#include <utility>
+#include <vector>
+
 #include "algorithms/core/job_heap.h"
 #include "algorithms/core/job_index.h"
 #include "algorithms/core/policy.h"
@@ -20,7 +23,7 @@ class BaselinePolicy final : public Policy {
 
   void AddMachine(MachineId) override {}
   void Enqueue(TaskId t) override;
-  void Withdraw(TaskId) override { --queued_; }
+  void Withdraw(TaskId t) override;
   Pick PickFor(MachineId m) override;
   void OnJobChanged(JobId j) override;
   void OnMachineUnavailable(MachineId) override {}
@@ -33,6 +36,12 @@ class BaselinePolicy final : public Policy {
  private:
   Pick PickFromJob(JobId j, MachineId m);
   Pick PickDelay(MachineId m);
+  // Delay scheduling's shortcut past a walk that must come up empty: a machine
+  // that holds no queued task's input, while no job has waited delay_wait, idles.
+  void CountHolders(TaskId t, int delta);
+  void NoteWaitSince(JobId j);
+  bool NoJobHasWaited();
+  bool WaitIsLive(const std::pair<double, JobId>& e) const;
 
   Cluster& cluster_;
   PolicyKind kind_;
@@ -41,6 +50,9 @@ class BaselinePolicy final : public Policy {
   JobIndex index_;
   JobHeap order_;
   uint64_t queued_ = 0;
+  std::vector<uint32_t> holders_;              // delay: queued tasks with a replica on each machine
+  using WaitEntry = std::pair<double, JobId>;  // (wait_since, job); stale ones popped lazily
+  std::vector<WaitEntry> waits_;               // a min-heap by wait_since
 };
 
 }  // namespace locsched

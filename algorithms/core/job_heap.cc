@@ -57,25 +57,6 @@ void JobHeap::SiftDown(size_t i) {
   Place(i, j);
 }
 
-void JobHeap::ForEachInOrder(const std::function<bool(JobId)>& visit) const {
-  // A frontier of heap positions, itself a min-heap by job order: pop the
-  // smallest, visit it, then admit its two children.
-  if (heap_.empty()) return;
-  auto later = [this](uint32_t a, uint32_t b) { return less_(heap_[b], heap_[a]); };
-  std::vector<uint32_t> frontier{0};
-  while (!frontier.empty()) {
-    std::pop_heap(frontier.begin(), frontier.end(), later);
-    const uint32_t i = frontier.back();
-    frontier.pop_back();
-    if (!visit(heap_[i])) return;
-    for (uint32_t c : {2 * i + 1, 2 * i + 2}) {
-      if (c >= heap_.size()) continue;
-      frontier.push_back(c);
-      std::push_heap(frontier.begin(), frontier.end(), later);
-    }
-  }
-}
-
 void JobHeap::Smallest(size_t k, std::vector<JobId>& out) const {
   out.clear();
   if (heap_.empty() || k == 0) return;

@@ -4,6 +4,7 @@
 // policies; single-threaded.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -31,8 +32,27 @@ class JobHeap {
   JobId Top() const { return heap_.empty() ? kNoId : heap_[0]; }
   /// Jobs in the heap.
   size_t size() const { return heap_.size(); }
-  /// Visits jobs in order until `visit` returns false; O(k log k) for k visited.
-  void ForEachInOrder(const std::function<bool(JobId)>& visit) const;
+  /// Visits jobs in order until `visit` returns false; O(k log k) for k visited, without
+  /// allocating once the scratch has grown. `visit` must not iterate this heap itself.
+  template <typename Visit>
+  void ForEachInOrder(Visit&& visit) const {
+    // A frontier of heap positions, itself a min-heap by job order: pop the
+    // smallest, visit it, then admit its two children.
+    if (heap_.empty()) return;
+    auto later = [this](uint32_t a, uint32_t b) { return less_(heap_[b], heap_[a]); };
+    frontier_.assign(1, 0);
+    while (!frontier_.empty()) {
+      std::pop_heap(frontier_.begin(), frontier_.end(), later);
+      const uint32_t i = frontier_.back();
+      frontier_.pop_back();
+      if (!visit(heap_[i])) return;
+      for (uint32_t c : {2 * i + 1, 2 * i + 2}) {
+        if (c >= heap_.size()) continue;
+        frontier_.push_back(c);
+        std::push_heap(frontier_.begin(), frontier_.end(), later);
+      }
+    }
+  }
   /// Writes the first min(k, size) jobs, in order, into `out` (cleared first); O(k log k)
   /// without allocating once `out` and the heap's scratch have grown.
   void Smallest(size_t k, std::vector<JobId>& out) const;
@@ -45,7 +65,7 @@ class JobHeap {
   Less less_;
   std::vector<JobId> heap_;
   std::vector<uint32_t> pos_;               // by job id; kNoId if absent
-  mutable std::vector<uint32_t> frontier_;  // Smallest's scratch
+  mutable std::vector<uint32_t> frontier_;  // ForEachInOrder's and Smallest's scratch
 };
 
 }  // namespace locsched
