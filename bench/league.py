@@ -384,7 +384,7 @@ daemon's rebalancing (`locsched-sim --trace --rebalance`: max-cover over the que
 backlog on its big-job, imbalance and timer triggers), `+lp` LP priority (`--lp-priority`:
 the backlog LP re-solved on the daemon's timer orders the jobs), both on the simulated
 clock; they exist for JSQ+MaxWeight only and run on the trace workloads at remote 4x,
-except those sized to 85% (the slotted model has no rebalancer). A ratio is the geometric mean, over the family's workloads where both
+except those sized to 85%% (the slotted model has no rebalancer). A ratio is the geometric mean, over the family's workloads where both
 are stable, of the policy's JCT over best-tuned delay's: below 1 beats it.
 
 ## Summary by workload family
