@@ -117,6 +117,33 @@ TEST_CASE("Trace mode: reduces start once their job's maps are done", "[trace_si
   CHECK(r.mean_task_wait_s == Approx(1.5 / 2));
 }
 
+TEST_CASE("Trace mode: LP priority re-solves on the daemon's adaptive timer", "[trace_sim]") {
+  // One machine, one job of 10 tasks held by it at 0 s; each task takes 10 s. The machine
+  // asks at 3 s and then every 3 s while tasks wait (steps at 3, 6, 9, ...), and tasks
+  // start at 3, 13, ..., 93 s. The LP's timer (base 5 s, doubling up to 60 s) solves at
+  // the first step at or after 5 s (6 s: next 10 s later), then 18 s (next in 20 s),
+  // 39 s (next in 40 s), 81 s (next in 60 s, after the last task started at 93 s).
+  TraceWorkload w;
+  w.AddJob(0);
+  for (int i = 0; i < 10; ++i) w.AddTask(TaskKind::kMap, {0});
+  TraceSimParams p;
+  p.cluster.machines = 1;
+  p.cluster.local_mean_s = 10;
+  p.cluster.fixed_durations = true;
+  p.policy.kind = PolicyKind::kJsqMaxWeight;
+  p.policy.intra = IntraQueue::kPriority;
+  p.policy.alpha = 0.1;
+  p.policy.gamma = 0.025;
+  p.lp.enabled = true;
+  REQUIRE(ValidateTraceSim(w, p).empty());
+  const TraceSimResult r = SimulateTrace(w, p);
+  CHECK(r.jct_s[0] == Approx(103));
+  CHECK(r.lp_failures == 0);
+  CHECK(r.lp_solves == 4);
+  p.policy.intra = IntraQueue::kFair;
+  CHECK(ValidateTraceSim(w, p).rfind("lp-priority:", 0) == 0);
+}
+
 // Poisson jobs of geometric size (mean 10) with three distinct random replicas per task,
 // offering `load` of the cluster's local capacity for `seconds`.
 TraceWorkload RandomWorkload(uint32_t machines, double load, double seconds, uint64_t seed) {
