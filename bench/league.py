@@ -257,6 +257,7 @@ def slotted_table(rows, labels):
         rs = [r for r in rows if r["family"] == fam and r["slowdown"] == 4]
         if not rs:
             continue
+        labels = [lab for lab in labels if any(r["label"] == lab for r in rs)]
         out.append("\n%s job sizes, remote 4x slower:\n" % dist.capitalize())
         out.append("| load | " + " | ".join(labels) + " |")
         out.append("|---" * (len(labels) + 1) + "|")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Draws the league's chart from its JSONL rows (bench/league.py):
-left, each policy's mean JCT over best-tuned delay scheduling's (geometric mean over
-each family's stable workloads) at each remote slowdown; right, the paper's model with
+left, a heat map of each policy's mean JCT over best-tuned delay scheduling's (geometric
+mean over each family's stable workloads) at each remote slowdown; right, the paper's model with
 geometric job sizes at 4x: mean job delay against load.
 Usage: plot_league.py ROWS.jsonl OUT.png (needs matplotlib)."""
 import json
@@ -16,6 +16,26 @@ except ImportError:
     sys.exit("plot_league.py: matplotlib is missing (apt-get install python3-matplotlib)")
 
 
+# The default first, then the other policies, then the extras' variants.
+ORDER = ["late-binding", "late-binding+fair", "late-binding+rebalance", "late-binding+lp",
+         "late-binding+rebalance+lp", "balanced-pandas", "jsq-maxweight",
+         "jsq-maxweight+bias2", "jsq-maxweight+rebalance", "jsq-maxweight+lp",
+         "jsq-maxweight+rebalance+lp", "jsq-maxweight+bias2+rebalance",
+         "jsq-maxweight+bias2+lp", "jsq-maxweight+bias2+rebalance+lp", "fair", "fifo"]
+
+
+def ratio(rows, best, lab, fam, sd):
+    """The geometric mean of lab's mean JCT over best delay's on fam's stable workloads."""
+    ratios = []
+    for r in rows:
+        if r["label"] != lab or r["family"] != fam or r["slowdown"] != sd:
+            continue
+        d = best.get((fam, r["workload"], sd))
+        if d and r["stable"] and r["mean_jct"]:
+            ratios.append(r["mean_jct"] / d["mean_jct"])
+    return math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else float("nan")
+
+
 def main(path, png):
     rows = [json.loads(line) for line in open(path)]
     best = {}
@@ -27,32 +47,29 @@ def main(path, png):
             best[key] = r
     others = [r for r in rows if r["policy"] != "delay"] + [dict(r, label="delay")
                                                               for r in best.values()]
-    labels = sorted({r["label"] for r in others if r["label"] != "delay"})
+    present = {r["label"] for r in others if r["label"] != "delay"}
+    labels = [lab for lab in ORDER if lab in present] + sorted(present - set(ORDER))
     families = sorted({r["family"] for r in others})
     slowdowns = sorted({r["slowdown"] for r in others}, reverse=True)
-    groups = [(f, s) for f in families for s in slowdowns]
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(16, 6), gridspec_kw={"width_ratios": [3, 1]})
-    width = 0.8 / max(1, len(labels))
-    for i, lab in enumerate(labels):
-        ys = []
-        for fam, sd in groups:
-            ratios = []
-            for r in others:
-                if r["label"] != lab or r["family"] != fam or r["slowdown"] != sd:
-                    continue
-                d = best.get((fam, r["workload"], sd))
-                if d and r["stable"] and r["mean_jct"]:
-                    ratios.append(r["mean_jct"] / d["mean_jct"])
-            ys.append(math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else float("nan"))
-        ax.bar([g + i * width for g in range(len(groups))], ys, width, label=lab)
-    ax.axhline(1, color="black", linewidth=1)
-    ax.set_yscale("log")
-    ax.set_xticks([g + 0.4 - width / 2 for g in range(len(groups))])
-    ax.set_xticklabels(["%s\n%gx" % g for g in groups], rotation=90, fontsize=7)
-    ax.set_ylabel("mean JCT / best-tuned delay's (geometric mean)")
-    ax.set_title("League: below 1 beats best-tuned delay scheduling")
-    ax.legend(fontsize=8)
-    for lab in labels + ["delay"]:
+    groups = [(f, s) for f in families for s in slowdowns
+              if any(r["family"] == f and r["slowdown"] == s for r in others)]
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(18, 7.5), gridspec_kw={"width_ratios": [3, 1]})
+    grid = [[ratio(others, best, lab, fam, sd) for fam, sd in groups] for lab in labels]
+    shown = [[math.log2(v) if math.isfinite(v) else float("nan") for v in row] for row in grid]
+    cmap = matplotlib.colormaps["RdYlGn_r"].copy()
+    cmap.set_bad("#dddddd")
+    ax.imshow(shown, cmap=cmap, vmin=-1.5, vmax=1.5, aspect="auto")
+    for i, row in enumerate(grid):
+        for j, v in enumerate(row):
+            ax.text(j, i, "%.2f" % v if math.isfinite(v) else "-", ha="center", va="center",
+                    fontsize=6.5)
+    ax.set_yticks(range(len(labels)))
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(["%s %gx" % g for g in groups], rotation=90, fontsize=7)
+    ax.set_title("Mean JCT / best-tuned delay scheduling's (geometric mean over each family's "
+                 "stable workloads; below 1 beats it, '-' not run or unstable)", fontsize=9)
+    for lab in [lab for lab in labels if "+rebalance" not in lab and "+lp" not in lab] + ["delay"]:
         pts = sorted((r["load_share"], r["mean_jct"]) for r in others
                      if r["family"] == "slotted-geometric" and r["slowdown"] == 4
                      and r["label"] == lab and r["stable"] and r["mean_jct"] is not None)
