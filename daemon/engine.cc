@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "algorithms/core/jsq_maxweight.h"
+#include "algorithms/core/locality.h"
 
 namespace locsched {
 
@@ -52,7 +53,8 @@ Engine::Engine(const Config& cfg, const Clock& clock, Notify notify, ArrivalWind
       rebalancer_(cfg.scheduler.policy == PolicyKind::kJsqMaxWeight
                       ? std::make_unique<Rebalancer>(sched_, cfg.rebalance)
                       : nullptr),
-      rates_(cfg.scheduler.alpha, cfg.scheduler.gamma, cfg.scheduler.rate_window),
+      rates_(cfg.scheduler.alpha, cfg.scheduler.gamma, cfg.scheduler.rate_window,
+             cfg.scheduler.beta),
       learn_rates_(cfg.scheduler.learn_rates),
       max_task_retries_(cfg.scheduler.max_task_retries),
       max_tasks_per_job_(cfg.limits.max_tasks_per_job),
@@ -63,8 +65,8 @@ void Engine::ApplyConfig(const Config& cfg) {
   learn_rates_ = s.learn_rates;
   max_task_retries_ = s.max_task_retries;
   max_tasks_per_job_ = cfg.limits.max_tasks_per_job;
-  rates_.Reset(s.alpha, s.gamma, s.rate_window);
-  sched_.SetRates(rates_.alpha(), rates_.gamma());
+  rates_.Reset(s.alpha, s.gamma, s.rate_window, s.beta);
+  PushRates();
   if (rebalancer_) rebalancer_->ApplyConfig(cfg.rebalance);
 }
 
@@ -350,6 +352,9 @@ Status Engine::ReplayAssign(const std::string& machine, std::string_view job, st
 void Engine::NoteStarted(const Assignment& a, double now) {
   task_started_[a.task] = now;
   ++(a.local ? assigned_local_ : assigned_remote_);
+  if (!a.local && RacksInUse())
+    assigned_rack_ +=
+        LocalityOf(sched_.cluster(), a.task, a.machine, true) == Locality::kRack ? 1 : 0;
 }
 
 void Engine::WriteAssignment(const Assignment& a, JsonWriter& w) const {
@@ -407,8 +412,16 @@ Status Engine::TaskFailed(const Request& r, JsonWriter& w) {
 void Engine::ObserveDuration(TaskId t) {
   if (!learn_rates_) return;
   const Task& task = sched_.cluster().task(t);
-  rates_.Observe(task.ran_local, clock_.Now() - task_started_[t]);
+  const Locality level = task.ran_local
+                             ? Locality::kNode
+                             : LocalityOf(sched_.cluster(), t, task.machine, RacksInUse());
+  rates_.Observe(level, clock_.Now() - task_started_[t]);
+  PushRates();
+}
+
+void Engine::PushRates() {
   sched_.SetRates(rates_.alpha(), rates_.gamma());
+  if (RacksInUse()) sched_.policy().SetRackRate(rates_.beta());
 }
 
 }  // namespace locsched

@@ -173,6 +173,10 @@ class Engine {
   void ForgetJob(JobId j, JobOutcome outcome);
   void ObserveDuration(TaskId t);
   uint32_t RackId(const std::string& rack);
+  // True once machines named more than one rack: the rack level is on (locality.h).
+  bool RacksInUse() const { return rack_ids_.size() > 1; }
+  // Hands the learnt rates to the policy (the rack-local one only with racks).
+  void PushRates();
   void WriteAssignment(const Assignment& a, JsonWriter& w) const;
   void WriteJobCounts(JobId j, JsonWriter& w) const;
   void WriteTasks(JobId j, JsonWriter& w) const;
@@ -214,7 +218,9 @@ class Engine {
 
   uint64_t jobs_submitted_ = 0, jobs_done_ = 0, jobs_failed_ = 0, jobs_cancelled_ = 0;
   uint64_t tasks_done_ = 0, tasks_failed_ = 0, tasks_requeued_ = 0;
-  uint64_t assigned_local_ = 0, assigned_remote_ = 0;
+  // remote counts every start off the task's holders; rack those of them in a holder's
+  // rack (off-rack starts are remote - rack).
+  uint64_t assigned_local_ = 0, assigned_remote_ = 0, assigned_rack_ = 0;
   Histogram completion_times_ = DurationHistogram();  // done jobs only, since the start
 };
 
