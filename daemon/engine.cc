@@ -320,8 +320,7 @@ Status Engine::Heartbeat(const Request& r, JsonWriter& w) {
   for (uint64_t i = 0; i < want; ++i) {
     const std::optional<Assignment> a = sched_.Assign(m);
     if (!a) break;
-    NoteStarted(*a, now);
-    WriteAssignment(*a, w);
+    WriteAssignment(*a, NoteStarted(*a, now), w);
     assigned_.push_back(*a);
   }
   w.EndArray();
@@ -343,26 +342,28 @@ Status Engine::ReplayAssign(const std::string& machine, std::string_view job, st
   if (sched_.cluster().task(t).state != TaskState::kQueued)
     return Status::FailedPrecondition("task", Quoted(task) + " is not queued");
   const Assignment a = sched_.AssignTask(t, m);
-  NoteStarted(a, clock_.Now());
-  WriteAssignment(a, w);
+  WriteAssignment(a, NoteStarted(a, clock_.Now()), w);
   return Status::Ok();
 }
 
-// Starts a task's timer (for rate learning) and counts its locality.
-void Engine::NoteStarted(const Assignment& a, double now) {
+// Starts a task's timer (for rate learning), counts its locality and returns it.
+Locality Engine::NoteStarted(const Assignment& a, double now) {
   task_started_[a.task] = now;
   ++(a.local ? assigned_local_ : assigned_remote_);
-  if (!a.local && RacksInUse())
-    assigned_rack_ +=
-        LocalityOf(sched_.cluster(), a.task, a.machine, true) == Locality::kRack ? 1 : 0;
+  if (a.local) return Locality::kNode;
+  const Locality level = LocalityOf(sched_.cluster(), a.task, a.machine, RacksInUse());
+  assigned_rack_ += level == Locality::kRack;
+  return level;
 }
 
-void Engine::WriteAssignment(const Assignment& a, JsonWriter& w) const {
+// A rack-local start also says "rack": true (the agent cannot tell it from "local" alone).
+void Engine::WriteAssignment(const Assignment& a, Locality level, JsonWriter& w) const {
   w.BeginObject()
       .Field("job", jobs_[a.job].name)
       .Field("task", TaskName(a.task))
-      .Field("local", a.local)
-      .EndObject();
+      .Field("local", a.local);
+  if (level == Locality::kRack) w.Field("rack", true);
+  w.EndObject();
 }
 
 Status Engine::TaskStarted(const Request& r, JsonWriter& w) {

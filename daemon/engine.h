@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "algorithms/core/locality.h"
 #include "algorithms/core/rate_estimator.h"
 #include "algorithms/core/scheduler.h"
 #include "base/status.h"
@@ -167,7 +168,7 @@ class Engine {
   std::vector<JobId> LiveJobs() const;
   Status FindTask(const std::string& job, const std::string& task, TaskId* t) const;
   Status FindRunningTask(const Request& r, TaskId* t) const;
-  void NoteStarted(const Assignment& a, double now);
+  Locality NoteStarted(const Assignment& a, double now);
   Status CheckSubmit(const Request& r, std::vector<MachineId>* replicas, NameIndex* names) const;
   void IndexJob(const std::string& name, JobId j, NameIndex names, double submitted_at);
   void ForgetJob(JobId j, JobOutcome outcome);
@@ -177,7 +178,7 @@ class Engine {
   bool RacksInUse() const { return rack_ids_.size() > 1; }
   // Hands the learnt rates to the policy (the rack-local one only with racks).
   void PushRates();
-  void WriteAssignment(const Assignment& a, JsonWriter& w) const;
+  void WriteAssignment(const Assignment& a, Locality level, JsonWriter& w) const;
   void WriteJobCounts(JobId j, JsonWriter& w) const;
   void WriteTasks(JobId j, JsonWriter& w) const;
 

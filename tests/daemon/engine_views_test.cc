@@ -31,10 +31,17 @@ TEST_CASE("Starts are counted node-local, rack-local and off-rack", "[racks]") {
   c.scheduler.policy = PolicyKind::kFifo;  // runs remotely at once: every level shows
   Harness h(c);
   RackedCluster(h);
-  for (const char* m : {"m0", "m1", "m2"})
-    REQUIRE(
-        h.Ok(R"({"op":"heartbeat","machine":")" + std::string(m) + R"(","free_slots":1})")["assign"]
-            .size() == 1);
+  // A rack-local start says so in the assignment ("rack": true); the others do not.
+  const json expected[] = {json::parse(R"({"job":"j","task":"a","local":true})"),
+                           json::parse(R"({"job":"j","task":"b","local":false,"rack":true})"),
+                           json::parse(R"({"job":"j","task":"c","local":false})")};
+  int k = 0;
+  for (const char* m : {"m0", "m1", "m2"}) {
+    const json a = h.Ok(R"({"op":"heartbeat","machine":")" + std::string(m) +
+                        R"(","free_slots":1})")["assign"];
+    REQUIRE(a.size() == 1);
+    CHECK(a[0] == expected[k++]);
+  }
   const json assigned = h.Ok(R"({"op":"status"})")["assigned"];
   CHECK(assigned["local"] == 1);
   CHECK(assigned["remote"] == 2);  // every start off the holders
