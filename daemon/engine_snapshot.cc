@@ -234,7 +234,7 @@ SavedCounters ParseCounters(element r) {
   }
   std::vector<double> x;
   for (element v : array(r["rates"])) x.push_back(double(v));
-  // Snapshots written before the rack level have 9 counters and 6 rate figures.
+  // A snapshot without the rack level has 9 counters and 6 rate figures.
   if ((i != 9 && i != 10) || (x.size() != 6 && x.size() != 9))
     throw simdjson::simdjson_error(simdjson::INDEX_OUT_OF_BOUNDS);
   x.resize(9, 0);

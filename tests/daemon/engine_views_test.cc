@@ -110,5 +110,26 @@ TEST_CASE("The rack-local rate is learnt from rack-local completions and kept in
   CHECK(after["assigned"] == h.Ok(R"({"op":"status"})")["assigned"]);
 }
 
+TEST_CASE("A snapshot without the rack level still loads", "[racks]") {
+  Harness h;
+  h.Machines(1);
+  h.Ok(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]}]})");
+  REQUIRE(h.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":1})")["assign"].size() == 1);
+  std::vector<std::string> snapshot;
+  h.dispatcher.Save([&](std::string_view r) { snapshot.emplace_back(r); });
+  json counters = json::parse(snapshot[0]);
+  REQUIRE(counters["engine"].size() == 10);
+  REQUIRE(counters["rates"].size() == 9);
+  counters["engine"].erase(9);                             // the rack counter
+  for (int i = 0; i < 3; ++i) counters["rates"].erase(6);  // the rack observations
+  snapshot[0] = counters.dump();
+  Harness b;
+  REQUIRE(b.dispatcher.Load(snapshot).ok());
+  const json assigned = b.Ok(R"({"op":"status"})")["assigned"];
+  CHECK(assigned["local"] == 1);
+  CHECK(assigned["rack"] == 0);
+  CHECK(b.Ok(R"({"op":"status"})")["rates"]["rack_samples"] == 0);
+}
+
 }  // namespace
 }  // namespace locsched
