@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "algorithms/core/jsq_maxweight.h"
+#include "algorithms/core/locality.h"
 
 namespace locsched {
 
@@ -52,7 +53,8 @@ Engine::Engine(const Config& cfg, const Clock& clock, Notify notify, ArrivalWind
       rebalancer_(cfg.scheduler.policy == PolicyKind::kJsqMaxWeight
                       ? std::make_unique<Rebalancer>(sched_, cfg.rebalance)
                       : nullptr),
-      rates_(cfg.scheduler.alpha, cfg.scheduler.gamma, cfg.scheduler.rate_window),
+      rates_(cfg.scheduler.alpha, cfg.scheduler.gamma, cfg.scheduler.rate_window,
+             cfg.scheduler.beta),
       learn_rates_(cfg.scheduler.learn_rates),
       max_task_retries_(cfg.scheduler.max_task_retries),
       max_tasks_per_job_(cfg.limits.max_tasks_per_job),
@@ -63,8 +65,8 @@ void Engine::ApplyConfig(const Config& cfg) {
   learn_rates_ = s.learn_rates;
   max_task_retries_ = s.max_task_retries;
   max_tasks_per_job_ = cfg.limits.max_tasks_per_job;
-  rates_.Reset(s.alpha, s.gamma, s.rate_window);
-  sched_.SetRates(rates_.alpha(), rates_.gamma());
+  rates_.Reset(s.alpha, s.gamma, s.rate_window, s.beta);
+  PushRates();
   if (rebalancer_) rebalancer_->ApplyConfig(cfg.rebalance);
 }
 
@@ -318,8 +320,7 @@ Status Engine::Heartbeat(const Request& r, JsonWriter& w) {
   for (uint64_t i = 0; i < want; ++i) {
     const std::optional<Assignment> a = sched_.Assign(m);
     if (!a) break;
-    NoteStarted(*a, now);
-    WriteAssignment(*a, w);
+    WriteAssignment(*a, NoteStarted(*a, now), w);
     assigned_.push_back(*a);
   }
   w.EndArray();
@@ -341,23 +342,28 @@ Status Engine::ReplayAssign(const std::string& machine, std::string_view job, st
   if (sched_.cluster().task(t).state != TaskState::kQueued)
     return Status::FailedPrecondition("task", Quoted(task) + " is not queued");
   const Assignment a = sched_.AssignTask(t, m);
-  NoteStarted(a, clock_.Now());
-  WriteAssignment(a, w);
+  WriteAssignment(a, NoteStarted(a, clock_.Now()), w);
   return Status::Ok();
 }
 
-// Starts a task's timer (for rate learning) and counts its locality.
-void Engine::NoteStarted(const Assignment& a, double now) {
+// Starts a task's timer (for rate learning), counts its locality and returns it.
+Locality Engine::NoteStarted(const Assignment& a, double now) {
   task_started_[a.task] = now;
   ++(a.local ? assigned_local_ : assigned_remote_);
+  if (a.local) return Locality::kNode;
+  const Locality level = LocalityOf(sched_.cluster(), a.task, a.machine, RacksInUse());
+  assigned_rack_ += level == Locality::kRack;
+  return level;
 }
 
-void Engine::WriteAssignment(const Assignment& a, JsonWriter& w) const {
+// A rack-local start also says "rack": true (the agent cannot tell it from "local" alone).
+void Engine::WriteAssignment(const Assignment& a, Locality level, JsonWriter& w) const {
   w.BeginObject()
       .Field("job", jobs_[a.job].name)
       .Field("task", TaskName(a.task))
-      .Field("local", a.local)
-      .EndObject();
+      .Field("local", a.local);
+  if (level == Locality::kRack) w.Field("rack", true);
+  w.EndObject();
 }
 
 Status Engine::TaskStarted(const Request& r, JsonWriter& w) {
@@ -407,8 +413,16 @@ Status Engine::TaskFailed(const Request& r, JsonWriter& w) {
 void Engine::ObserveDuration(TaskId t) {
   if (!learn_rates_) return;
   const Task& task = sched_.cluster().task(t);
-  rates_.Observe(task.ran_local, clock_.Now() - task_started_[t]);
+  const Locality level = task.ran_local
+                             ? Locality::kNode
+                             : LocalityOf(sched_.cluster(), t, task.machine, RacksInUse());
+  rates_.Observe(level, clock_.Now() - task_started_[t]);
+  PushRates();
+}
+
+void Engine::PushRates() {
   sched_.SetRates(rates_.alpha(), rates_.gamma());
+  if (RacksInUse()) sched_.policy().SetRackRate(rates_.beta());
 }
 
 }  // namespace locsched

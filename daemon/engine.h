@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "algorithms/core/locality.h"
 #include "algorithms/core/rate_estimator.h"
 #include "algorithms/core/scheduler.h"
 #include "base/status.h"
@@ -167,13 +168,17 @@ class Engine {
   std::vector<JobId> LiveJobs() const;
   Status FindTask(const std::string& job, const std::string& task, TaskId* t) const;
   Status FindRunningTask(const Request& r, TaskId* t) const;
-  void NoteStarted(const Assignment& a, double now);
+  Locality NoteStarted(const Assignment& a, double now);
   Status CheckSubmit(const Request& r, std::vector<MachineId>* replicas, NameIndex* names) const;
   void IndexJob(const std::string& name, JobId j, NameIndex names, double submitted_at);
   void ForgetJob(JobId j, JobOutcome outcome);
   void ObserveDuration(TaskId t);
   uint32_t RackId(const std::string& rack);
-  void WriteAssignment(const Assignment& a, JsonWriter& w) const;
+  // True once machines named more than one rack: the rack level is on (locality.h).
+  bool RacksInUse() const { return rack_ids_.size() > 1; }
+  // Hands the learnt rates to the policy (the rack-local one only with racks).
+  void PushRates();
+  void WriteAssignment(const Assignment& a, Locality level, JsonWriter& w) const;
   void WriteJobCounts(JobId j, JsonWriter& w) const;
   void WriteTasks(JobId j, JsonWriter& w) const;
 
@@ -214,7 +219,9 @@ class Engine {
 
   uint64_t jobs_submitted_ = 0, jobs_done_ = 0, jobs_failed_ = 0, jobs_cancelled_ = 0;
   uint64_t tasks_done_ = 0, tasks_failed_ = 0, tasks_requeued_ = 0;
-  uint64_t assigned_local_ = 0, assigned_remote_ = 0;
+  // remote counts every start off the task's holders; rack those of them in a holder's
+  // rack (off-rack starts are remote - rack).
+  uint64_t assigned_local_ = 0, assigned_remote_ = 0, assigned_rack_ = 0;
   Histogram completion_times_ = DurationHistogram();  // done jobs only, since the start
 };
 

@@ -80,12 +80,14 @@ void Engine::SaveCounters(const Sink& emit) const {
   std::string rec;
   JsonWriter w(&rec);
   w.BeginObject().Key("engine").BeginArray();
-  for (uint64_t v : {jobs_submitted_, jobs_done_, jobs_failed_, jobs_cancelled_, tasks_done_,
-                     tasks_failed_, tasks_requeued_, assigned_local_, assigned_remote_})
+  for (uint64_t v :
+       {jobs_submitted_, jobs_done_, jobs_failed_, jobs_cancelled_, tasks_done_, tasks_failed_,
+        tasks_requeued_, assigned_local_, assigned_remote_, assigned_rack_})
     w.Uint(v);
   w.EndArray().Key("rates").BeginArray();
   w.Double(o.local_sum).Double(o.local_weight).Uint(o.local_samples);
   w.Double(o.remote_sum).Double(o.remote_weight).Uint(o.remote_samples);
+  w.Double(o.rack_sum).Double(o.rack_weight).Uint(o.rack_samples);
   w.EndArray().Key("racks").BeginArray();
   for (std::string_view r : racks) w.String(r);
   w.EndArray().Key("policy_rng").BeginArray();
@@ -128,7 +130,7 @@ void Engine::SaveJob(JobId j, std::string* rec) const {
 // a plain Saved* struct, then applied through the core's own operations.
 
 struct SavedCounters {
-  uint64_t values[9];  // the order SaveCounters writes
+  uint64_t values[10] = {};  // the order SaveCounters writes (a snapshot without racks: 9)
   RateEstimator::Observed rates;
   std::vector<std::string> racks;
   std::vector<uint64_t> policy_rng;
@@ -227,14 +229,24 @@ SavedCounters ParseCounters(element r) {
   SavedCounters c;
   size_t i = 0;
   for (element v : array(r["engine"])) {
-    if (i == 9) throw simdjson::simdjson_error(simdjson::INDEX_OUT_OF_BOUNDS);
+    if (i == 10) throw simdjson::simdjson_error(simdjson::INDEX_OUT_OF_BOUNDS);
     c.values[i++] = uint64_t(v);
   }
   std::vector<double> x;
   for (element v : array(r["rates"])) x.push_back(double(v));
-  if (i != 9 || x.size() != 6) throw simdjson::simdjson_error(simdjson::INDEX_OUT_OF_BOUNDS);
-  c.rates = RateEstimator::Observed{
-      x[0], x[1], x[3], x[4], static_cast<uint64_t>(x[2]), static_cast<uint64_t>(x[5])};
+  // A snapshot without the rack level has 9 counters and 6 rate figures.
+  if ((i != 9 && i != 10) || (x.size() != 6 && x.size() != 9))
+    throw simdjson::simdjson_error(simdjson::INDEX_OUT_OF_BOUNDS);
+  x.resize(9, 0);
+  c.rates = RateEstimator::Observed{x[0],
+                                    x[1],
+                                    x[3],
+                                    x[4],
+                                    static_cast<uint64_t>(x[2]),
+                                    static_cast<uint64_t>(x[5]),
+                                    x[6],
+                                    x[7],
+                                    static_cast<uint64_t>(x[8])};
   for (element v : array(r["racks"])) c.racks.emplace_back(std::string_view(v));
   for (element v : array(r["policy_rng"])) c.policy_rng.push_back(uint64_t(v));
   return c;
@@ -293,7 +305,7 @@ Status Engine::Load(const std::vector<std::string>& records) {
         sched_.cluster().task(t).queue != queue)
       sched_.Reroute(t, queue);
   sched_.policy().SetRandomState(scratch.policy_rng);
-  sched_.SetRates(rates_.alpha(), rates_.gamma());
+  PushRates();
   return Status::Ok();
 }
 
@@ -314,9 +326,9 @@ void Engine::LoadFinished(const SavedFinished& f) {
 }
 
 void Engine::LoadCounters(const SavedCounters& c) {
-  uint64_t* counters[] = {&jobs_submitted_, &jobs_done_,      &jobs_failed_,
-                          &jobs_cancelled_, &tasks_done_,     &tasks_failed_,
-                          &tasks_requeued_, &assigned_local_, &assigned_remote_};
+  uint64_t* counters[] = {&jobs_submitted_,  &jobs_done_,    &jobs_failed_,    &jobs_cancelled_,
+                          &tasks_done_,      &tasks_failed_, &tasks_requeued_, &assigned_local_,
+                          &assigned_remote_, &assigned_rack_};
   for (size_t i = 0; i < std::size(counters); ++i) *counters[i] = c.values[i];
   rates_.Restore(c.rates);
   for (const std::string& rack : c.racks) RackId(rack);

@@ -5,6 +5,7 @@
 #include <bit>
 #include <utility>
 
+#include "algorithms/core/locality.h"
 #include "daemon/engine.h"
 
 namespace locsched {
@@ -58,10 +59,15 @@ Status Engine::Summary(const Request&, JsonWriter& w) const {
   w.Field("submitted", jobs_submitted_).Field("done", jobs_done_);
   w.Field("failed", jobs_failed_).Field("cancelled", jobs_cancelled_).EndObject();
   w.Key("rates").BeginObject().Field("alpha", rates_.alpha()).Field("gamma", rates_.gamma());
+  w.Field("beta", rates_.beta());
   w.Field("learning", learn_rates_).Field("local_samples", rates_.local_samples());
-  w.Field("remote_samples", rates_.remote_samples()).EndObject();
+  w.Field("remote_samples", rates_.remote_samples());
+  w.Field("rack_samples", rates_.rack_samples()).EndObject();
+  // remote: every start off the holders (rack + off_rack); without racks every one is
+  // off-rack.
   w.Key("assigned").BeginObject().Field("local", assigned_local_);
-  w.Field("remote", assigned_remote_).EndObject();
+  w.Field("remote", assigned_remote_).Field("rack", assigned_rack_);
+  w.Field("off_rack", assigned_remote_ - assigned_rack_).EndObject();
   w.Key("locality");
   if (assigned == 0)
     w.Null();
@@ -198,11 +204,17 @@ void Engine::AppendMetrics(std::string* out) const {
   Metric(out, "jobs_done_total", "counter", "Jobs finished.", d(jobs_done_));
   Metric(out, "jobs_failed_total", "counter", "Jobs failed.", d(jobs_failed_));
   Metric(out, "assigned_local_total", "counter", "Local assignments.", d(assigned_local_));
-  Metric(out, "assigned_remote_total", "counter", "Remote assignments.", d(assigned_remote_));
-  // One series per locality level; a new level is one more row.
-  const std::pair<std::string_view, uint64_t> levels[] = {{"node", assigned_local_},
-                                                          {"remote", assigned_remote_}};
-  out->append("# HELP locsched_tasks_started_total Tasks assigned, by locality level.\n");
+  Metric(out, "assigned_remote_total", "counter",
+         "Assignments off the task's holders (rack-local and off-rack).", d(assigned_remote_));
+  // One series per locality level, as YARN counts them; without racks every start off the
+  // task's holders is off_rack.
+  const std::pair<std::string_view, uint64_t> levels[] = {
+      {LocalityName(Locality::kNode), assigned_local_},
+      {LocalityName(Locality::kRack), assigned_rack_},
+      {LocalityName(Locality::kOffRack), assigned_remote_ - assigned_rack_}};
+  out->append(
+      "# HELP locsched_tasks_started_total Tasks assigned, by locality level (node, rack, "
+      "off_rack).\n");
   out->append("# TYPE locsched_tasks_started_total counter\n");
   for (const auto& [level, count] : levels)
     out->append("locsched_tasks_started_total{locality=\"")
@@ -213,6 +225,7 @@ void Engine::AppendMetrics(std::string* out) const {
   completion_times_.AppendMetrics("locsched_job_completion_time_seconds",
                                   "Seconds from submission to the end of jobs that finished.", out);
   Metric(out, "rate_alpha", "gauge", "Learnt local service rate.", rates_.alpha());
+  Metric(out, "rate_beta", "gauge", "Learnt rack-local service rate.", rates_.beta());
   Metric(out, "rate_gamma", "gauge", "Learnt remote service rate.", rates_.gamma());
   if (rebalancer_) rebalancer_->AppendMetrics(out);
 }

@@ -15,18 +15,29 @@ LateBinding::LateBinding(const PolicyParams& params, Cluster& cluster)
       order_(MakeJobLess(params.job_order, cluster)),
       alpha_(params.alpha),
       gamma_(params.gamma),
+      racks_(cluster),
+      beta_(params.beta),
       aging_(params.job_aging) {
   SetRates(params.alpha, params.gamma);
 }
 
 void LateBinding::AddMachine(MachineId m) {
   if (local_.size() <= m) local_.resize(m + 1);
+  racks_in_use_ |= cluster_.machine(m).rack != cluster_.machine(0).rack;
 }
 
 void LateBinding::SetRates(double alpha, double gamma) {
   alpha_ = alpha;
   gamma_ = gamma;
   remote_wait_ = gamma > 0 && alpha > 0 ? 1 / gamma - 1 / alpha : 0;
+  SetRackRate(beta_);
+}
+
+// Running in a holder's rack finishes after 1/beta (beta kept within [gamma, alpha]).
+void LateBinding::SetRackRate(double beta) {
+  beta_ = beta;
+  const double b = std::clamp(beta, std::min(gamma_, alpha_), alpha_);
+  rack_wait_ = b > 0 && alpha_ > 0 ? 1 / b - 1 / alpha_ : 0;
 }
 
 void LateBinding::Enqueue(TaskId t) {
@@ -34,6 +45,7 @@ void LateBinding::Enqueue(TaskId t) {
   index_.Add(t);
   if (stamp_.size() <= t) stamp_.resize(std::max<size_t>(t + 1, 2 * stamp_.size()), 0);
   const uint32_t stamp = ++stamp_[t];
+  if (racks_in_use_) racks_.Add(t, stamp);
   for (MachineId h : task.replicas) {
     LocalList& local = local_[h];
     std::deque<Entry>& fifo = local.fifo;
@@ -59,7 +71,10 @@ void LateBinding::Withdraw(TaskId t) {
 
 void LateBinding::OnJobChanged(JobId j) {
   const Job& job = cluster_.job(j);
-  if (!job.alive) index_.DropJob(j);
+  if (!job.alive) {
+    index_.DropJob(j);
+    racks_.DropJob(j);
+  }
   if (!job.alive || job.queued == 0) {
     walk_stale_ |= order_.Contains(j);
     order_.Erase(j);
@@ -159,12 +174,18 @@ bool LateBinding::MayRunRemote(TaskId t) const {
   return ExpectedLocalWait(t) > remote_wait_;
 }
 
+// Job j's oldest queued task with a replica in m's rack (kNoId without racks).
+TaskId LateBinding::RackLocal(JobId j, MachineId m) {
+  return racks_in_use_ ? racks_.Find(j, cluster_.machine(m).rack, stamp_) : kNoId;
+}
+
 Pick LateBinding::PickFor(MachineId m) {
   if (queued_ == 0) return Pick{};
   const JobId oldest = LongestWaiting();
   if (aging_ > 0 && oldest != kNoId && now_ - since_[oldest] > aging_) {
     // The aging bound: a job that started nothing for that long goes first.
     TaskId t = index_.FindLocal(oldest, m);
+    if (t == kNoId) t = RackLocal(oldest, m);
     if (t == kNoId) t = index_.FindAny(oldest);
     return Take(t, oldest);
   }
@@ -181,7 +202,11 @@ Pick LateBinding::PickFor(MachineId m) {
   // that is expected to finish sooner. (Offering remote runs to the first jobs of the
   // order instead sent tasks remote that their holders were about to take: their
   // holders serve those jobs first, so the queue-based wait overstates theirs.)
+  // With racks, its task with a replica in m's rack goes first, once the wait exceeds the
+  // (shorter) rack-level one.
   if (oldest != kNoId) {
+    const TaskId near = RackLocal(oldest, m);
+    if (near != kNoId && ExpectedLocalWait(near) > rack_wait_) return Take(near, oldest);
     const TaskId any = index_.FindAny(oldest);
     if (MayRunRemote(any)) return Take(any, oldest);
   }

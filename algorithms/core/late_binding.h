@@ -3,7 +3,9 @@
 // takes it; a free slot prefers, by job order, a job with a task local to it.
 // A task runs off its holders only when that is expected to finish sooner than
 // waiting for a holder (waits derived from the learnt rates, no tuned
-// constant). Owned by the Scheduler; single-threaded.
+// constant). When the machines span racks, a slot with no local task prefers a
+// task with a replica in its rack (RackIndex), under a rack-level wait. Owned by
+// the Scheduler; single-threaded.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include "algorithms/core/job_heap.h"
 #include "algorithms/core/job_index.h"
 #include "algorithms/core/policy.h"
+#include "algorithms/core/rack_index.h"
 
 namespace locsched {
 
@@ -32,12 +35,18 @@ class LateBinding final : public Policy {
   void OnMachineUnavailable(MachineId) override {}
   void OnMachineAvailable(MachineId) override {}
   void SetRates(double alpha, double gamma) override;
+  void SetRackRate(double beta) override;
   void SetNow(double now_s) override { now_ = now_s; }
   QueueStats Stats() const override { return QueueStats{queued_, 0, 0}; }
   uint64_t LocalQueueLength(MachineId m) const override { return local_[m].count; }
 
   /// The wait after which running remotely is expected to finish sooner: 1/gamma - 1/alpha.
   double remote_wait() const { return remote_wait_; }
+  /// The wait after which running in a holder's rack is expected to finish sooner:
+  /// 1/beta - 1/alpha.
+  double rack_wait() const { return rack_wait_; }
+  /// True once the machines span more than one rack (the rack level is on).
+  bool racks_in_use() const { return racks_in_use_; }
   /// Entries of the longest-waiting list, live or superseded (for tests).
   size_t progress_entries() const { return progress_.size(); }
   /// Expected wait of queued task t for a slot on one of its replica holders.
@@ -61,6 +70,7 @@ class LateBinding final : public Policy {
   void MarkProgress(JobId j);
   bool Waiting(JobId j, double stamp) const;
   bool MayRunRemote(TaskId t) const;
+  TaskId RackLocal(JobId j, MachineId m);
 
   Cluster& cluster_;
   JobOrder job_order_;
@@ -78,6 +88,10 @@ class LateBinding final : public Policy {
   // reads 4 bytes of a dense array instead of the task's 64-byte record.
   std::vector<uint32_t> stamp_;
   double alpha_, gamma_, remote_wait_ = 0;
+  // The rack level (rack_index.h): on once a machine's rack differs from machine 0's.
+  RackIndex racks_;
+  bool racks_in_use_ = false;
+  double beta_, rack_wait_ = 0;
   double aging_;
   double now_ = 0;
   uint64_t queued_ = 0;

@@ -10,19 +10,21 @@ namespace {
 constexpr double kMinSeconds = 1e-6;
 }  // namespace
 
-RateEstimator::RateEstimator(double alpha, double gamma, uint64_t window) {
-  Reset(alpha, gamma, window);
+RateEstimator::RateEstimator(double alpha, double gamma, uint64_t window, double beta) {
+  Reset(alpha, gamma, window, beta);
 }
 
-void RateEstimator::Reset(double alpha, double gamma, uint64_t window) {
+void RateEstimator::Reset(double alpha, double gamma, uint64_t window, double beta) {
   local_ = Mean{alpha, 0, 0, 0};
+  rack_ = Mean{beta > 0 ? beta : std::sqrt(alpha * gamma), 0, 0, 0};
   remote_ = Mean{gamma, 0, 0, 0};
   decay_ = 1.0 - 1.0 / static_cast<double>(std::max<uint64_t>(window, 1));
 }
 
-void RateEstimator::Observe(bool local, double seconds) {
+void RateEstimator::Observe(Locality level, double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return;
-  Add(local ? local_ : remote_, std::max(seconds, kMinSeconds));
+  Mean& m = level == Locality::kNode ? local_ : level == Locality::kRack ? rack_ : remote_;
+  Add(m, std::max(seconds, kMinSeconds));
 }
 
 void RateEstimator::Add(Mean& m, double seconds) const {
@@ -39,8 +41,8 @@ double RateEstimator::Mean::Rate() const {
 }
 
 RateEstimator::Observed RateEstimator::observed() const {
-  return Observed{local_.sum,     local_.weight,  remote_.sum,
-                  remote_.weight, local_.samples, remote_.samples};
+  return Observed{local_.sum,      local_.weight, remote_.sum,  remote_.weight, local_.samples,
+                  remote_.samples, rack_.sum,     rack_.weight, rack_.samples};
 }
 
 void RateEstimator::Restore(const Observed& o) {
@@ -50,10 +52,17 @@ void RateEstimator::Restore(const Observed& o) {
   remote_.sum = o.remote_sum;
   remote_.weight = o.remote_weight;
   remote_.samples = o.remote_samples;
+  rack_.sum = o.rack_sum;
+  rack_.weight = o.rack_weight;
+  rack_.samples = o.rack_samples;
 }
 
 double RateEstimator::alpha() const {
   return local_.Rate();
+}
+
+double RateEstimator::beta() const {
+  return std::clamp(rack_.Rate(), gamma(), alpha());
 }
 
 double RateEstimator::gamma() const {

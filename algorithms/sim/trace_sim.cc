@@ -7,6 +7,7 @@
 #include <queue>
 #include <sstream>
 
+#include "algorithms/core/rate_estimator.h"
 #include "algorithms/core/scheduler.h"
 #include "algorithms/sim/sim_lp_planner.h"
 #include "base/rng.h"
@@ -70,6 +71,8 @@ class TraceRun {
   Scheduler sched_;
   Rng rng_;
   std::vector<double> work_;                      // per task: Exp(1) draw (1 with fixed durations)
+  std::vector<double> started_s_;                 // per task: when it started
+  std::vector<Where> where_of_;                   // per task: where it runs
   std::vector<uint32_t> job_of_;                  // per task: its job
   std::vector<double> queued_at_;                 // per task: when it became runnable
   std::vector<uint8_t> queued_;                   // per task: runnable and not started
@@ -87,6 +90,7 @@ class TraceRun {
   uint64_t idle_queued_ = 0;  // queued tasks with a free replica holder
   uint64_t starts_ = 0, where_[3] = {0, 0, 0};
   double wait_sum_ = 0;
+  RateEstimator rates_;
   std::vector<double> started_at_;  // per scheduler TaskId: when it started (LP priority)
   std::unique_ptr<SimLpPlanner> planner_;
   double lp_interval_ = 0, lp_next_at_ = 0;
@@ -100,6 +104,8 @@ TraceRun::TraceRun(const TraceWorkload& w, const TraceSimParams& p)
       sched_(p.policy),
       rng_(p.seed),
       work_(w.num_tasks(), 1),
+      started_s_(w.num_tasks(), 0),
+      where_of_(w.num_tasks(), Where::kNode),
       job_of_(w.num_tasks()),
       queued_at_(w.num_tasks(), 0),
       queued_(w.num_tasks(), 0),
@@ -108,12 +114,13 @@ TraceRun::TraceRun(const TraceWorkload& w, const TraceSimParams& p)
       free_(p.cluster.machines, p.cluster.slots_per_machine),
       maps_left_(w.jobs.size(), 0),
       tasks_left_(w.jobs.size(), 0),
-      is_marked_(p.cluster.machines, 0) {
+      is_marked_(p.cluster.machines, 0),
+      rates_(p.policy.alpha, p.policy.gamma, std::max<uint64_t>(1, w.num_tasks()), p.policy.beta) {
   const TraceClusterModel& c = p.cluster;
   for (uint32_t m = 0; m < c.machines; ++m) {
     Machine machine;
     machine.slots = c.slots_per_machine;
-    machine.rack = c.racks ? static_cast<uint32_t>(uint64_t{m} * c.racks / c.machines) : 0;
+    machine.rack = c.racks > 1 ? static_cast<uint32_t>(uint64_t{m} * c.racks / c.machines) : 0;
     sched_.AddMachine(machine);
   }
   // Durations are drawn up front, in task order: they do not depend on the policy.
@@ -205,7 +212,7 @@ void TraceRun::Arrive(uint32_t j) {
 
 Where TraceRun::Locate(uint32_t t, MachineId m, bool local) const {
   if (local) return Where::kNode;
-  if (p_.cluster.racks == 0) return Where::kOff;
+  if (p_.cluster.racks <= 1) return Where::kOff;
   const uint32_t rack = sched_.cluster().machine(m).rack;
   for (uint32_t k = w_.replica_begin[t]; k < w_.replica_begin[t + 1]; ++k)
     if (sched_.cluster().machine(w_.replicas[k]).rack == rack) return Where::kRack;
@@ -224,9 +231,12 @@ void TraceRun::Start(const Assignment& a) {
   const Where where = Locate(t, a.machine, a.local);
   ++starts_;
   ++where_[static_cast<int>(where)];
+  started_s_[t] = now_;
+  where_of_[t] = where;
   const TraceClusterModel& c = p_.cluster;
-  const double rack = c.rack_slowdown > 0 ? c.rack_slowdown : c.remote_slowdown;
-  const double slow = where == Where::kNode ? 1 : where == Where::kRack ? rack : c.remote_slowdown;
+  const double slow = where == Where::kNode   ? 1
+                      : where == Where::kRack ? RackSlowdown(c)
+                                              : c.remote_slowdown;
   running_.push(Due{now_ + work_[t] * c.local_mean_s * slow, seq_++, a.task, a.machine});
   if (--free_[a.machine] == 0) SetFree(a.machine, false);
 }
@@ -246,6 +256,8 @@ void TraceRun::Complete(const Due& d) {
   const uint32_t j = job_of_[t];
   sched_.Finish(d.task);
   ++r_.tasks_done;
+  constexpr Locality kLevel[] = {Locality::kNode, Locality::kRack, Locality::kOffRack};
+  rates_.Observe(kLevel[static_cast<int>(where_of_[t])], now_ - started_s_[t]);
   if (free_[d.machine]++ == 0) SetFree(d.machine, true);
   if (!is_marked_[d.machine]) {
     is_marked_[d.machine] = 1;
@@ -350,6 +362,12 @@ void TraceRun::Summarize() {
   r_.locality = static_cast<double>(where_[0]) / starts;
   r_.rack_local = static_cast<double>(where_[1]) / starts;
   r_.off_rack = static_cast<double>(where_[2]) / starts;
+  r_.learnt_alpha = rates_.alpha();
+  r_.learnt_beta = rates_.beta();
+  r_.learnt_gamma = rates_.gamma();
+  r_.local_done = rates_.local_samples();
+  r_.rack_done = rates_.rack_samples();
+  r_.off_rack_done = rates_.remote_samples();
   r_.span_s = w_.jobs.empty() ? 0 : w_.jobs.back().submit_s;
   r_.throughput = r_.makespan_s > 0 ? static_cast<double>(r_.tasks_done) / r_.makespan_s : 0;
   double work = 0;
@@ -362,6 +380,10 @@ void TraceRun::Summarize() {
 }
 
 }  // namespace
+
+double RackSlowdown(const TraceClusterModel& c) {
+  return c.rack_slowdown > 0 ? c.rack_slowdown : std::sqrt(c.remote_slowdown);
+}
 
 uint32_t TraceWorkload::AddJob(double submit_s) {
   jobs.push_back(TraceJob{submit_s, num_tasks(), 0});
@@ -389,7 +411,7 @@ std::string ValidateTraceSim(const TraceWorkload& w, const TraceSimParams& p) {
   else if (!(c.remote_slowdown >= 1) || !std::isfinite(c.remote_slowdown))
     err << "remote-slowdown: must be at least 1";
   else if (c.rack_slowdown != 0 && !(c.rack_slowdown >= 1 && c.rack_slowdown <= c.remote_slowdown))
-    err << "rack-slowdown: must be between 1 and remote-slowdown (or 0: as remote)";
+    err << "rack-slowdown: must be between 1 and remote-slowdown (or 0: sqrt(remote-slowdown))";
   else if (!(c.heartbeat_s > 0) || !std::isfinite(c.heartbeat_s))
     err << "heartbeat: must be a positive number of seconds";
   else if (!(p.policy.delay_wait >= 0) || !std::isfinite(p.policy.delay_wait))

@@ -38,18 +38,21 @@ struct TraceWorkload {
 };
 
 /// The emulator's cluster (tools/agents): task times Exp(mean local_mean_s) where a replica
-/// is, remote_slowdown times longer elsewhere; each machine heartbeats every heartbeat_s
+/// is, rack_slowdown times longer elsewhere in a replica holder's rack, remote_slowdown
+/// times longer elsewhere; each machine heartbeats every heartbeat_s
 /// (phases spread evenly over one period) while it has a free slot and tasks wait, and at
 /// once when a task of it ends.
 struct TraceClusterModel {
   uint32_t machines = 600;
   uint32_t slots_per_machine = 1;
-  /// Racks: machine m is in rack m * racks / machines. 0: no topology (every non-local
-  /// task counts as off-rack).
+  /// Racks: machine m is in rack m * racks / machines. 0 or 1: no topology (every non-local
+  /// task counts as off-rack, and the run is the same as without racks).
   uint32_t racks = 0;
   double local_mean_s = 25;
   double remote_slowdown = 4;
-  /// A rack-local task's slowdown (with racks > 0); 0: as remote_slowdown.
+  /// A rack-local task's slowdown (with racks > 1), in [1, remote_slowdown]; 0: the
+  /// geometric mean sqrt(remote_slowdown) (2 at 4), so the rack-local rate is the geometric
+  /// mean of the local and remote rates (RackSlowdown).
   double rack_slowdown = 0;
   double heartbeat_s = 3;
   /// Every task's work is 1 (local_mean_s local) instead of an Exp(1) draw: a workload
@@ -59,6 +62,9 @@ struct TraceClusterModel {
   /// drain limit); the run then counts as unstable.
   double drain_limit_s = 36000;
 };
+
+/// The rack-local slowdown the model runs: rack_slowdown, or sqrt(remote_slowdown) if 0.
+double RackSlowdown(const TraceClusterModel& c);
 
 /// LP priority (the daemon's lp.enabled with intra_queue = priority): the backlog LP
 /// re-solved on the simulated clock with the daemon's adaptive timer: after a solve the
@@ -110,10 +116,15 @@ struct TraceSimResult {
   double locality = 0;          ///< node-local share of started tasks
   double rack_local = 0;        ///< rack-local (not node-local) share
   double off_rack = 0;          ///< the rest
-  double span_s = 0;            ///< last submission
-  double makespan_s = 0;        ///< last completion
-  double throughput = 0;        ///< tasks finished per second over the makespan
-  double offered_load = 0;      ///< the work submitted, run local, per slot-second of the span
+  /// Service rates learnt from the completions (RateEstimator, one window over the whole
+  /// run, the policy's rates as the prior), to compare with the model's true rates: 1 /
+  /// local_mean_s over 1, RackSlowdown and remote_slowdown. Reported, not fed back.
+  double learnt_alpha = 0, learnt_beta = 0, learnt_gamma = 0;
+  uint64_t local_done = 0, rack_done = 0, off_rack_done = 0;  ///< completions per level
+  double span_s = 0;                                          ///< last submission
+  double makespan_s = 0;                                      ///< last completion
+  double throughput = 0;    ///< tasks finished per second over the makespan
+  double offered_load = 0;  ///< the work submitted, run local, per slot-second of the span
   /// Task-seconds spent queued while a replica holder of the task had a free slot: what
   /// binding a task to one machine early (or a slow heartbeat) costs.
   double idle_holder_task_s = 0;

@@ -27,6 +27,35 @@ std::unique_ptr<TraceParser> MakeTraceParser(TraceFormat format, const Synthesis
   return nullptr;
 }
 
+namespace {
+
+// The first machine of rack r when machine i is in rack i * racks / machines.
+uint32_t RackStart(uint64_t r, uint64_t racks, uint64_t machines) {
+  return static_cast<uint32_t>((r * machines + racks - 1) / racks);
+}
+
+// HDFS's default placement: the first replica on a random machine, the second on a machine
+// of another rack, the third on another machine of that second rack; any further ones on
+// random machines. A rack of one machine takes no third replica (a random machine does).
+void PlaceByRack(const SynthesisOptions& o, uint32_t want, Rng& rng,
+                 std::vector<uint32_t>* picked) {
+  const uint32_t first = rng.Below(o.machines);
+  picked->push_back(first);
+  const auto rack = static_cast<uint32_t>(uint64_t{first} * o.racks / o.machines);
+  uint32_t other = rng.Below(o.racks - 1);
+  other += other >= rack;
+  const uint32_t begin = RackStart(other, o.racks, o.machines);
+  const uint32_t size = RackStart(other + 1, o.racks, o.machines) - begin;
+  if (want >= 2) picked->push_back(begin + rng.Below(size));
+  if (want >= 3 && size > 1) {
+    uint32_t third = begin + rng.Below(size - 1);
+    third += third >= picked->back();
+    picked->push_back(third);
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> PlaceReplicas(const SynthesisOptions& o, std::string_view job,
                                        uint64_t index) {
   // FNV-1a of the job name, so a job's placement does not depend on where it sits in the log.
@@ -35,6 +64,7 @@ std::vector<std::string> PlaceReplicas(const SynthesisOptions& o, std::string_vi
   Rng rng(o.seed ^ h ^ (index * 0x9e3779b97f4a7c15ull));
   const uint32_t want = std::min(o.replication, o.machines);
   std::vector<uint32_t> picked;
+  if (o.racks > 1 && o.racks <= o.machines && want > 0) PlaceByRack(o, want, rng, &picked);
   while (picked.size() < want) {
     const uint32_t m = rng.Below(o.machines);
     if (std::find(picked.begin(), picked.end(), m) == picked.end()) picked.push_back(m);

@@ -22,9 +22,13 @@ struct ParseSink {
 
 /// Settings for formats that lack task-level data (SWIM, Google job_events).
 struct SynthesisOptions {
-  uint32_t machines = 600;           ///< cluster size replicas are placed on (FB-2009: 600)
-  uint32_t replication = 3;          ///< replicas per task, on distinct machines
-  uint64_t seed = 1;                 ///< seeds replica placement (per job, order-independent)
+  uint32_t machines = 600;   ///< cluster size replicas are placed on (FB-2009: 600)
+  uint32_t replication = 3;  ///< replicas per task, on distinct machines
+  uint64_t seed = 1;         ///< seeds replica placement (per job, order-independent)
+  /// Racks (machine i in rack i * racks / machines); above 1, replicas follow HDFS's default
+  /// placement: one on a random machine, the next two together on another rack. 0 or 1:
+  /// every replica on a uniformly random machine.
+  uint32_t racks = 0;
   std::string machine_prefix = "m";  ///< machine i is named prefix + i (locsched-agents' names)
   double block_bytes = 64.0 * 1024 * 1024;     ///< SWIM: maps = ceil(input bytes / block)
   double reduce_bytes = 1024.0 * 1024 * 1024;  ///< SWIM: reduces = ceil(shuffle bytes / this)

@@ -89,7 +89,7 @@ class Dashboard(unittest.TestCase):
         for name in ("machines-up", "slots-total", "tasks-done", "jobs-done", "remote-queue"):
             self.assertIn(name, figures, dom[:3000])
         self.assertEqual(figures["machines-up"], "200")
-        for level in ("node", "remote"):
+        for level in ("node", "rack", "off_rack"):
             self.assertIn('data-level="%s"' % level, dom)
         self.assertIn("rates.alpha", dom)
         self.assertRegex(dom, r"200 machines; longest local queue")

@@ -34,7 +34,8 @@ TEST_CASE("GET /metrics is the metrics command's text, with the histograms and b
   const std::string policy(PolicyKindName(h.engine.scheduler().params().kind));
   CHECK(Has(text, "policy=\"" + policy + "\"} 1\n"));
   CHECK(Has(text, "locsched_tasks_started_total{locality=\"node\"} 1\n"));
-  CHECK(Has(text, "locsched_tasks_started_total{locality=\"remote\"} 0\n"));
+  CHECK(Has(text, "locsched_tasks_started_total{locality=\"rack\"} 0\n"));
+  CHECK(Has(text, "locsched_tasks_started_total{locality=\"off_rack\"} 0\n"));
   CHECK(Has(text, "locsched_job_completion_time_seconds_bucket{le=\"2\"} 0\n"));
   CHECK(Has(text, "locsched_job_completion_time_seconds_bucket{le=\"5\"} 1\n"));
   CHECK(Has(text, "locsched_job_completion_time_seconds_sum 3\n"));

@@ -88,7 +88,11 @@ class Listener(unittest.TestCase):
                      "locsched_job_completion_time_seconds_count",
                      'locsched_requests_total{op="heartbeat"}'):
             self.assertGreater(after[name], before.get(name, 0), name)
-        self.assertIn('locsched_tasks_started_total{locality="remote"}', after)
+        for level in ("rack", "off_rack"):  # YARN's levels; no racks here: rack stays 0
+            self.assertIn('locsched_tasks_started_total{locality="%s"}' % level, after)
+        self.assertEqual(after['locsched_tasks_started_total{locality="rack"}'], 0)
+        self.assertEqual(after['locsched_tasks_started_total{locality="off_rack"}'],
+                         after["locsched_assigned_remote_total"])
         self.assertEqual(after['locsched_heartbeat_assignment_latency_seconds_bucket{le="+Inf"}'],
                          after["locsched_heartbeat_assignment_latency_seconds_count"])
         self.assertEqual(after["locsched_job_completion_time_seconds_count"],

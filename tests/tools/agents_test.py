@@ -134,6 +134,13 @@ class CommandLine(unittest.TestCase):
         finally:
             daemon.stop()
 
+    def test_bad_rack_values_name_the_flag(self):
+        for flag, value in (("--beta", "5"), ("--racks", "1000")):
+            out = subprocess.run([AGENTS, "--socket", "/tmp/x.sock", flag, value],
+                                 capture_output=True, text=True, timeout=30)
+            self.assertEqual(out.returncode, 2, (flag, value, out.stderr))
+            self.assertIn(flag, out.stderr, (flag, value))
+
     def test_help(self):
         out = subprocess.run([AGENTS, "--help"], capture_output=True, text=True, timeout=30)
         self.assertEqual(out.returncode, 0)
@@ -157,6 +164,28 @@ class CommandLine(unittest.TestCase):
                                  capture_output=True, text=True, timeout=30)
             self.assertEqual(out.returncode, 2, (flag, value, out.stderr))
             self.assertIn(flag, out.stderr, (flag, value))
+
+
+class WithRacks(unittest.TestCase):
+    """Machines in racks: the daemon counts the starts the emulator runs rack-locally."""
+
+    def test_rack_local_starts_are_counted_by_both(self):
+        daemon = Daemon("scheduler.policy=fifo")  # FIFO runs tasks off their holders at once
+        try:
+            # Replicas only on the first half of the machines (racks r0 and r1 of four): the
+            # rest of r0 and r1 run them rack-locally, r2 and r3 off-rack.
+            out = agents(daemon, "--json", "--duration", "30", "--racks", "4",
+                         "--data-machines", "0.5")
+            self.assertEqual(out.returncode, 0, out.stdout + out.stderr + daemon.log_text())
+            r = json.loads(out.stdout)
+            self.assertEqual(r["anomalies"], 0, r)
+            assigned = daemon.status()["assigned"]
+            self.assertGreater(assigned["rack"], 0, assigned)
+            self.assertEqual(assigned["rack"], r["rack_assigned"], (assigned, r))
+            self.assertEqual(assigned["rack"] + assigned["off_rack"], assigned["remote"])
+            self.assertEqual(r["racks"], 4)
+        finally:
+            self.assertEqual(daemon.stop(), 0)
 
 
 if __name__ == "__main__":

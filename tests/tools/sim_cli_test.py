@@ -220,6 +220,40 @@ class TraceMode(unittest.TestCase):
         # m0 and m1 are in different racks: JSQ+MaxWeight runs b off-rack.
         self.assertAlmostEqual(result["off_rack"], 0.5)
 
+    def test_racks_run_rack_local_tasks_at_the_rack_slowdown(self):
+        # One job of three tasks held by m0, four machines in two racks (m0 m1 | m2 m3),
+        # heartbeats at 0.75, 1.5, 2.25 s. FIFO runs one task on m0 (10 s), one on m1 in m0's
+        # rack (by default sqrt(4) = 2 times slower: 1.5-21.5 s) and one on m2, off-rack
+        # (4 times slower: 2.25-42.25 s).
+        with open(self.trace, "w") as f:
+            f.write('{"op":"job_submit","job":"a","tasks":[' + ",".join(
+                '{"task":"t%d","replicas":["m0"]}' % i for i in range(3)) + "]}\n")
+        hand = ["--format", "locsched", "--machines", "4", "--fixed-durations", "--local-mean",
+                "10", "--heartbeat", "3", "--json", "--policy", "fifo"]
+        out = run_trace(self.trace, *hand, "--racks", "2")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        result = json.loads(out.stdout)
+        self.assertEqual(result["racks"], 2)
+        self.assertEqual(result["rack_slowdown"], 2)
+        self.assertAlmostEqual(result["locality_rack"], 1 / 3)
+        self.assertAlmostEqual(result["locality"], 1 / 3)
+        self.assertAlmostEqual(result["off_rack"], 1 / 3)
+        self.assertAlmostEqual(result["mean_jct_s"], 42.25)
+        self.assertEqual(result["learnt_rates"]["rack_done"], 1)
+        self.assertAlmostEqual(result["learnt_rates"]["beta"], 1 / 20, delta=0.01)
+        # One rack is no topology: the same run as without --racks.
+        one = run_trace(self.trace, *hand, "--racks", "1")
+        none = run_trace(self.trace, *hand)
+        one, none = json.loads(one.stdout), json.loads(none.stdout)
+        self.assertIsNone(one["rack_slowdown"])
+        self.assertEqual(one["locality_rack"], 0)
+        for key in ("mean_jct_s", "locality", "off_rack", "jct_buckets"):
+            self.assertEqual(one[key], none[key], key)
+        # A rack slowdown beyond the remote one is refused, naming the flag.
+        bad = run_trace(self.trace, *hand, "--racks", "2", "--rack-slowdown", "5")
+        self.assertNotEqual(bad.returncode, 0)
+        self.assertIn("--rack-slowdown", bad.stderr)
+
     def test_same_seed_same_figures(self):
         runs = []
         for seed in ("3", "3", "4"):

@@ -14,6 +14,12 @@ using json = nlohmann::json;
 constexpr size_t kMaxLoggedAnomalies = 20;
 constexpr size_t kMaxQuoted = 300;  // longest request or reply quoted in a message
 
+// params with beta 0 replaced by its default, sqrt(alpha * gamma).
+AgentsParams WithBeta(AgentsParams p) {
+  if (p.beta == 0) p.beta = std::sqrt(p.alpha * p.gamma);
+  return p;
+}
+
 uint32_t DataMachines(const AgentsParams& p) {
   return static_cast<uint32_t>(std::lround(p.data_fraction * p.machines));
 }
@@ -91,6 +97,10 @@ std::string ValidateAgentsParams(const AgentsParams& p) {
     return "job-size-mean: must be in [1, 1e6]";
   if (!(p.alpha > 0 && std::isfinite(p.alpha))) return "alpha: must be a positive number";
   if (!(p.gamma > 0 && std::isfinite(p.gamma))) return "gamma: must be a positive number";
+  if (p.racks > p.machines) return "racks: must be at most machines";
+  if (p.beta != 0 &&
+      !(p.beta >= std::min(p.alpha, p.gamma) && p.beta <= std::max(p.alpha, p.gamma)))
+    return "beta: must be between gamma and alpha (or 0: sqrt(alpha * gamma))";
   if (!(p.duration > 0 && std::isfinite(p.duration))) return "duration: must be a positive number";
   if (!(p.heartbeat > 0 && std::isfinite(p.heartbeat))) return "heartbeat: must be positive";
   if (!(p.drain_limit >= 0)) return "drain-limit: must not be negative";
@@ -105,7 +115,7 @@ double AgentsCapacity(const AgentsParams& p) {
 }
 
 Emulator::Emulator(const AgentsParams& params, Transport* transport)
-    : p_(params),
+    : p_(WithBeta(params)),
       transport_(transport),
       rng_(params.seed),
       weight_rng_(params.seed * 0x9e3779b97f4a7c15ULL + 0x5eed),
@@ -142,8 +152,10 @@ std::vector<uint32_t> Emulator::PickReplicas() {
 Status Emulator::Start() {
   requests_.clear();
   for (uint32_t m = 0; m < p_.machines; ++m) {
-    requests_.push_back(R"({"op":"machine_up","machine":")" + MachineName(m) + R"(","slots":)" +
-                        std::to_string(p_.slots) + "}");
+    const std::string rack =
+        p_.racks > 1 ? R"(,"rack":"r)" + std::to_string(RackOf(m)) + "\"" : std::string();
+    requests_.push_back(R"({"op":"machine_up","machine":")" + MachineName(m) + "\"" + rack +
+                        R"(,"slots":)" + std::to_string(p_.slots) + "}");
   }
   stats_.requests += requests_.size();
   ++stats_.batches;
@@ -449,16 +461,16 @@ void Emulator::StartAssigned(uint32_t machine, uint32_t offered, const json& ass
       problem = "an assignment needs string job, string task and boolean local";
     else
       StartOne(machine, a["job"].get<std::string>(), a["task"].get<std::string>(),
-               a["local"].get<bool>(), &problem);
+               a["local"].get<bool>(), a.value("rack", json(false)) == json(true), &problem);
     if (!problem.empty()) Anomaly(problem, request, reply);
   }
 }
 
 bool Emulator::StartOne(uint32_t machine, std::string_view job_name, std::string_view task_name,
-                        bool local, std::string* problem) {
+                        bool local, bool rack, std::string* problem) {
   const auto it = job_index_.find(std::string(job_name));
   if (it == job_index_.end() && !OwnJobName(job_name)) {
-    StartForeign(machine, job_name, task_name, local);
+    StartForeign(machine, job_name, task_name, local, rack);
     return true;
   }
   if (it == job_index_.end()) {
@@ -480,11 +492,26 @@ bool Emulator::StartOne(uint32_t machine, std::string_view job_name, std::string
   --free_[machine];
   ++stats_.tasks_assigned;
   stats_.local_assigned += local;
-  // The duration follows where the input really is; one draw per task, read at both
-  // rates, so the same task is faster local (as in locsched-sim).
-  const double rate = really_local ? p_.alpha : p_.gamma;
+  stats_.rack_assigned += rack;
+  // The duration follows where the input really is; one draw per task, read at each
+  // level's rate, so the same task is faster local (as in locsched-sim).
+  const double rate = RateOn(machine, replicas);
   completions_.push({now_ + job.tasks[t].work / rate, machine, it->second, t, really_local});
   return true;
+}
+
+uint32_t Emulator::RackOf(uint32_t machine) const {
+  return static_cast<uint32_t>(uint64_t{machine} * p_.racks / p_.machines);
+}
+
+// The rate of a task with input on `replicas` run on `machine`: alpha on a holder, beta
+// in a holder's rack (with racks), gamma elsewhere.
+double Emulator::RateOn(uint32_t machine, const std::vector<uint32_t>& replicas) const {
+  if (std::find(replicas.begin(), replicas.end(), machine) != replicas.end()) return p_.alpha;
+  if (p_.racks > 1)
+    for (const uint32_t h : replicas)
+      if (RackOf(h) == RackOf(machine)) return p_.beta;
+  return p_.gamma;
 }
 
 // True if `name` is one this emulator gave a job: prefix, 'j', then 1..jobs submitted.
@@ -505,7 +532,7 @@ bool Emulator::OwnJobName(std::string_view name) const {
 // A task of a job this emulator did not submit (another client's, or one left
 // by an earlier run): a cluster runs what it is given, so it runs and is reported.
 void Emulator::StartForeign(uint32_t machine, std::string_view job, std::string_view task,
-                            bool local) {
+                            bool local, bool rack) {
   uint32_t slot;
   if (foreign_free_.empty()) {
     slot = static_cast<uint32_t>(foreign_.size());
@@ -517,9 +544,10 @@ void Emulator::StartForeign(uint32_t machine, std::string_view job, std::string_
   foreign_[slot] = {std::string(job), std::string(task)};
   --free_[machine];
   ++stats_.foreign_assigned;
-  // Its replicas are unknown here, so the scheduler's "local" decides the duration.
-  completions_.push(
-      {now_ + Exponential(local ? p_.alpha : p_.gamma), machine, kForeign, slot, local});
+  // Its replicas are unknown here, so the scheduler's "local" (and "rack") decides the
+  // duration.
+  const double rate = local ? p_.alpha : rack ? p_.beta : p_.gamma;
+  completions_.push({now_ + Exponential(rate), machine, kForeign, slot, local});
 }
 
 void Emulator::Anomaly(const std::string& what, const std::string& request,

@@ -30,15 +30,21 @@ struct AgentsParams {
   uint32_t weight_max = 1;     ///< job weights: uniform integers 1..weight_max (as locsched-sim)
   double alpha = 0.8;          ///< local service rate: a local task lasts Exp(alpha)
   double gamma = 0.2;          ///< remote service rate: a remote task lasts Exp(gamma)
-  double duration = 60;        ///< jobs arrive until this time
-  uint64_t max_tasks = 0;      ///< stop after this many completions (0: no limit)
-  double heartbeat = 0.25;     ///< period of a machine's heartbeat while it has a free slot
-  bool drain = false;          ///< after `duration`, run until every submitted task is done
-  double drain_limit = 600;    ///< give up draining this long after `duration`
-  uint64_t seed = 1;           ///< seeds arrivals, sizes, replicas and durations
-  std::string prefix;          ///< prepended to machine and job names
-  bool submit_jobs = true;     ///< false (--no-jobs): run only what other clients submit
-  double time_scale = 1;       ///< emulated seconds per scheduler-clock second (the speed)
+  /// Racks: machine m is in rack "r<m * racks / machines>" (sent in machine_up); 0 or 1:
+  /// no topology, no rack in machine_up.
+  uint32_t racks = 0;
+  /// Rack-local service rate (with racks > 1): a task off its holders but in a holder's
+  /// rack lasts Exp(beta); 0: sqrt(alpha * gamma), the geometric mean.
+  double beta = 0;
+  double duration = 60;      ///< jobs arrive until this time
+  uint64_t max_tasks = 0;    ///< stop after this many completions (0: no limit)
+  double heartbeat = 0.25;   ///< period of a machine's heartbeat while it has a free slot
+  bool drain = false;        ///< after `duration`, run until every submitted task is done
+  double drain_limit = 600;  ///< give up draining this long after `duration`
+  uint64_t seed = 1;         ///< seeds arrivals, sizes, replicas and durations
+  std::string prefix;        ///< prepended to machine and job names
+  bool submit_jobs = true;   ///< false (--no-jobs): run only what other clients submit
+  double time_scale = 1;     ///< emulated seconds per scheduler-clock second (the speed)
 };
 
 /// "" if `p` is usable, else "flag-name: what is wrong" (flag names as locsched-agents spells
@@ -62,6 +68,7 @@ struct AgentsStats {
   uint64_t tasks_submitted = 0;         ///< tasks in those jobs
   uint64_t tasks_assigned = 0;          ///< assignments received and started
   uint64_t local_assigned = 0;          ///< ... of which the scheduler called local
+  uint64_t rack_assigned = 0;           ///< ... of which the scheduler called rack-local
   uint64_t tasks_done = 0;              ///< task_done requests sent
   uint64_t tasks_done_in_arrivals = 0;  ///< ... for completions by `duration` (jobs still arrive)
   uint64_t local_done = 0;              ///< ... of which ran local
@@ -194,14 +201,17 @@ class Emulator {
   void FinishTask(const Completion& c);
   void FinishForeign(const Completion& c);
   bool OwnJobName(std::string_view name) const;
-  void StartForeign(uint32_t machine, std::string_view job, std::string_view task, bool local);
+  void StartForeign(uint32_t machine, std::string_view job, std::string_view task, bool local,
+                    bool rack);
   Status ReadReply(const Pending& p, const std::string& request, const std::string& reply);
   void StartAssigned(uint32_t machine, uint32_t offered, const nlohmann::json& assign,
                      const std::string& request, const std::string& reply);
   bool StartOne(uint32_t machine, std::string_view job, std::string_view task, bool local,
-                std::string* problem);
+                bool rack, std::string* problem);
   void Anomaly(const std::string& what, const std::string& request, const std::string& reply);
   uint32_t GeometricSize();
+  uint32_t RackOf(uint32_t machine) const;
+  double RateOn(uint32_t machine, const std::vector<uint32_t>& replicas) const;
   double Exponential(double rate);
   std::string MachineName(uint32_t m) const;
 

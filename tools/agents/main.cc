@@ -61,6 +61,14 @@ void AddClusterFlags(CLI::App& app, Options& o) {
       ->capture_default_str();
   app.add_option("--gamma", p.gamma, "Remote service rate: a remote task lasts Exp(gamma)")
       ->capture_default_str();
+  app.add_option("--racks", p.racks,
+                 "Racks: machine m joins rack r<m*R/M> (machine_up's rack), and a task run off "
+                 "its holders but in a holder's rack lasts Exp(--beta); 0 or 1: no racks")
+      ->capture_default_str();
+  app.add_option("--beta", p.beta,
+                 "With --racks: rack-local service rate, between --gamma and --alpha (0: "
+                 "sqrt(alpha*gamma), 0.4 at the defaults)")
+      ->capture_default_str();
   app.add_option("--heartbeat", p.heartbeat,
                  "Emulated seconds between heartbeats of a machine with a free slot, sent while "
                  "submitted tasks wait (a machine also heartbeats at once when a task of its ends)")
@@ -237,6 +245,8 @@ json SummaryJson(const Options& o, const Emulator& emu, const Summary& sum) {
           {"tasks_per_second", emu.now() > 0 ? s.tasks_done / emu.now() : 0.0},
           {"arrival_tasks_per_second", double(s.tasks_done_in_arrivals) / p.duration},
           {"locality", s.Locality()},
+          {"racks", p.racks},
+          {"rack_assigned", s.rack_assigned},
           {"mean_job_delay", s.MeanJobDelay()},
           {"weight_max", p.weight_max},
           {"weighted_mean_job_delay", s.WeightedMeanJobDelay()},

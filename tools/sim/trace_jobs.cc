@@ -111,6 +111,7 @@ Status LoadTraceJobs(const TraceJobsOptions& o, TraceJobs* out) {
   SynthesisOptions synth;
   synth.machines = out->machines;
   synth.seed = o.seed;
+  synth.racks = o.racks <= synth.machines ? o.racks : 0;  // more racks than machines: refused later
   std::unique_ptr<TraceParser> parser = MakeTraceParser(o.format, synth);
   HostMapper mapper(synth.machine_prefix, out->machines);
   MachineIds ids(o.format == TraceFormat::kLocsched);

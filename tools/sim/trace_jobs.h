@@ -20,6 +20,7 @@ struct TraceJobsOptions {
   int hour = -1;          ///< swim: only jobs submitted in [hour, hour + 1) h (-1: all)
   uint32_t machines = 0;  ///< cluster size; 0: 600, or the hosts jobhistory/rumen name
   uint64_t seed = 1;      ///< the tailer's replica placement seed
+  uint32_t racks = 0;     ///< above 1: synthesized replicas follow HDFS's rack placement
 };
 
 /// The jobs and the cluster size they were shaped for.

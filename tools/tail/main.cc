@@ -87,6 +87,11 @@ void AddSynthesisFlags(CLI::App& app, SynthesisOptions& s) {
       ->capture_default_str();
   app.add_option("--seed", s.seed, "swim, google: seed of the replica placement")
       ->capture_default_str();
+  app.add_option("--racks", s.racks,
+                 "swim, google: racks (machine i in rack i*R/M, as locsched-agents --racks); "
+                 "above 1, replicas follow HDFS's placement: one on a random machine, two "
+                 "together on another rack")
+      ->capture_default_str();
   app.add_option("--machine-prefix", s.machine_prefix,
                  "Placed replica i is named PREFIX + i (locsched-agents names machines m0, m1...)")
       ->capture_default_str();

@@ -37,7 +37,8 @@ TEST_CASE("Every policy name parses back to itself", "[policy]") {
 TEST_CASE("No policy loses a task or runs one twice", "[policy]") {
   const std::string name(GENERATE(from_range(PolicyNames())));
   const int order = GENERATE(0, 1, 2);
-  CAPTURE(name, order);
+  const bool racks = GENERATE(false, true);
+  CAPTURE(name, order, racks);
   PolicyParams p;
   p.kind = *ParsePolicyKind(name);
   p.job_order = static_cast<JobOrder>(order);
@@ -48,7 +49,7 @@ TEST_CASE("No policy loses a task or runs one twice", "[policy]") {
   for (uint32_t m = 0; m < kMachines; ++m) {
     Machine machine;
     machine.slots = 1 + m % 3;
-    machine.rack = m / 4;
+    machine.rack = racks ? m / 4 : 0;
     s.AddMachine(machine);
   }
   std::mt19937 rng(42 + order);

@@ -24,6 +24,29 @@ TEST_CASE("rates converge to the inverse of the observed mean durations") {
   CHECK(r.local_samples() == 20000);
 }
 
+TEST_CASE("the rack-local rate is learnt on its own and stays between gamma and alpha") {
+  RateEstimator r(0.8, 0.2, 1000);
+  CHECK(r.beta() == Approx(0.4));  // the prior: sqrt(alpha * gamma)
+  CHECK(RateEstimator(0.8, 0.2, 1000, 0.5).beta() == Approx(0.5));
+  for (int i = 0; i < 20000; ++i) {
+    r.Observe(Locality::kNode, 2.0);
+    r.Observe(Locality::kRack, 4.0);     // -> 0.25/s
+    r.Observe(Locality::kOffRack, 8.0);  // -> 0.125/s
+  }
+  CHECK(r.alpha() == Approx(0.5).epsilon(0.01));
+  CHECK(r.beta() == Approx(0.25).epsilon(0.01));
+  CHECK(r.gamma() == Approx(0.125).epsilon(0.01));
+  CHECK(r.rack_samples() == 20000);
+  CHECK(r.remote_samples() == 20000);
+  for (int i = 0; i < 20000; ++i) r.Observe(Locality::kRack, 1.0);  // faster than local
+  CHECK(r.beta() == r.alpha());
+  // Saved and restored with the other levels.
+  RateEstimator copy(0.8, 0.2, 1000);
+  copy.Restore(r.observed());
+  CHECK(copy.beta() == r.beta());
+  CHECK(copy.rack_samples() == r.rack_samples());
+}
+
 TEST_CASE("the window forgets old observations") {
   RateEstimator r(1, 1, 10);
   for (int i = 0; i < 1000; ++i) r.Observe(true, 10.0);

@@ -1,6 +1,6 @@
 // The parsers through their common interface: the same events whatever the
 // chunking of the input (follow mode reads arbitrary pieces), and mutated real
-// lines are reported or parsed, never a crash.
+// lines are reported or parsed, never a crash; PlaceReplicas with and without racks.
 #include "io/traces/trace_parser.h"
 
 #include "base/rng.h"
@@ -94,6 +94,49 @@ TEST_CASE("trace parsers: mutated real lines are skipped or parsed, never a cras
       CHECK(m.pos.line >= 1);
     }
     CHECK(sink.events.size() + sink.malformed.size() > 0);
+  }
+}
+
+// Machine number of a placed replica name "m<i>".
+uint32_t MachineOf(const std::string& name) {
+  return static_cast<uint32_t>(std::stoul(name.substr(1)));
+}
+
+TEST_CASE("PlaceReplicas over racks: one replica on a rack, the other two together on another") {
+  SynthesisOptions o;
+  o.machines = 40;
+  o.racks = 5;  // 8 machines a rack
+  for (uint64_t i = 0; i < 2000; ++i) {
+    const std::vector<std::string> r = PlaceReplicas(o, "job" + std::to_string(i % 7), i);
+    REQUIRE(r.size() == 3);
+    uint32_t m[3], rack[3];
+    for (int k = 0; k < 3; ++k) {
+      m[k] = MachineOf(r[k]);
+      REQUIRE(m[k] < o.machines);
+      rack[k] = m[k] * o.racks / o.machines;
+    }
+    CHECK(m[0] != m[1]);
+    CHECK(m[1] != m[2]);
+    CHECK(m[0] != m[2]);
+    CHECK(rack[0] != rack[1]);
+    CHECK(rack[1] == rack[2]);
+    CHECK(r == PlaceReplicas(o, "job" + std::to_string(i % 7), i));  // deterministic
+  }
+  // One rack, or none, is today's uniform placement: the same draws.
+  SynthesisOptions flat = o;
+  flat.racks = 0;
+  SynthesisOptions one = o;
+  one.racks = 1;
+  for (uint64_t i = 0; i < 100; ++i)
+    CHECK(PlaceReplicas(flat, "j", i) == PlaceReplicas(one, "j", i));
+  // Racks of one machine: the third replica goes anywhere else.
+  o.racks = 40;
+  for (uint64_t i = 0; i < 200; ++i) {
+    const std::vector<std::string> r = PlaceReplicas(o, "j", i);
+    REQUIRE(r.size() == 3);
+    CHECK(r[0] != r[1]);
+    CHECK(r[1] != r[2]);
+    CHECK(r[0] != r[2]);
   }
 }
 

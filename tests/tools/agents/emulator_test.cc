@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <deque>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -44,7 +45,8 @@ class FakeScheduler : public Transport {
   bool assign_twice = false;     // hand the same task out twice
   bool lie_about_local = false;  // flip every "local"
   bool release_reduces_early = false;
-  std::vector<double> local_durations, remote_durations;
+  std::vector<double> local_durations, remote_durations, rack_durations;
+  std::map<std::string, std::string> racks;  // by machine, from machine_up
   std::map<std::string, int> op_counts;
   std::map<std::string, uint64_t> slots;   // by machine
   std::map<std::string, double> finished;  // done jobs: submit-to-done time on the fake's clock
@@ -77,6 +79,7 @@ class FakeScheduler : public Transport {
     switch (r.op) {
       case Op::kMachineUp:
         slots[r.machine] = r.slots;
+        if (!r.rack.empty()) racks[r.machine] = r.rack;
         return R"({"ok":true})";
       case Op::kJobSubmit:
         return Submit(r);
@@ -139,6 +142,15 @@ class FakeScheduler : public Transport {
     return json{{"ok", true}, {"assign", assign}}.dump();
   }
 
+  // True if a replica holder of t shares `machine`'s rack (machines carry racks).
+  bool InRack(const FakeTask& t, const std::string& machine) const {
+    const auto rack = racks.find(machine);
+    if (rack == racks.end()) return false;
+    for (const std::string& h : t.replicas)
+      if (racks.count(h) == 1 && racks.at(h) == rack->second) return true;
+    return false;
+  }
+
   bool IsLocal(const std::pair<std::string, size_t>& q, const std::string& machine) {
     const auto& reps = jobs_[q.first].tasks[q.second].replicas;
     return std::find(reps.begin(), reps.end(), machine) != reps.end();
@@ -155,7 +167,10 @@ class FakeScheduler : public Transport {
     --running_[r.machine];
     const bool local =
         std::find(t.replicas.begin(), t.replicas.end(), r.machine) != t.replicas.end();
-    (local ? local_durations : remote_durations).push_back(now - t.started);
+    (local                  ? local_durations
+     : InRack(t, r.machine) ? rack_durations
+                            : remote_durations)
+        .push_back(now - t.started);
     if (!t.reduce && --job.maps_left == 0 && !release_reduces_early)
       for (size_t i = 0; i < job.tasks.size(); ++i)
         if (job.tasks[i].reduce) Release(r.job, i);
@@ -281,6 +296,36 @@ TEST_CASE("Local tasks last Exp(alpha), remote ones Exp(gamma)", "[agents]") {
   CHECK(Mean(fake.local_durations) == Approx(1.0 + 0.005).epsilon(0.08));
   CHECK(Mean(fake.remote_durations) == Approx(4.0 + 0.005).epsilon(0.12));
   CHECK(emu.stats().anomalies == 0);
+}
+
+TEST_CASE("With racks, machines join their rack and rack-local tasks last Exp(beta)",
+          "[agents][racks]") {
+  FakeScheduler fake;
+  AgentsParams p = Small();
+  p.alpha = 1.0;
+  p.gamma = 0.25;         // beta defaults to sqrt(1 * 0.25) = 0.5
+  p.racks = 2;            // m0-m9 in r0, m10-m19 in r1
+  p.data_fraction = 0.5;  // every replica in r0: r0's other machines run rack-local
+  p.duration = 400;
+  p.load = 8;
+  Emulator emu(p, &fake);
+  RunToEnd(emu, fake);
+  CHECK(fake.racks.at("m0") == "r0");
+  CHECK(fake.racks.at("m9") == "r0");
+  CHECK(fake.racks.at("m10") == "r1");
+  REQUIRE(fake.rack_durations.size() > 300);
+  REQUIRE(fake.remote_durations.size() > 300);
+  // 5 standard errors of a mean of n Exp draws (sd = mean), plus the half-step grid lag.
+  CHECK(std::abs(Mean(fake.rack_durations) - 2.005) <=
+        5 * 2 / std::sqrt(double(fake.rack_durations.size())));
+  CHECK(std::abs(Mean(fake.remote_durations) - 4.005) <=
+        5 * 4 / std::sqrt(double(fake.remote_durations.size())));
+  CHECK(emu.stats().anomalies == 0);
+  p.beta = 2;  // faster than local
+  CHECK(ValidateAgentsParams(p).find("beta") == 0);
+  p.beta = 0;
+  p.racks = 21;
+  CHECK(ValidateAgentsParams(p).find("racks") == 0);
 }
 
 TEST_CASE("Reduces run only after their job's maps", "[agents]") {
