@@ -12,7 +12,8 @@ LateBinding::LateBinding(const PolicyParams& params, Cluster& cluster)
     : cluster_(cluster),
       job_order_(params.job_order),
       index_(cluster),
-      order_(MakeJobLess(params.job_order, cluster)),
+      ranks_(cluster),
+      order_(MakeJobLess(params.job_order, cluster, &ranks_)),
       alpha_(params.alpha),
       gamma_(params.gamma),
       aging_(params.job_aging) {
@@ -177,6 +178,8 @@ Pick LateBinding::PickFor(MachineId m) {
     if (const TaskId t = index_.FindLocal(j, m); t != kNoId) return Take(t, j);
   // Else any task local to m, oldest first: a local run is never slower than waiting.
   if (const TaskId t = FrontLocal(m); t != kNoId) return Take(t, cluster_.task(t).job);
+  // A task a rebalance plan sends off its holders.
+  if (const TaskId t = permits_.Take(cluster_); t != kNoId) return Take(t, cluster_.task(t).job);
   // Nothing local. Only the job waiting longest may run off its holders, and only when
   // that is expected to finish sooner. (Offering remote runs to the first jobs of the
   // order instead sent tasks remote that their holders were about to take: their
@@ -186,6 +189,20 @@ Pick LateBinding::PickFor(MachineId m) {
     if (MayRunRemote(any)) return Take(any, oldest);
   }
   return Pick{};
+}
+
+// Every runnable job's place may change: they leave the order and enter it again.
+bool LateBinding::SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs) {
+  if (job_order_ != JobOrder::kLp) return false;
+  std::vector<JobId> jobs;
+  jobs.reserve(order_.size());
+  for (JobId j = 0; j < cluster_.job_capacity(); ++j)
+    if (order_.Contains(j)) jobs.push_back(j);
+  for (const JobId j : jobs) order_.Erase(j);
+  ranks_.Set(std::move(ranks), std::move(seqs));
+  for (const JobId j : jobs) order_.Insert(j);
+  walk_stale_ = true;
+  return true;
 }
 
 }  // namespace locsched

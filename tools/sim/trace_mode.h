@@ -32,6 +32,8 @@ struct TraceModeOptions {
   double rebalance_every = 1;               ///< --rebalance-every (rebalance.base_interval_ms)
   bool lp_priority = false;                 ///< --lp-priority
   double lp_every = 5;                      ///< --lp-every (lp.base_interval_s)
+  std::string weights = "one";              ///< --weights: one, uniform or priority
+  double hot_share = 1;                     ///< --hot-share: data on this share of machines
 };
 
 /// Adds the trace-mode flags to `app`.
