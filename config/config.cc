@@ -425,7 +425,8 @@ const ConfigKey kTable[] = {
      .type = ConfigType::kBool,
      .default_text = "true",
      .reloadable = false,
-     .help = "run the periodic backlog LP re-solve (its order feeds intra_queue = priority) and "
+     .help = "run the periodic backlog LP re-solve (its order feeds intra_queue = priority, and "
+             "late-binding's job_order = lp) and "
              "the capacity headroom",
      .apply = ApplyBool<kLp, &LpConfig::enabled>,
      .format = FormatBool<kLp, &LpConfig::enabled>},
@@ -538,8 +539,10 @@ const ConfigKey kTable[] = {
      .type = ConfigType::kBool,
      .default_text = "false",
      .reloadable = true,
-     .help = "rebalance the queued backlog by max-cover + bal-assign when a trigger fires "
-             "(jsq-maxweight only; off by default); locschedctl rebalance works either way",
+     .help = "rebalance by max-cover + bal-assign when a trigger fires: jsq-maxweight moves "
+             "queued tasks between queues, late-binding lets free machines take the tasks of a "
+             "large job that finish sooner off their holders (off by default); locschedctl "
+             "rebalance works either way",
      .apply = ApplyBool<kRebal, &RebalanceConfig::enabled>,
      .format = FormatBool<kRebal, &RebalanceConfig::enabled>},
     {.key = "rebalance.big_job_tasks",

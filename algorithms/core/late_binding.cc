@@ -178,7 +178,9 @@ Pick LateBinding::PickFor(MachineId m) {
     if (const TaskId t = index_.FindLocal(j, m); t != kNoId) return Take(t, j);
   // Else any task local to m, oldest first: a local run is never slower than waiting.
   if (const TaskId t = FrontLocal(m); t != kNoId) return Take(t, cluster_.task(t).job);
-  // A task a rebalance plan sends off its holders.
+  // A task a rebalance plan sends off its holders goes before the remote rule's: running a
+  // large job's tasks off the few holders of a skewed cluster leaves those holders to the
+  // small jobs, which the rule would otherwise run remote (docs/algorithms.md).
   if (const TaskId t = permits_.Take(cluster_); t != kNoId) return Take(t, cluster_.task(t).job);
   // Nothing local. Only the job waiting longest may run off its holders, and only when
   // that is expected to finish sooner. (Offering remote runs to the first jobs of the

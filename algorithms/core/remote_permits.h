@@ -1,7 +1,7 @@
 // RemotePermits: queued tasks a rebalance plan (algorithms/hta/remote_plan.h) sends off
-// their replica holders. Late binding lets a free slot that has no local task take the
-// oldest live permit before its own remote rule; a holder may still take the task first,
-// which leaves its permit stale (dropped lazily). Owned by LateBinding; single-threaded.
+// their replica holders. A free slot with no local task takes the oldest live permit
+// before late binding's own remote rule; a holder may still take the task first, leaving
+// the permit stale (dropped lazily). Owned by LateBinding; single-threaded.
 #pragma once
 
 #include <cstdint>

@@ -23,6 +23,8 @@ class PermitRebalancer {
   };
   explicit PermitRebalancer(const Settings& s) : s_(s), interval_(s.base_interval_s) {}
 
+  /// Takes reloaded settings (the timer keeps its place).
+  void ApplySettings(const Settings& s) { s_ = s; }
   /// A job of `tasks` tasks was submitted.
   void OnJobSubmitted(uint64_t tasks) { big_job_ |= tasks >= s_.big_job_tasks; }
   /// "big_job" or "timer" if a run is due at `now`, else nullptr.

@@ -26,10 +26,11 @@ constexpr const char* kSlottedOnly[] = {
     "--chart",      "--threads",       "--lp-interval",   "--lp-classes",   "--lp-max-jobs",
     "--lp-epsilon", "--priority-slack"};
 constexpr const char* kTraceOnly[] = {
-    "--format",         "--hour",        "--racks",     "--remote-slowdown",
-    "--rack-slowdown",  "--local-mean",  "--heartbeat", "--fixed-durations",
-    "--placement-seed", "--utilization", "--rebalance", "--rebalance-every",
-    "--lp-priority",    "--lp-every",    "--weights",   "--hot-share"};
+    "--format",           "--hour",        "--racks",     "--remote-slowdown",
+    "--rack-slowdown",    "--local-mean",  "--heartbeat", "--fixed-durations",
+    "--placement-seed",   "--utilization", "--rebalance", "--rebalance-every",
+    "--lp-priority",      "--lp-every",    "--weights",   "--hot-share",
+    "--rebalance-big-job"};
 
 // "1", "2-10", ">1000": a bucket's job sizes.
 std::string BucketName(const JctBucket& b) {
@@ -176,6 +177,7 @@ RebalanceConfig RebalanceSettings(const TraceModeOptions& o) {
   RebalanceConfig cfg;
   cfg.base_interval_ms = static_cast<uint64_t>(std::llround(o.rebalance_every * 1000));
   cfg.max_interval_ms = std::max(cfg.base_interval_ms, cfg.max_interval_ms);
+  cfg.big_job_tasks = o.rebalance_big_job;
   return cfg;
 }
 
@@ -275,6 +277,10 @@ void AddTraceFlags(CLI::App& app, TraceModeOptions& o) {
                  "With --rebalance: the timer's first interval, simulated seconds "
                  "(rebalance.base_interval_ms; it doubles while quiet, up to 60 s)")
       ->capture_default_str();
+  app.add_option("--rebalance-big-job", o.rebalance_big_job,
+                 "With --rebalance: a job of this many tasks triggers a run "
+                 "(rebalance.big_job_tasks); late-binding plans only jobs this large")
+      ->capture_default_str();
   app.add_flag("--lp-priority", o.lp_priority,
                "With --trace: LP priority (lp.enabled: the backlog LP, re-solved on the "
                "daemon's timer, orders the jobs; jsq-maxweight with intra_queue = priority, "
@@ -324,6 +330,8 @@ int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
   }
   if (!(o.rebalance_every > 0 && o.rebalance_every <= 3600))
     throw std::invalid_argument("--rebalance-every: must be in (0, 3600] seconds");
+  if (o.rebalance_big_job < 1)
+    throw std::invalid_argument("--rebalance-big-job: must be at least 1");
   if (!(o.lp_every > 0 && o.lp_every <= 3600))
     throw std::invalid_argument("--lp-every: must be in (0, 3600] seconds");
   const TraceJobs jobs = Load(o, s);
