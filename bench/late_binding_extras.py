@@ -19,7 +19,8 @@ the ratios, min / median / max, and how many ratios exceed 1.02 (worse by more t
 Every row goes to OUT.jsonl. Runs with traces skip, with a message, when absent.
 
 Usage: python3 bench/late_binding_extras.py [--build DIR] [--traces DIR] [--seeds 1,2,3]
-         [--hours 0:3,0:7,...] [--families check,skewed,weighted] [--jobs 2] [--out FILE]
+         [--hours 0:3,0:7,...] [--families check,skewed,weighted] [--variants rebalance,lp]
+         [--jobs 2] [--out FILE]
 """
 import argparse
 import concurrent.futures
@@ -51,12 +52,15 @@ def workloads(traces, hours, util):
         yield "swim%s h%s" % (f, h), ["--trace", path, "--hour", h, "--utilization", str(util)]
 
 
-def jobs_for(family, traces, hours, seeds):
-    """(family, workload, variant, seed, args) for every run of the family."""
+def jobs_for(family, traces, hours, seeds, only=None):
+    """(family, workload, variant, seed, args) for every run of the family (variants: base
+    and those in `only`, or all)."""
     out = []
     def add(name, base, variants):
         for seed in seeds:
             for variant, extra in variants:
+                if only and variant != "base" and variant not in only:
+                    continue
                 out.append((family, name, variant, seed,
                             base + ["--seed", str(seed), "--remote-slowdown", SLOWDOWNS] + extra))
     if family == "check":
@@ -122,6 +126,8 @@ def main():
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--hours", default=DEFAULT_HOURS)
     ap.add_argument("--families", default="check,skewed,weighted")
+    ap.add_argument("--variants", default="",
+                    help="comma list: run only these besides base (default: all)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default="late_binding_extras.jsonl")
     a = ap.parse_args()
@@ -132,7 +138,8 @@ def main():
     seeds = [int(s) for s in a.seeds.split(",")]
     rows = []
     for family in a.families.split(","):
-        todo = jobs_for(family, a.traces, a.hours, seeds)
+        todo = jobs_for(family, a.traces, a.hours, seeds,
+                        set(a.variants.split(",")) if a.variants else None)
         with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
             futures = {pool.submit(run, sim, args): (fam, name, variant, seed)
                        for fam, name, variant, seed, args in todo}

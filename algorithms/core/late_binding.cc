@@ -160,6 +160,20 @@ bool LateBinding::MayRunRemote(TaskId t) const {
   return ExpectedLocalWait(t) > remote_wait_;
 }
 
+// True if running t remotely now (1/gamma) ends no later than the first of its holders'
+// busy slots could start it (they end at rate alpha * slots together) and run it (1/alpha):
+// the wait a job its holders serve first can expect, where ExpectedLocalWait counts every
+// task they hold.
+bool LateBinding::QuickRemote(TaskId t) const {
+  double slots = 0;
+  for (MachineId h : cluster_.task(t).replicas) {
+    const Machine& machine = cluster_.machine(h);
+    if (machine.up && !machine.draining) slots += machine.slots;
+  }
+  if (slots == 0 || gamma_ <= 0 || alpha_ <= 0) return true;
+  return 1 / gamma_ <= 1 / (alpha_ * slots) + 1 / alpha_;
+}
+
 Pick LateBinding::PickFor(MachineId m) {
   if (queued_ == 0) return Pick{};
   const JobId oldest = LongestWaiting();
@@ -178,18 +192,21 @@ Pick LateBinding::PickFor(MachineId m) {
     if (const TaskId t = index_.FindLocal(j, m); t != kNoId) return Take(t, j);
   // Else any task local to m, oldest first: a local run is never slower than waiting.
   if (const TaskId t = FrontLocal(m); t != kNoId) return Take(t, cluster_.task(t).job);
-  // A task a rebalance plan sends off its holders goes before the remote rule's: running a
-  // large job's tasks off the few holders of a skewed cluster leaves those holders to the
-  // small jobs, which the rule would otherwise run remote (docs/algorithms.md).
-  if (const TaskId t = permits_.Take(cluster_); t != kNoId) return Take(t, cluster_.task(t).job);
   // Nothing local. Only the job waiting longest may run off its holders, and only when
   // that is expected to finish sooner. (Offering remote runs to the first jobs of the
   // order instead sent tasks remote that their holders were about to take: their
   // holders serve those jobs first, so the queue-based wait overstates theirs.)
+  TaskId any = kNoId;
   if (oldest != kNoId) {
-    const TaskId any = index_.FindAny(oldest);
-    if (MayRunRemote(any)) return Take(any, oldest);
+    any = index_.FindAny(oldest);
+    if (!MayRunRemote(any)) any = kNoId;
   }
+  // A task a rebalance plan sends off its holders (RemotePermits) goes first unless the
+  // rule's remote run is quick (QuickRemote): on a skewed cluster, running a large job's
+  // tasks off its few holders leaves them to the small jobs, whose holders serve them first.
+  if (permits_.size() > 0 && (any == kNoId || !QuickRemote(any)))
+    if (const TaskId t = permits_.Take(cluster_); t != kNoId) return Take(t, cluster_.task(t).job);
+  if (any != kNoId) return Take(any, oldest);
   return Pick{};
 }
 

@@ -67,6 +67,7 @@ class LateBinding final : public Policy {
   void MarkProgress(JobId j);
   bool Waiting(JobId j, double stamp) const;
   bool MayRunRemote(TaskId t) const;
+  bool QuickRemote(TaskId t) const;
 
   Cluster& cluster_;
   JobOrder job_order_;

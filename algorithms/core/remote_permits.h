@@ -1,7 +1,8 @@
 // RemotePermits: queued tasks a rebalance plan (algorithms/hta/remote_plan.h) sends off
 // their replica holders. A free slot with no local task takes the oldest live permit
-// before late binding's own remote rule; a holder may still take the task first, leaving
-// the permit stale (dropped lazily). Owned by LateBinding; single-threaded.
+// before late binding's own remote rule, unless that rule's remote run is quick; a holder
+// may still take the task first, leaving the permit stale (dropped lazily). Owned by
+// LateBinding; single-threaded.
 #pragma once
 
 #include <cstdint>

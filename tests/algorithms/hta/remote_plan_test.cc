@@ -114,6 +114,35 @@ TEST_CASE("A permit whose task a holder took first is skipped", "[remote_plan]")
   CHECK(policy.permits().taken() == 0);
 }
 
+TEST_CASE("A permit waits while the remote rule's run is quick", "[remote_plan]") {
+  // Job s (5 tasks on m1, which runs x) has waited longest; its holder's queue makes a
+  // remote run pay. A permit for the large job's task is taken first unless running s
+  // remote (1/gamma) ends before m1 frees and runs it (1/alpha + 1/alpha).
+  for (const double gamma : {0.8, 0.25}) {
+    PolicyParams p;
+    p.kind = PolicyKind::kLateBinding;
+    p.alpha = 1;
+    p.gamma = gamma;
+    p.job_order = JobOrder::kSrpt;
+    Scheduler s(p);
+    for (int m = 0; m < 4; ++m) s.AddMachine(Machine{});
+    Submit(s, 1, {1});
+    REQUIRE(s.Assign(1));
+    const JobId small = Submit(s, 5, {1});
+    s.SetNow(1);
+    const JobId big = Submit(s, 6, {0});
+    REQUIRE(s.Assign(0));
+    auto& policy = static_cast<LateBinding&>(s.policy());
+    for (const TaskId t : s.cluster().job(big).tasks)
+      if (s.cluster().task(t).state == TaskState::kQueued) policy.permits().Grant(s.cluster(), t);
+    const auto a = s.Assign(2);
+    REQUIRE(a);
+    CAPTURE(gamma);
+    CHECK(a->job == (gamma == 0.8 ? small : big));
+    CHECK_FALSE(a->local);
+  }
+}
+
 TEST_CASE("Jobs smaller than the threshold get no plan", "[remote_plan]") {
   auto owner = Late(4);
   Scheduler& s = *owner;
