@@ -14,7 +14,7 @@ namespace {
 
 constexpr std::array<std::string_view, 6> kPolicies{
     "jsq-maxweight", "fair", "fifo", "delay", "late-binding", "balanced-pandas"};
-constexpr std::array<std::string_view, 4> kJobOrders{"auto", "fair", "srpt", "smith"};
+constexpr std::array<std::string_view, 5> kJobOrders{"auto", "fair", "srpt", "smith", "lp"};
 constexpr std::array<std::string_view, 3> kIntraQueues{"fair", "fifo", "priority"};
 constexpr std::array<std::string_view, 6> kLogLevels{"trace", "debug", "info",
                                                      "warn",  "error", "off"};
@@ -255,7 +255,8 @@ const ConfigKey kTable[] = {
      .reloadable = false,
      .help = "how late-binding, fair and delay rank jobs: auto (srpt for late-binding, fair "
              "for the others, as Zaharia et al.'s delay scheduling does), fair (fewest running "
-             "tasks), srpt (fewest tasks left) or smith (weight per task left)",
+             "tasks), srpt (fewest tasks left), smith (weight per task left) or lp (late-binding: "
+             "the backlog LP's order, re-solved with lp.enabled; smith until the first solve)",
      .apply = ApplyJobOrder,
      .format = FormatJobOrder},
     {.key = "scheduler.job_aging",
@@ -425,7 +426,8 @@ const ConfigKey kTable[] = {
      .type = ConfigType::kBool,
      .default_text = "true",
      .reloadable = false,
-     .help = "run the periodic backlog LP re-solve (its order feeds intra_queue = priority) and "
+     .help = "run the periodic backlog LP re-solve (its order feeds intra_queue = priority, and "
+             "late-binding's job_order = lp) and "
              "the capacity headroom",
      .apply = ApplyBool<kLp, &LpConfig::enabled>,
      .format = FormatBool<kLp, &LpConfig::enabled>},
@@ -538,8 +540,10 @@ const ConfigKey kTable[] = {
      .type = ConfigType::kBool,
      .default_text = "false",
      .reloadable = true,
-     .help = "rebalance the queued backlog by max-cover + bal-assign when a trigger fires "
-             "(jsq-maxweight only; off by default); locschedctl rebalance works either way",
+     .help = "rebalance by max-cover + bal-assign when a trigger fires: jsq-maxweight moves "
+             "queued tasks between queues, late-binding lets free machines take the tasks of a "
+             "large job that finish sooner off their holders (off by default); locschedctl "
+             "rebalance works either way",
      .apply = ApplyBool<kRebal, &RebalanceConfig::enabled>,
      .format = FormatBool<kRebal, &RebalanceConfig::enabled>},
     {.key = "rebalance.big_job_tasks",
@@ -839,6 +843,10 @@ Status ValidateConfig(const Config& c) {
                                    std::to_string(c.rebalance.max_interval_ms) +
                                        " must be >= rebalance.base_interval_ms (" +
                                        std::to_string(c.rebalance.base_interval_ms) + ")");
+  if (c.scheduler.job_order == JobOrder::kLp && c.scheduler.policy != PolicyKind::kLateBinding)
+    return Status::InvalidArgument("scheduler.job_order",
+                                   "lp orders late-binding's jobs only (jsq-maxweight takes the "
+                                   "LP's order with intra_queue = priority)");
   if (c.lp.max_interval_s < c.lp.base_interval_s)
     return Status::InvalidArgument("lp.max_interval_s", FormatDouble(c.lp.max_interval_s) +
                                                             " must be >= lp.base_interval_s (" +

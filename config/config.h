@@ -89,7 +89,8 @@ struct WatchdogConfig {
   bool operator==(const WatchdogConfig&) const = default;  ///< field-wise equality
 };
 
-/// [rebalance]: the max-cover rebalance of the queued backlog (jsq-maxweight only).
+/// [rebalance]: the max-cover rebalance (jsq-maxweight's queued backlog; late binding's
+/// remote permits for large jobs).
 struct RebalanceConfig {
   bool enabled = false;              ///< automatic runs (big job, imbalance, adaptive timer)
   uint64_t big_job_tasks = 1000;     ///< a job with at least this many tasks triggers a run

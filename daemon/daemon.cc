@@ -272,12 +272,16 @@ void Daemon::StartFlushTimer() {
 }
 
 // Checks the rebalance triggers every base_interval_ms (the Rebalancer decides).
+// Late binding's remote-permit plan runs on the loop itself (one large job's tasks at a time).
 void Daemon::StartRebalanceTimer() {
-  if (!engine_.rebalancer()) return;
+  if (!engine_.rebalancer() && !engine_.permit_rebalancer()) return;
   rebalance_.expires_after(std::chrono::milliseconds(cfg_.rebalance.base_interval_ms));
   rebalance_.async_wait([this](boost::system::error_code ec) {
     if (ec) return;
-    if (const char* trigger = engine_.rebalancer()->Due(clock_.Now())) StartRebalance(trigger);
+    if (!engine_.rebalancer())
+      engine_.RebalancePermits();
+    else if (const char* trigger = engine_.rebalancer()->Due(clock_.Now()))
+      StartRebalance(trigger);
     StartRebalanceTimer();
   });
 }

@@ -27,6 +27,11 @@ PolicyParams PolicyFrom(const SchedulerConfig& s) {
   return p;
 }
 
+PermitRebalancer::Settings PermitSettings(const RebalanceConfig& r) {
+  return PermitRebalancer::Settings{r.big_job_tasks, static_cast<double>(r.base_interval_ms) / 1000,
+                                    static_cast<double>(r.max_interval_ms) / 1000};
+}
+
 std::string Quoted(std::string_view name) {
   return "'" + std::string(name) + "'";
 }
@@ -53,6 +58,10 @@ Engine::Engine(const Config& cfg, const Clock& clock, Notify notify, ArrivalWind
       rebalancer_(cfg.scheduler.policy == PolicyKind::kJsqMaxWeight
                       ? std::make_unique<Rebalancer>(sched_, cfg.rebalance)
                       : nullptr),
+      permits_(cfg.scheduler.policy == PolicyKind::kLateBinding
+                   ? std::make_unique<PermitRebalancer>(PermitSettings(cfg.rebalance))
+                   : nullptr),
+      rebalance_enabled_(cfg.rebalance.enabled),
       rates_(cfg.scheduler.alpha, cfg.scheduler.gamma, cfg.scheduler.rate_window,
              cfg.scheduler.beta),
       learn_rates_(cfg.scheduler.learn_rates),
@@ -68,6 +77,8 @@ void Engine::ApplyConfig(const Config& cfg) {
   rates_.Reset(s.alpha, s.gamma, s.rate_window, s.beta);
   PushRates();
   if (rebalancer_) rebalancer_->ApplyConfig(cfg.rebalance);
+  if (permits_) permits_->ApplySettings(PermitSettings(cfg.rebalance));
+  rebalance_enabled_ = cfg.rebalance.enabled;
 }
 
 bool Engine::SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs) {
@@ -242,6 +253,7 @@ Status Engine::JobSubmit(const Request& r, JsonWriter& w) {
   IndexJob(r.job, j, std::move(names), clock_.Now());
   ++jobs_submitted_;
   if (rebalancer_) rebalancer_->OnJobSubmitted(r.tasks.size());
+  if (permits_) permits_->OnJobSubmitted(r.tasks.size());
   if (arrivals_) arrivals_->Add(clock_.Now(), specs);
   w.Field("tasks", static_cast<uint64_t>(r.tasks.size()));
   return Status::Ok();
@@ -289,10 +301,17 @@ Status Engine::JobCancel(const Request& r, JsonWriter& w) {
 }
 
 Status Engine::Rebalance(const Request&, JsonWriter& w) {
+  if (permits_) {
+    sched_.SetNow(clock_.Now());
+    const PermitRun run = permits_->Run(sched_, clock_.Now(), rates_.alpha(), rates_.gamma());
+    WritePermitRun("forced", run, w);
+    return Status::Ok();
+  }
   if (!rebalancer_)
     return Status::FailedPrecondition("scheduler.policy",
-                                      "rebalance needs the jsq-maxweight policy (it moves tasks "
-                                      "between local queues and the remote queue)");
+                                      "rebalance needs the jsq-maxweight or late-binding policy "
+                                      "(it moves tasks between queues, or lets free machines "
+                                      "take a large job's tasks off their holders)");
   RebalanceStats stats;
   if (Status s =
           rebalancer_->RunNow(clock_.Now(), "forced", rates_.alpha(), rates_.gamma(), &stats);
@@ -300,6 +319,19 @@ Status Engine::Rebalance(const Request&, JsonWriter& w) {
     return s;
   WriteRebalanceStats(stats, w);
   return Status::Ok();
+}
+
+void Engine::RebalancePermits() {
+  if (!permits_ || !rebalance_enabled_) return;
+  const double now = clock_.Now();
+  if (permits_->Due(now) == nullptr) return;
+  sched_.SetNow(now);
+  permits_->Run(sched_, now, rates_.alpha(), rates_.gamma());
+}
+
+void Engine::WritePermitRun(const char* trigger, const PermitRun& run, JsonWriter& w) const {
+  w.Field("trigger", std::string_view(trigger)).Field("jobs", run.jobs);
+  w.Field("backlog", run.tasks).Field("permits", run.granted);
 }
 
 // ---- heartbeats and tasks --------------------------------------------------

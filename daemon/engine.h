@@ -19,6 +19,7 @@
 #include "algorithms/core/locality.h"
 #include "algorithms/core/rate_estimator.h"
 #include "algorithms/core/scheduler.h"
+#include "algorithms/hta/permit_rebalancer.h"
 #include "base/status.h"
 #include "config/config.h"
 #include "daemon/arrival_window.h"
@@ -56,8 +57,9 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  /// Sets the `priority` policy's job ranks (index = job id, valid for the given arrival
-  /// seqs); false when the policy is not JSQ-MaxWeight, which has no ranks.
+  /// Sets the LP's job ranks (index = job id, valid for the given arrival seqs): the
+  /// `priority` intra order of JSQ-MaxWeight, or late binding's `lp` job order; false when
+  /// the policy has no rank order.
   bool SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs);
   /// When running task t was started (engine clock).
   double TaskStartedAt(TaskId t) const { return t < task_started_.size() ? task_started_[t] : 0; }
@@ -102,6 +104,9 @@ class Engine {
   Status JobCancel(const Request& r, JsonWriter& w);
   /// rebalance, run on the calling thread (no worker installed): writes the run's figures.
   Status Rebalance(const Request& r, JsonWriter& w);
+  /// Late binding with rebalance.enabled: runs the remote-permit plan if a large job came
+  /// or its timer is due (the daemon's rebalance timer calls this; synchronous, on the loop).
+  void RebalancePermits();
 
   // Read-only views (engine_views.cc).
   /// status: machines, slots, tasks, jobs, rates, locality.
@@ -140,6 +145,8 @@ class Engine {
   Rebalancer* rebalancer() { return rebalancer_.get(); }
   /// The rebalancer (read-only), or nullptr.
   const Rebalancer* rebalancer() const { return rebalancer_.get(); }
+  /// Late binding's rebalancer (remote permits), or nullptr for the other policies.
+  const PermitRebalancer* permit_rebalancer() const { return permits_.get(); }
 
   /// Most finished jobs remembered for `job` queries.
   static constexpr size_t kHistory = 10000;
@@ -180,6 +187,7 @@ class Engine {
   void PushRates();
   void WriteAssignment(const Assignment& a, Locality level, JsonWriter& w) const;
   void WriteJobCounts(JobId j, JsonWriter& w) const;
+  void WritePermitRun(const char* trigger, const PermitRun& run, JsonWriter& w) const;
   void WriteTasks(JobId j, JsonWriter& w) const;
 
   void SaveCounters(const Sink& emit) const;
@@ -201,7 +209,9 @@ class Engine {
   Notify notify_;
   ArrivalWindow* arrivals_;  // not owned; null when no LP planner counts arrivals
   Scheduler sched_;
-  std::unique_ptr<Rebalancer> rebalancer_;  // after sched_: it observes it
+  std::unique_ptr<Rebalancer> rebalancer_;     // after sched_: it observes it
+  std::unique_ptr<PermitRebalancer> permits_;  // late binding's rebalance
+  bool rebalance_enabled_ = false;             // rebalance.enabled: automatic permit runs
   RateEstimator rates_;
   bool learn_rates_;
   uint32_t max_task_retries_;

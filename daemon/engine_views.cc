@@ -74,6 +74,11 @@ Status Engine::Summary(const Request&, JsonWriter& w) const {
   else
     w.Double(static_cast<double>(assigned_local_) / static_cast<double>(assigned));
   if (rebalancer_) rebalancer_->WriteStatus(w);
+  if (permits_) {
+    w.Key("rebalance").BeginObject().Field("enabled", rebalance_enabled_);
+    w.Field("runs", permits_->runs()).Field("permits", permits_->granted());
+    w.Field("interval_s", permits_->interval()).EndObject();
+  }
   return Status::Ok();
 }
 

@@ -2,8 +2,14 @@
 
 namespace locsched {
 
-JobHeap::Less MakeJobLess(JobOrder order, const Cluster& cluster) {
+JobHeap::Less MakeJobLess(JobOrder order, const Cluster& cluster, const JobRanks* ranks) {
   switch (order) {
+    case JobOrder::kLp:
+      if (ranks == nullptr) return MakeJobLess(JobOrder::kSmith, cluster);
+      return [&cluster, ranks, smith = MakeJobLess(JobOrder::kSmith, cluster)](JobId a, JobId b) {
+        const uint64_t ka = ranks->Key(a), kb = ranks->Key(b);
+        return ka != kb ? ka < kb : smith(a, b);
+      };
     case JobOrder::kSrpt:
       return [&cluster](JobId a, JobId b) {
         const Job& x = cluster.job(a);

@@ -1,10 +1,11 @@
 // JobOrder comparators: how the job-choosing policies (late binding, fair,
-// delay) rank jobs: fewest running tasks, shortest remaining work (SRPT) or
-// Smith's rule. Keys are read live from the Cluster. Pure; single-threaded.
+// delay) rank jobs: fewest running tasks, shortest remaining work (SRPT),
+// Smith's rule or an LP's ranks. Keys are read live from the Cluster. Pure; single-threaded.
 #pragma once
 
 #include "algorithms/core/cluster.h"
 #include "algorithms/core/job_heap.h"
+#include "algorithms/core/job_ranks.h"
 #include "algorithms/core/policy.h"
 
 namespace locsched {
@@ -20,7 +21,8 @@ inline uint32_t JobOrderKey(JobOrder order, const Job& job) {
   return order == JobOrder::kFair ? job.running : RemainingTasks(job);
 }
 
-/// The "goes first" relation of `order` over `cluster`'s jobs (ties: the older job).
-JobHeap::Less MakeJobLess(JobOrder order, const Cluster& cluster);
+/// The "goes first" relation of `order` over `cluster`'s jobs (ties: the older job). `lp`
+/// reads `ranks` (which must outlive it; none: as smith).
+JobHeap::Less MakeJobLess(JobOrder order, const Cluster& cluster, const JobRanks* ranks = nullptr);
 
 }  // namespace locsched

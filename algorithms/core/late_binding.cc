@@ -12,7 +12,8 @@ LateBinding::LateBinding(const PolicyParams& params, Cluster& cluster)
     : cluster_(cluster),
       job_order_(params.job_order),
       index_(cluster),
-      order_(MakeJobLess(params.job_order, cluster)),
+      ranks_(cluster),
+      order_(MakeJobLess(params.job_order, cluster, &ranks_)),
       alpha_(params.alpha),
       gamma_(params.gamma),
       racks_(cluster),
@@ -179,6 +180,20 @@ TaskId LateBinding::RackLocal(JobId j, MachineId m) {
   return racks_in_use_ ? racks_.Find(j, cluster_.machine(m).rack, stamp_) : kNoId;
 }
 
+// True if running t remotely now (1/gamma) ends no later than the first of its holders'
+// busy slots could start it (they end at rate alpha * slots together) and run it (1/alpha):
+// the wait a job its holders serve first can expect, where ExpectedLocalWait counts every
+// task they hold.
+bool LateBinding::QuickRemote(TaskId t) const {
+  double slots = 0;
+  for (MachineId h : cluster_.task(t).replicas) {
+    const Machine& machine = cluster_.machine(h);
+    if (machine.up && !machine.draining) slots += machine.slots;
+  }
+  if (slots == 0 || gamma_ <= 0 || alpha_ <= 0) return true;
+  return 1 / gamma_ <= 1 / (alpha_ * slots) + 1 / alpha_;
+}
+
 Pick LateBinding::PickFor(MachineId m) {
   if (queued_ == 0) return Pick{};
   const JobId oldest = LongestWaiting();
@@ -204,13 +219,34 @@ Pick LateBinding::PickFor(MachineId m) {
   // holders serve those jobs first, so the queue-based wait overstates theirs.)
   // With racks, its task with a replica in m's rack goes first, once the wait exceeds the
   // (shorter) rack-level one.
+  TaskId any = kNoId;
   if (oldest != kNoId) {
     const TaskId near = RackLocal(oldest, m);
     if (near != kNoId && ExpectedLocalWait(near) > rack_wait_) return Take(near, oldest);
-    const TaskId any = index_.FindAny(oldest);
-    if (MayRunRemote(any)) return Take(any, oldest);
+    any = index_.FindAny(oldest);
+    if (!MayRunRemote(any)) any = kNoId;
   }
+  // A task a rebalance plan sends off its holders (RemotePermits) goes first unless the
+  // rule's remote run is quick (QuickRemote): on a skewed cluster, running a large job's
+  // tasks off its few holders leaves them to the small jobs, whose holders serve them first.
+  if (permits_.size() > 0 && (any == kNoId || !QuickRemote(any)))
+    if (const TaskId t = permits_.Take(cluster_); t != kNoId) return Take(t, cluster_.task(t).job);
+  if (any != kNoId) return Take(any, oldest);
   return Pick{};
+}
+
+// Every runnable job's place may change: they leave the order and enter it again.
+bool LateBinding::SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs) {
+  if (job_order_ != JobOrder::kLp) return false;
+  std::vector<JobId> jobs;
+  jobs.reserve(order_.size());
+  for (JobId j = 0; j < cluster_.job_capacity(); ++j)
+    if (order_.Contains(j)) jobs.push_back(j);
+  for (const JobId j : jobs) order_.Erase(j);
+  ranks_.Set(std::move(ranks), std::move(seqs));
+  for (const JobId j : jobs) order_.Insert(j);
+  walk_stale_ = true;
+  return true;
 }
 
 }  // namespace locsched

@@ -14,8 +14,10 @@
 
 #include "algorithms/core/job_heap.h"
 #include "algorithms/core/job_index.h"
+#include "algorithms/core/job_ranks.h"
 #include "algorithms/core/policy.h"
 #include "algorithms/core/rack_index.h"
+#include "algorithms/core/remote_permits.h"
 
 namespace locsched {
 
@@ -39,6 +41,10 @@ class LateBinding final : public Policy {
   void SetNow(double now_s) override { now_ = now_s; }
   QueueStats Stats() const override { return QueueStats{queued_, 0, 0}; }
   uint64_t LocalQueueLength(MachineId m) const override { return local_[m].count; }
+  /// With job order `lp`: takes the LP's ranks and re-sorts the jobs; false otherwise.
+  bool SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs) override;
+  /// Tasks a rebalance plan lets run off their holders (taken before the remote rule).
+  RemotePermits& permits() { return permits_; }
 
   /// The wait after which running remotely is expected to finish sooner: 1/gamma - 1/alpha.
   double remote_wait() const { return remote_wait_; }
@@ -71,11 +77,14 @@ class LateBinding final : public Policy {
   bool Waiting(JobId j, double stamp) const;
   bool MayRunRemote(TaskId t) const;
   TaskId RackLocal(JobId j, MachineId m);
+  bool QuickRemote(TaskId t) const;
 
   Cluster& cluster_;
   JobOrder job_order_;
   JobIndex index_;
+  JobRanks ranks_;  // the `lp` order's ranks (read by order_'s comparator)
   JobHeap order_;
+  RemotePermits permits_;
   std::vector<LocalList> local_;                   // by machine
   std::vector<double> since_;                      // by job: last start, or when it queued
   std::deque<std::pair<JobId, double>> progress_;  // (job, since_) in time order, lazy

@@ -29,6 +29,10 @@ enum class JobOrder {
   kFair,   ///< fewest running tasks first (ties: oldest)
   kSrpt,   ///< fewest tasks not yet done first (shortest remaining work; ties: oldest)
   kSmith,  ///< largest weight / remaining tasks first (Smith's rule; ties: oldest)
+  /// The last LP order (late binding: Policy::SetPriorityOrder); jobs it did not rank are
+  /// placed among the ranked by Smith's rule; ties, and every job before the first
+  /// order, as smith.
+  kLp,
 };
 
 /// How a machine picks a job inside the queue it chose (JSQ+MaxWeight only).
@@ -158,7 +162,7 @@ JobOrder DefaultJobOrder(PolicyKind kind);
 /// in the daemon and the trace simulator): long enough never to cost a measured run its
 /// mean (docs/algorithms.md), short enough that srpt cannot starve a large job for long.
 inline constexpr double kDefaultJobAging = 300;
-/// Parses "fair", "srpt", "smith"; nullopt if unknown.
+/// Parses "fair", "srpt", "smith", "lp"; nullopt if unknown.
 std::optional<JobOrder> ParseJobOrder(std::string_view name);
 /// The canonical name of a job order.
 std::string_view JobOrderName(JobOrder order);

@@ -39,6 +39,7 @@ void AddJob(const Cluster& c, const BacklogClock& clock, const std::vector<uint3
   const auto classes = static_cast<uint32_t>(in->slots.size());
   const Job& job = c.job(j);
   BacklogJob b{.key = j, .weight = job.weight, .tasks = 0, .duration = 0, .local = {}};
+  b.arrival = job.seq;
   b.local.assign(classes, 0);
   for (TaskId t : job.tasks) {
     const Task& task = c.task(t);

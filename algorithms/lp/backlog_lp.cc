@@ -16,7 +16,7 @@ namespace {
 
 constexpr double kSlack = 1e-9;  // a task "fits" an interval despite rounding
 
-// Smith's rule: heavier work-per-weight later. Ties by key, so the order is total.
+// Smith's rule: heavier work-per-weight later. Ties by arrival, then key: a total order.
 std::vector<size_t> SmithOrder(const BacklogInstance& in) {
   std::vector<size_t> jobs(in.jobs.size());
   std::iota(jobs.begin(), jobs.end(), 0);
@@ -26,6 +26,7 @@ std::vector<size_t> SmithOrder(const BacklogInstance& in) {
   };
   std::sort(jobs.begin(), jobs.end(), [&](size_t a, size_t b) {
     if (ratio(a) != ratio(b)) return ratio(a) > ratio(b);
+    if (in.jobs[a].arrival != in.jobs[b].arrival) return in.jobs[a].arrival < in.jobs[b].arrival;
     return in.jobs[a].key < in.jobs[b].key;
   });
   return jobs;
@@ -232,8 +233,8 @@ int RunSimplex(glp_prob* lp, double time_limit_ms, bool warm) {
 }
 
 // The LP jobs ordered by LP completion, ties by Smith's ratio (weight per remaining work,
-// higher first), then weight. On the doubling grid many jobs share an interval; ordering
-// those by weight alone put a heavy large job before a slightly lighter single task.
+// higher first), then weight, then arrival. On the doubling grid many jobs share an interval;
+// ordering those by weight alone put a heavy large job before a slightly lighter single task.
 std::vector<size_t> ByCompletion(const std::vector<size_t>& jobs, const std::vector<double>& c,
                                  const BacklogInstance& in) {
   std::vector<size_t> idx(jobs.size());
@@ -244,7 +245,8 @@ std::vector<size_t> ByCompletion(const std::vector<size_t>& jobs, const std::vec
     const BacklogJob& y = in.jobs[jobs[b]];
     const double rx = x.weight * (y.tasks * y.duration), ry = y.weight * (x.tasks * x.duration);
     if (rx != ry) return rx > ry;  // x.weight / x.work > y.weight / y.work, without dividing
-    return x.weight > y.weight;
+    if (x.weight != y.weight) return x.weight > y.weight;
+    return x.arrival < y.arrival;
   });
   return idx;
 }

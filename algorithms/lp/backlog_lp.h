@@ -23,6 +23,9 @@ struct BacklogJob {
   uint32_t tasks = 0;           ///< tasks not yet started (queued and blocked), >= 1
   double duration = 1;          ///< a task's local duration in seconds (mean over its tasks)
   std::vector<uint32_t> local;  ///< per class: tasks with a replica in that class
+  /// Arrival order (ties in weight per work go to the earlier job; then the key): with
+  /// recycled ids, ties by key alone left an old job behind newer ones in every solve.
+  uint64_t arrival = 0;
 };
 
 /// The backlog: classes of machines, what runs on them, and the waiting jobs.

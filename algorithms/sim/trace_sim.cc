@@ -204,7 +204,7 @@ void TraceRun::Arrive(uint32_t j) {
     specs[i].kind = w_.kinds[t];
     specs[i].tag = t;
   }
-  sched_.SubmitJob(1, specs);
+  sched_.SubmitJob(w_.weights.empty() ? 1 : w_.weights[j], specs);
   if (p_.hook) p_.hook->OnJobSubmitted(job.tasks);
   for (uint32_t i = 0; i < job.tasks; ++i) {
     const uint32_t t = job.first_task + i;
@@ -347,6 +347,7 @@ void TraceRun::Summarize() {
   for (size_t j = 0; j < w_.jobs.size(); ++j) {
     if (r_.jct_s[j] < 0) continue;
     done.push_back(r_.jct_s[j]);
+    r_.weighted_jct_s += (w_.weights.empty() ? 1 : w_.weights[j]) * r_.jct_s[j];
     size_t b = 0;
     while (w_.jobs[j].tasks > kBucketMax[b]) ++b;
     by_bucket[b].push_back(r_.jct_s[j]);
@@ -379,6 +380,12 @@ void TraceRun::Summarize() {
   r_.offered_load = work / slot_s;
   r_.stable =
       r_.jobs_done == r_.jobs && r_.makespan_s <= r_.span_s + std::max(1800.0, r_.span_s / 2);
+}
+
+// True if the policy orders jobs by an LP's ranks (Policy::SetPriorityOrder).
+bool LpOrdered(const PolicyParams& p) {
+  if (p.kind == PolicyKind::kJsqMaxWeight) return p.intra == IntraQueue::kPriority;
+  return p.kind == PolicyKind::kLateBinding && p.job_order == JobOrder::kLp;
 }
 
 }  // namespace
@@ -418,12 +425,16 @@ std::string ValidateTraceSim(const TraceWorkload& w, const TraceSimParams& p) {
     err << "heartbeat: must be a positive number of seconds";
   else if (!(p.policy.delay_wait >= 0) || !std::isfinite(p.policy.delay_wait))
     err << "delay-wait: must be a non-negative number of seconds";
-  else if (p.lp.enabled && p.policy.intra != IntraQueue::kPriority)
-    err << "lp-priority: the LP's order needs the priority job order";
+  else if (p.lp.enabled && !LpOrdered(p.policy))
+    err << "lp-priority: the LP's order needs jsq-maxweight's priority intra order or "
+           "late-binding's lp job order";
   else if (p.lp.enabled &&
            !(p.lp.base_interval_s > 0 && p.lp.base_interval_s <= p.lp.max_interval_s))
     err << "lp-every: must be a positive number of seconds";
   if (!err.str().empty()) return err.str();
+  if (!w.weights.empty() && w.weights.size() != w.jobs.size()) return "weights: one per job";
+  for (const double weight : w.weights)
+    if (!(weight > 0) || !std::isfinite(weight)) return "weights: must be positive";
   for (size_t j = 0; j < w.jobs.size(); ++j) {
     if (j > 0 && w.jobs[j].submit_s < w.jobs[j - 1].submit_s)
       return "trace: job " + std::to_string(j) + " is submitted before the job ahead of it";

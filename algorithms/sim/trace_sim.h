@@ -29,6 +29,7 @@ struct TraceWorkload {
   std::vector<TaskKind> kinds;                ///< per task: map or reduce
   std::vector<uint32_t> replica_begin = {0};  ///< per task + 1: where its replicas start
   std::vector<MachineId> replicas;            ///< every task's replicas, in task order
+  std::vector<double> weights;  ///< per job: its weight in weighted completion time (empty: 1)
   /// Appends a job at `submit_s` (times must not decrease); returns its index.
   uint32_t AddJob(double submit_s);
   /// Appends a task to the last job.
@@ -112,6 +113,7 @@ struct JctBucket {
 struct TraceSimResult {
   uint64_t jobs = 0, jobs_done = 0, tasks = 0, tasks_done = 0;
   double mean_jct_s = 0, p95_jct_s = 0;
+  double weighted_jct_s = 0;    ///< sum of weight * JCT over the jobs done
   double mean_task_wait_s = 0;  ///< runnable (submitted, or released after its maps) to start
   double locality = 0;          ///< node-local share of started tasks
   double rack_local = 0;        ///< rack-local (not node-local) share

@@ -288,6 +288,14 @@ TEST_CASE("a syntax error gives file:line:col") {
   CHECK(LoadError("[log\n").rfind("test.toml:1:", 0) == 0);
 }
 
+TEST_CASE("job_order = lp is late binding's: another policy is rejected naming the key") {
+  Config c;
+  REQUIRE(LoadError("[scheduler]\njob_order = \"lp\"\n", &c) == "");
+  CHECK(c.scheduler.job_order == JobOrder::kLp);
+  CHECK(LoadError("[scheduler]\npolicy = \"delay\"\njob_order = \"lp\"\n")
+            .find("scheduler.job_order: lp orders late-binding's jobs only") != std::string::npos);
+}
+
 TEST_CASE("gamma above alpha is rejected naming scheduler.gamma") {
   CHECK(LoadError("[scheduler]\nalpha = 0.5\ngamma = 0.6\n") ==
         "test.toml:3:9: scheduler.gamma: 0.6 must be <= scheduler.alpha (0.5)");

@@ -85,6 +85,25 @@ TEST_CASE("the LP order puts a small heavy job ahead of an older big one") {
   }
 }
 
+TEST_CASE("late binding with job_order = lp takes the LP's order; srpt does not") {
+  for (const JobOrder order : {JobOrder::kLp, JobOrder::kSrpt}) {
+    Config c;
+    c.scheduler.policy = PolicyKind::kLateBinding;
+    c.scheduler.job_order = order;
+    c.scheduler.learn_rates = false;
+    PlannerHarness h(c);
+    h.Ok(R"({"op":"machine_up","machine":"m0"})");
+    h.Ok(R"({"op":"machine_up","machine":"m1"})");
+    // Light but short first: srpt serves "short"; the LP weighs the heavy job's 5 first.
+    h.Submit("short", 2, 1);
+    h.Submit("heavy", 3, 5);
+    const json r = h.Ok(R"({"op":"resolve_lp"})", kAdmin);
+    INFO(JobOrderName(order));
+    CHECK(r["lp"]["applied"] == (order == JobOrder::kLp));
+    CHECK(h.NextJob() == (order == JobOrder::kLp ? "heavy" : "short"));
+  }
+}
+
 TEST_CASE("status and metrics carry the LP figures and the headroom") {
   PlannerHarness h;
   h.Ok(R"({"op":"machine_up","machine":"m0","slots":2})");

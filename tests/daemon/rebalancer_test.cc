@@ -385,3 +385,66 @@ TEST_CASE("replay from the journal works with rebalances in between", "[rebalanc
 
 }  // namespace
 }  // namespace locsched
+
+namespace locsched {
+namespace {
+
+// Late binding: four one-slot machines, a job of six tasks held by m0 alone.
+struct PermitHarness : BasicHarness<FakeClock> {
+  explicit PermitHarness(Config c) : BasicHarness(std::move(c)) {
+    Machines(4);
+    std::string tasks;
+    for (int t = 0; t < 6; ++t)
+      tasks += std::string(t ? "," : "") + R"({"task":")" + std::to_string(t) +
+               R"(","replicas":["m0"]})";
+    Ok(R"({"op":"job_submit","job":"big","tasks":[)" + tasks + "]}");
+  }
+};
+
+Config LateBindingRebalance(bool enabled) {
+  Config c;
+  c.scheduler.policy = PolicyKind::kLateBinding;
+  c.scheduler.learn_rates = false;
+  c.scheduler.alpha = 1;
+  c.scheduler.gamma = 0.5;  // a remote task costs two local ones
+  c.rebalance.enabled = enabled;
+  c.rebalance.big_job_tasks = 6;
+  return c;
+}
+
+TEST_CASE("late binding: a forced rebalance gives the planned tasks remote permits",
+          "[rebalance]") {
+  PermitHarness h(LateBindingRebalance(false));
+  REQUIRE(h.engine.rebalancer() == nullptr);
+  REQUIRE(h.engine.permit_rebalancer() != nullptr);
+  h.engine.RebalancePermits();  // automatic runs are off
+  CHECK(h.engine.permit_rebalancer()->runs() == 0);
+  // Three local on m0 and three remote, one each on m1-m3 (max load 3; the hand-worked
+  // case of tests/algorithms/hta/remote_plan_test.cc).
+  const json r = h.Ok(R"({"op":"rebalance"})", kAdmin);
+  CHECK(r["trigger"] == "forced");
+  CHECK(r["jobs"] == 1);
+  CHECK(r["backlog"] == 6);
+  CHECK(r["permits"] == 3);
+  for (const char* m : {"m1", "m2", "m3"}) {
+    const json hb =
+        h.Ok(std::string(R"({"op":"heartbeat","machine":")") + m + R"(","free_slots":1})");
+    REQUIRE(hb["assign"].size() == 1);
+    CHECK(hb["assign"][0]["job"] == "big");
+  }
+  const json st = h.Ok(R"({"op":"status"})");
+  CHECK(st["rebalance"]["runs"] == 1);
+  CHECK(st["rebalance"]["permits"] == 3);
+}
+
+TEST_CASE("late binding: rebalance.enabled runs the plan when a large job arrives", "[rebalance]") {
+  PermitHarness h(LateBindingRebalance(true));
+  h.engine.RebalancePermits();
+  CHECK(h.engine.permit_rebalancer()->runs() == 1);
+  CHECK(h.engine.permit_rebalancer()->granted() == 3);
+  h.engine.RebalancePermits();  // nothing new, and the timer's interval has not passed
+  CHECK(h.engine.permit_rebalancer()->runs() == 1);
+}
+
+}  // namespace
+}  // namespace locsched

@@ -322,6 +322,46 @@ class TraceMode(unittest.TestCase):
                 self.assertNotEqual(out.returncode, 0, "accepted")
                 self.assertIn(flag + ":", out.stderr)
 
+    def test_late_binding_rebalance_lp_and_weights(self):
+        # One job of 40 tasks held by m0 and m1, then 20 small ones, on 8 machines.
+        with open(self.trace, "w") as f:
+            tasks = ",".join('{"task":"t%d","replicas":["m%d"]}' % (i, i % 2) for i in range(40))
+            f.write('{"op":"job_submit","job":"big","tasks":[%s]}\n' % tasks)
+            for j in range(20):
+                f.write('{"op":"job_submit","job":"j%d","tasks":[{"task":"t0","replicas":["m%d"]}]}\n'
+                        % (j, j % 8))
+        args = ["--format", "locsched", "--machines", "8", "--json", "--policy", "late-binding"]
+        plain = json.loads(run_trace(self.trace, *args).stdout)
+        self.assertEqual(plain["weights"], "one")
+        self.assertAlmostEqual(plain["weighted_jct"], plain["mean_jct_s"] * 21, places=6)
+        runs = []
+        for _ in range(2):
+            out = run_trace(self.trace, *args, "--rebalance", "--rebalance-big-job", "30",
+                            "--lp-priority", "--lp-every", "2", "--weights", "priority",
+                            "--hot-share", "0.5")
+            self.assertEqual(out.returncode, 0, out.stderr)
+            result = json.loads(out.stdout)
+            del result["wall_seconds"]
+            runs.append(result)
+        self.assertEqual(runs[0], runs[1])  # deterministic with both on
+        r = runs[0]
+        self.assertEqual(r["job_order"], "lp")
+        self.assertTrue(r["rebalance"])
+        self.assertGreater(r["rebalance_runs"], 0)
+        self.assertGreater(r["rebalance_permits"], 0)
+        self.assertGreater(r["lp_solves"], 0)
+        self.assertEqual(r["jobs_done"], 21)
+        self.assertEqual(r["weights"], "priority")
+        self.assertEqual(r["hot_share"], 0.5)
+        for flag, extra in (("--weights", ["--weights", "heavy"]),
+                            ("--hot-share", ["--hot-share", "0"]),
+                            ("--hot-share", ["--hot-share", "1.5"]),
+                            ("--rebalance-big-job", ["--rebalance", "--rebalance-big-job", "0"])):
+            with self.subTest(args=extra):
+                out = run_trace(self.trace, *args, *extra)
+                self.assertNotEqual(out.returncode, 0, "accepted")
+                self.assertIn(flag + ":", out.stderr)
+
     def test_text_output(self):
         out = run_trace(self.trace, "--format", "locsched", "--machines", "2")
         self.assertEqual(out.returncode, 0, out.stderr)

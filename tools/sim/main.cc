@@ -136,8 +136,9 @@ void AddWorkloadFlags(CLI::App& app, Options& o) {
                  "seconds with --trace (default 20; a comma list runs each)")
       ->delimiter(',');
   app.add_option("--job-order", o.job_order,
-                 "Job order of late-binding, fair and delay: fair, srpt or smith (default: srpt "
-                 "for late-binding, fair for the others)");
+                 "Job order of late-binding, fair and delay: fair, srpt, smith or lp (late-binding "
+                 "ordered by the LP; --lp-priority sets it) (default: srpt for late-binding, "
+                 "fair for the others)");
   app.add_option("--job-aging", p.policy.job_aging,
                  "Late binding: time a job may go without starting a task before it is served "
                  "first, in slots (seconds with --trace; 0: no bound)")
@@ -234,7 +235,7 @@ void ResolveJobOrder(Options& o) {
   if (o.job_order.empty()) return CheckAging(o);
   const auto order = ParseJobOrder(o.job_order);
   if (!order)
-    throw std::invalid_argument("--job-order: choose fair, srpt or smith, not '" + o.job_order +
+    throw std::invalid_argument("--job-order: choose fair, srpt, smith or lp, not '" + o.job_order +
                                 "'");
   o.params.policy.job_order = *order;
   CheckAging(o);

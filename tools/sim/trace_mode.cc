@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "algorithms/sim/trace_shape.h"
 #include "config/config.h"
 #include "tools/sim/trace_jobs.h"
 #include "tools/sim/trace_rebalance.h"
@@ -25,10 +26,11 @@ constexpr const char* kSlottedOnly[] = {
     "--chart",      "--threads",       "--lp-interval",   "--lp-classes",   "--lp-max-jobs",
     "--lp-epsilon", "--priority-slack"};
 constexpr const char* kTraceOnly[] = {
-    "--format",         "--hour",        "--racks",     "--remote-slowdown",
-    "--rack-slowdown",  "--local-mean",  "--heartbeat", "--fixed-durations",
-    "--placement-seed", "--utilization", "--rebalance", "--rebalance-every",
-    "--lp-priority",    "--lp-every"};
+    "--format",           "--hour",        "--racks",     "--remote-slowdown",
+    "--rack-slowdown",    "--local-mean",  "--heartbeat", "--fixed-durations",
+    "--placement-seed",   "--utilization", "--rebalance", "--rebalance-every",
+    "--lp-priority",      "--lp-every",    "--weights",   "--hot-share",
+    "--rebalance-big-job"};
 
 // "1", "2-10", ">1000": a bucket's job sizes.
 std::string BucketName(const JctBucket& b) {
@@ -37,8 +39,19 @@ std::string BucketName(const JctBucket& b) {
   return std::to_string(b.min_tasks) + "-" + std::to_string(b.max_tasks);
 }
 
+// The rebalancing hook of one run: the daemon's rebalancer for jsq-maxweight, remote
+// permits for late binding.
+struct RebalanceHook {
+  std::unique_ptr<TraceRebalance> queues;
+  std::unique_ptr<TracePermitRebalance> permits;
+  uint64_t runs() const { return queues ? queues->runs() : permits ? permits->runs() : 0; }
+  uint64_t moved() const { return queues ? queues->moved() : 0; }
+  uint64_t granted() const { return permits ? permits->granted() : 0; }
+  bool on() const { return queues || permits; }
+};
+
 nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const TraceSimParams& p,
-                      const TraceRebalance* rebalance, double wall) {
+                      const RebalanceHook& rebalance, double wall) {
   nlohmann::json buckets = nlohmann::json::array();
   for (const JctBucket& b : r.buckets) {
     const std::string name = BucketName(b);
@@ -74,6 +87,9 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
           {"tasks_done", r.tasks_done},
           {"mean_jct_s", r.mean_jct_s},
           {"p95_jct_s", r.p95_jct_s},
+          {"weights", o.weights},
+          {"weighted_jct", r.weighted_jct_s},
+          {"hot_share", o.hot_share},
           {"mean_task_wait_s", r.mean_task_wait_s},
           {"locality", r.locality},
           {"node_local", r.locality},
@@ -95,9 +111,10 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
           {"idle_holder_task_s", r.idle_holder_task_s},
           {"idle_holder_per_task_s", r.idle_holder_task_s / started},
           {"heartbeats", r.heartbeats},
-          {"rebalance", rebalance != nullptr},
-          {"rebalance_runs", rebalance ? rebalance->runs() : 0},
-          {"rebalance_moved", rebalance ? rebalance->moved() : 0},
+          {"rebalance", rebalance.on()},
+          {"rebalance_runs", rebalance.runs()},
+          {"rebalance_moved", rebalance.moved()},
+          {"rebalance_permits", rebalance.granted()},
           {"lp_priority", p.lp.enabled},
           {"lp_solves", r.lp_solves},
           {"lp_failures", r.lp_failures},
@@ -149,7 +166,11 @@ TraceSimParams Params(const TraceModeOptions& o, const TraceRunSettings& s, Poli
   p.policy.beta = p.policy.alpha / RackSlowdown(p.cluster);
   if (o.lp_priority) {
     const LpConfig daemon;  // the daemon's timer and knobs, on the simulated clock
-    p.policy.intra = IntraQueue::kPriority;
+    // The LP's order: jsq-maxweight's priority intra order, late binding's lp job order.
+    if (policy == PolicyKind::kLateBinding)
+      p.policy.job_order = JobOrder::kLp;
+    else
+      p.policy.intra = IntraQueue::kPriority;
     p.lp.enabled = true;
     p.lp.base_interval_s = o.lp_every;
     p.lp.max_interval_s = std::max(o.lp_every, daemon.max_interval_s);
@@ -166,6 +187,7 @@ RebalanceConfig RebalanceSettings(const TraceModeOptions& o) {
   RebalanceConfig cfg;
   cfg.base_interval_ms = static_cast<uint64_t>(std::llround(o.rebalance_every * 1000));
   cfg.max_interval_ms = std::max(cfg.base_interval_ms, cfg.max_interval_ms);
+  cfg.big_job_tasks = o.rebalance_big_job;
   return cfg;
 }
 
@@ -207,6 +229,12 @@ TraceJobs Load(const TraceModeOptions& o, const TraceRunSettings& s) {
       throw std::runtime_error(st.message());
     }
   };
+  if (!(o.hot_share > 0 && o.hot_share <= 1))
+    throw std::invalid_argument("--hot-share: must be in (0, 1]");
+  const auto weights = ParseWeightDraw(o.weights);
+  if (!weights)
+    throw std::invalid_argument("--weights: choose one, uniform or priority, not '" + o.weights +
+                                "'");
   read();
   if (o.utilization > 0) {
     const TraceWorkload& w = jobs.workload;
@@ -216,6 +244,8 @@ TraceJobs Load(const TraceModeOptions& o, const TraceRunSettings& s) {
         std::max(1.0, std::ceil(slots / static_cast<double>(s.slots_per_machine))));
     read();
   }
+  if (o.hot_share < 1) ConcentrateReplicas(jobs.workload, jobs.machines, o.hot_share);
+  DrawWeights(jobs.workload, *weights, s.seed);
   return jobs;
 }
 
@@ -262,12 +292,26 @@ void AddTraceFlags(CLI::App& app, TraceModeOptions& o) {
                  "With --rebalance: the timer's first interval, simulated seconds "
                  "(rebalance.base_interval_ms; it doubles while quiet, up to 60 s)")
       ->capture_default_str();
+  app.add_option("--rebalance-big-job", o.rebalance_big_job,
+                 "With --rebalance: a job of this many tasks triggers a run "
+                 "(rebalance.big_job_tasks); late-binding plans only jobs this large")
+      ->capture_default_str();
   app.add_flag("--lp-priority", o.lp_priority,
-               "With --trace, jsq-maxweight: LP priority (lp.enabled with intra_queue = "
-               "priority: the backlog LP, re-solved on the daemon's timer, orders the jobs)");
+               "With --trace: LP priority (lp.enabled: the backlog LP, re-solved on the "
+               "daemon's timer, orders the jobs; jsq-maxweight with intra_queue = priority, "
+               "late-binding with job_order = lp)");
   app.add_option("--lp-every", o.lp_every,
                  "With --lp-priority: seconds between re-solves after a burst "
                  "(lp.base_interval_s; the interval doubles after each, up to 60 s)")
+      ->capture_default_str();
+  app.add_option("--weights", o.weights,
+                 "With --trace: job weights (weighted_jct): one, uniform (an integer in 1..10) "
+                 "or priority (classes 1, 2, 4, 8 drawn with probability .4, .3, .2, .1); "
+                 "drawn per job from --seed")
+      ->capture_default_str();
+  app.add_option("--hot-share", o.hot_share,
+                 "With --trace: a skewed cluster: every replica moves onto the first "
+                 "ceil(share x machines) machines (1: as placed)")
       ->capture_default_str();
 }
 
@@ -291,14 +335,18 @@ int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
   if (s.delay_waits.empty()) throw std::invalid_argument("--delay-wait: empty");
   if (o.remote_slowdowns.empty()) throw std::invalid_argument("--remote-slowdown: empty");
   for (const PolicyKind policy : policies) {
-    if (policy == PolicyKind::kJsqMaxWeight) continue;
+    if (policy == PolicyKind::kJsqMaxWeight || policy == PolicyKind::kLateBinding) continue;
     if (o.rebalance)
-      throw std::invalid_argument("--rebalance: only jsq-maxweight rebalances (as in the daemon)");
+      throw std::invalid_argument(
+          "--rebalance: only jsq-maxweight and late-binding rebalance (as in the daemon)");
     if (o.lp_priority)
-      throw std::invalid_argument("--lp-priority: only jsq-maxweight orders its queues by the LP");
+      throw std::invalid_argument(
+          "--lp-priority: only jsq-maxweight and late-binding order jobs by the LP");
   }
   if (!(o.rebalance_every > 0 && o.rebalance_every <= 3600))
     throw std::invalid_argument("--rebalance-every: must be in (0, 3600] seconds");
+  if (o.rebalance_big_job < 1)
+    throw std::invalid_argument("--rebalance-big-job: must be at least 1");
   if (!(o.lp_every > 0 && o.lp_every <= 3600))
     throw std::invalid_argument("--lp-every: must be in (0, 3600] seconds");
   const TraceJobs jobs = Load(o, s);
@@ -307,11 +355,15 @@ int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
       const size_t waits = policy == PolicyKind::kDelay ? s.delay_waits.size() : 1;
       for (size_t i = 0; i < waits; ++i) {
         TraceSimParams p = Params(o, s, policy, *intra, s.delay_waits[i], slowdown, jobs.machines);
-        std::unique_ptr<TraceRebalance> rebalance;
-        if (o.rebalance) {
-          rebalance = std::make_unique<TraceRebalance>(RebalanceSettings(o), p.policy.alpha,
-                                                       p.policy.gamma);
-          p.hook = rebalance.get();
+        RebalanceHook rebalance;
+        if (o.rebalance && policy == PolicyKind::kLateBinding) {
+          rebalance.permits = std::make_unique<TracePermitRebalance>(
+              RebalanceSettings(o), p.policy.alpha, p.policy.gamma);
+          p.hook = rebalance.permits.get();
+        } else if (o.rebalance) {
+          rebalance.queues = std::make_unique<TraceRebalance>(RebalanceSettings(o), p.policy.alpha,
+                                                              p.policy.gamma);
+          p.hook = rebalance.queues.get();
         }
         if (const std::string err = ValidateTraceSim(jobs.workload, p); !err.empty())
           throw std::invalid_argument("--" + err);
@@ -320,7 +372,7 @@ int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
         const double wall =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (s.json)
-          std::cout << ToJson(r, o, p, rebalance.get(), wall).dump() << std::endl;
+          std::cout << ToJson(r, o, p, rebalance, wall).dump() << std::endl;
         else
           PrintText(r, p, wall);
       }

@@ -30,8 +30,11 @@ struct TraceModeOptions {
   uint64_t placement_seed = 1;              ///< --placement-seed
   bool rebalance = false;                   ///< --rebalance
   double rebalance_every = 1;               ///< --rebalance-every (rebalance.base_interval_ms)
+  uint64_t rebalance_big_job = 1000;        ///< --rebalance-big-job (rebalance.big_job_tasks)
   bool lp_priority = false;                 ///< --lp-priority
   double lp_every = 5;                      ///< --lp-every (lp.base_interval_s)
+  std::string weights = "one";              ///< --weights: one, uniform or priority
+  double hot_share = 1;                     ///< --hot-share: data on this share of machines
 };
 
 /// Adds the trace-mode flags to `app`.

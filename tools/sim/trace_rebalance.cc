@@ -38,4 +38,18 @@ void TraceRebalance::AfterStep(Scheduler&, double now) {
   moved_ += stats.moved;
 }
 
+TracePermitRebalance::TracePermitRebalance(const RebalanceConfig& cfg, double alpha, double gamma)
+    : poll_(static_cast<double>(cfg.base_interval_ms) / 1000),
+      alpha_(alpha),
+      gamma_(gamma),
+      rebalancer_(PermitRebalancer::Settings{cfg.big_job_tasks, poll_,
+                                             static_cast<double>(cfg.max_interval_ms) / 1000}) {}
+
+// Asked every base interval, as TraceRebalance's.
+void TracePermitRebalance::AfterStep(Scheduler& sched, double now) {
+  if (now < next_poll_) return;
+  next_poll_ = (std::floor(now / poll_) + 1) * poll_;
+  if (rebalancer_.Due(now) != nullptr) rebalancer_.Run(sched, now, alpha_, gamma_);
+}
+
 }  // namespace locsched

@@ -23,7 +23,7 @@ TEST_CASE("Every policy name parses back to itself", "[policy]") {
     REQUIRE(kind);
     CHECK(PolicyKindName(*kind) == name);
   }
-  for (std::string_view name : {"fair", "srpt", "smith"}) {
+  for (std::string_view name : {"fair", "srpt", "smith", "lp"}) {
     const auto order = ParseJobOrder(name);
     REQUIRE(order);
     CHECK(JobOrderName(*order) == name);
@@ -36,7 +36,7 @@ TEST_CASE("Every policy name parses back to itself", "[policy]") {
 // exactly once unless its job was cancelled.
 TEST_CASE("No policy loses a task or runs one twice", "[policy]") {
   const std::string name(GENERATE(from_range(PolicyNames())));
-  const int order = GENERATE(0, 1, 2);
+  const int order = GENERATE(0, 1, 2, 3);
   const bool racks = GENERATE(false, true);
   CAPTURE(name, order, racks);
   PolicyParams p;
