@@ -10,8 +10,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "algorithms/sim/job_weights.h"
 #include "config/config.h"
 #include "tools/sim/trace_jobs.h"
+#include "tools/sim/trace_list_mode.h"
 #include "tools/sim/trace_rebalance.h"
 
 namespace locsched {
@@ -25,10 +27,11 @@ constexpr const char* kSlottedOnly[] = {
     "--chart",      "--threads",       "--lp-interval",   "--lp-classes",   "--lp-max-jobs",
     "--lp-epsilon", "--priority-slack"};
 constexpr const char* kTraceOnly[] = {
-    "--format",         "--hour",        "--racks",     "--remote-slowdown",
-    "--rack-slowdown",  "--local-mean",  "--heartbeat", "--fixed-durations",
-    "--placement-seed", "--utilization", "--rebalance", "--rebalance-every",
-    "--lp-priority",    "--lp-every"};
+    "--format",         "--hour",          "--racks",     "--remote-slowdown",
+    "--rack-slowdown",  "--local-mean",    "--heartbeat", "--fixed-durations",
+    "--placement-seed", "--utilization",   "--rebalance", "--rebalance-every",
+    "--lp-priority",    "--lp-every",      "--weights",   "--time-scale",
+    "--resolve-first",  "--resolve-growth"};
 
 // "1", "2-10", ">1000": a bucket's job sizes.
 std::string BucketName(const JctBucket& b) {
@@ -37,8 +40,33 @@ std::string BucketName(const JctBucket& b) {
   return std::to_string(b.min_tasks) + "-" + std::to_string(b.max_tasks);
 }
 
+// What every run reports beside its result: the policy's name and the jobs' weights.
+struct RunLabel {
+  std::string policy;
+  const std::vector<double>* weights = nullptr;
+  ListRunStats list;  // list policies only
+};
+
+// sum w_j JCT_j / sum w_j over the done jobs.
+double WeightedMeanJct(const TraceSimResult& r, const std::vector<double>& w) {
+  double weight = 0;
+  for (size_t j = 0; j < r.jct_s.size(); ++j)
+    if (r.jct_s[j] >= 0) weight += w[j];
+  return weight > 0 ? WeightedJct(r.jct_s, w) / weight : 0;
+}
+
+// sum w_j C_j: completion times from the start of the (scaled) trace.
+double WeightedCompletion(const TraceSimResult& r, const TraceWorkload& wl,
+                          const std::vector<double>& w) {
+  double sum = 0;
+  for (size_t j = 0; j < r.jct_s.size(); ++j)
+    if (r.jct_s[j] >= 0) sum += w[j] * (wl.jobs[j].submit_s + r.jct_s[j]);
+  return sum;
+}
+
 nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const TraceSimParams& p,
-                      const TraceRebalance* rebalance, double wall) {
+                      const TraceRebalance* rebalance, double wall, const RunLabel& label,
+                      const TraceWorkload& wl) {
   nlohmann::json buckets = nlohmann::json::array();
   for (const JctBucket& b : r.buckets) {
     const std::string name = BucketName(b);
@@ -52,7 +80,7 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
           {"trace", o.trace},
           {"format", o.format},
           {"hour", o.hour >= 0 ? nlohmann::json(o.hour) : nlohmann::json(nullptr)},
-          {"policy", PolicyKindName(p.policy.kind)},
+          {"policy", label.policy},
           {"intra", IntraQueueName(p.policy.intra)},
           {"remote_bias", p.policy.remote_bias},
           {"job_order", JobOrderName(p.policy.job_order)},
@@ -92,13 +120,22 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
           {"lp_solves", r.lp_solves},
           {"lp_failures", r.lp_failures},
           {"jct_buckets", buckets},
+          {"weights", o.weights},
+          {"time_scale", o.time_scale},
+          {"weighted_jct", WeightedJct(r.jct_s, *label.weights)},
+          {"weighted_mean_jct_s", WeightedMeanJct(r, *label.weights)},
+          {"weighted_completion", WeightedCompletion(r, wl, *label.weights)},
+          {"resolves", label.list.lp_solves},
+          {"resolve_failures", label.list.lp_failures},
+          {"resolve_first_s", label.list.first_interval_s},
           {"wall_seconds", wall}};
 }
 
-void PrintText(const TraceSimResult& r, const TraceSimParams& p, double wall) {
+void PrintText(const TraceSimResult& r, const TraceSimParams& p, double wall,
+               const RunLabel& label) {
   std::printf("policy %s  %u machines  %llu jobs (%llu done), %llu tasks  wall %.2fs\n",
-              std::string(PolicyKindName(p.policy.kind)).c_str(), p.cluster.machines,
-              static_cast<unsigned long long>(r.jobs), static_cast<unsigned long long>(r.jobs_done),
+              label.policy.c_str(), p.cluster.machines, static_cast<unsigned long long>(r.jobs),
+              static_cast<unsigned long long>(r.jobs_done),
               static_cast<unsigned long long>(r.tasks), wall);
   std::printf("  %s  JCT mean %.1f s  p95 %.1f s  task wait mean %.1f s\n",
               r.stable ? "STABLE" : "UNSTABLE", r.mean_jct_s, r.p95_jct_s, r.mean_task_wait_s);
@@ -106,6 +143,8 @@ void PrintText(const TraceSimResult& r, const TraceSimParams& p, double wall) {
               r.rack_local, r.off_rack, r.offered_load);
   std::printf("  queued beside an idle replica holder: %.0f task-s  makespan %.0f s\n",
               r.idle_holder_task_s, r.makespan_s);
+  std::printf("  weighted JCT sum %.6g s (weighted mean %.1f s)\n",
+              WeightedJct(r.jct_s, *label.weights), WeightedMeanJct(r, *label.weights));
   for (const JctBucket& b : r.buckets) {
     if (b.jobs == 0) continue;
     std::printf("  jobs of %s tasks: %llu, JCT mean %.1f s  p95 %.1f s\n", BucketName(b).c_str(),
@@ -159,14 +198,26 @@ RebalanceConfig RebalanceSettings(const TraceModeOptions& o) {
   return cfg;
 }
 
-std::vector<PolicyKind> Policies(const std::string& list) {
-  std::vector<PolicyKind> out;
+// A policy of the core (kind), or a list policy (no kind) named `name`.
+struct PolicyChoice {
+  std::string name;
+  std::optional<PolicyKind> kind;
+};
+
+std::vector<PolicyChoice> Policies(const std::string& list) {
+  std::vector<PolicyChoice> out;
   std::stringstream in(list);
   for (std::string name; std::getline(in, name, ',');) {
+    if (IsListPolicy(name)) {
+      out.push_back({name, std::nullopt});
+      continue;
+    }
     const auto kind = ParsePolicyKind(name);
     if (!kind)
-      throw std::invalid_argument("--policy: unknown policy '" + name + "' (see --list-policies)");
-    out.push_back(*kind);
+      throw std::invalid_argument("--policy: unknown policy '" + name +
+                                  "' (see --list-policies; with --trace also synchpack, "
+                                  "tetris, jsq-mw)");
+    out.push_back({std::string(PolicyKindName(*kind)), *kind});
   }
   if (out.empty()) throw std::invalid_argument("--policy: empty");
   return out;
@@ -250,6 +301,21 @@ void AddTraceFlags(CLI::App& app, TraceModeOptions& o) {
   app.add_flag("--lp-priority", o.lp_priority,
                "With --trace, jsq-maxweight: LP priority (lp.enabled with intra_queue = "
                "priority: the backlog LP, re-solved on the daemon's timer, orders the jobs)");
+  app.add_option("--weights", o.weights,
+                 "With --trace: job weights w_j for the weighted JCT: equal, uniform (1-10) or "
+                 "priority (1 + a Google job class), drawn per --seed")
+      ->capture_default_str();
+  app.add_option("--time-scale", o.time_scale,
+                 "With --trace: multiply every submit time by this (below 1: the same jobs, "
+                 "denser)")
+      ->capture_default_str();
+  app.add_option("--resolve-first", o.resolve_first,
+                 "With --trace, synchpack: the first re-solve interval, seconds; later ones "
+                 "grow by --resolve-growth (0: 10 x the mean gap between jobs)")
+      ->capture_default_str();
+  app.add_option("--resolve-growth", o.resolve_growth,
+                 "With --trace, synchpack: each re-solve interval is this many times the last")
+      ->capture_default_str();
   app.add_option("--lp-every", o.lp_every,
                  "With --lp-priority: seconds between re-solves after a burst "
                  "(lp.base_interval_s; the interval doubles after each, up to 60 s)")
@@ -268,15 +334,18 @@ void CheckTraceFlagUse(const CLI::App& app, const TraceModeOptions& o) {
                                   ": a flag of the slotted model, not of --trace mode");
 }
 
-int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
-  const std::vector<PolicyKind> policies = Policies(s.policy);
-  const auto intra = ParseIntraQueue(s.intra);
-  if (!intra || *intra == IntraQueue::kPriority)
-    throw std::invalid_argument("--intra: with --trace choose fair or fifo, not '" + s.intra + "'");
-  if (s.delay_waits.empty()) throw std::invalid_argument("--delay-wait: empty");
-  if (o.remote_slowdowns.empty()) throw std::invalid_argument("--remote-slowdown: empty");
-  for (const PolicyKind policy : policies) {
-    if (policy == PolicyKind::kJsqMaxWeight) continue;
+namespace {
+
+// Submit times multiplied by --time-scale: below 1 the same jobs arrive closer together.
+void ScaleTimes(double scale, TraceWorkload* w) {
+  if (!(scale > 0 && scale <= 100))
+    throw std::invalid_argument("--time-scale: must be in (0, 100]");
+  for (TraceJob& job : w->jobs) job.submit_s *= scale;
+}
+
+void CheckChoices(const TraceModeOptions& o, const std::vector<PolicyChoice>& policies) {
+  for (const PolicyChoice& c : policies) {
+    if (c.kind == PolicyKind::kJsqMaxWeight) continue;
     if (o.rebalance)
       throw std::invalid_argument("--rebalance: only jsq-maxweight rebalances (as in the daemon)");
     if (o.lp_priority)
@@ -286,28 +355,52 @@ int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
     throw std::invalid_argument("--rebalance-every: must be in (0, 3600] seconds");
   if (!(o.lp_every > 0 && o.lp_every <= 3600))
     throw std::invalid_argument("--lp-every: must be in (0, 3600] seconds");
-  const TraceJobs jobs = Load(o, s);
+}
+
+}  // namespace
+
+int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
+  const std::vector<PolicyChoice> policies = Policies(s.policy);
+  const auto intra = ParseIntraQueue(s.intra);
+  if (!intra || *intra == IntraQueue::kPriority)
+    throw std::invalid_argument("--intra: with --trace choose fair or fifo, not '" + s.intra + "'");
+  if (s.delay_waits.empty()) throw std::invalid_argument("--delay-wait: empty");
+  if (o.remote_slowdowns.empty()) throw std::invalid_argument("--remote-slowdown: empty");
+  const auto dist = ParseWeightDist(o.weights);
+  if (!dist)
+    throw std::invalid_argument("--weights: choose equal, uniform or priority, not '" + o.weights +
+                                "'");
+  CheckChoices(o, policies);
+  TraceJobs jobs = Load(o, s);
+  ScaleTimes(o.time_scale, &jobs.workload);
+  const std::vector<double> weights = DrawJobWeights(*dist, jobs.workload.jobs.size(), s.seed);
+  const ListPolicySettings list{o.resolve_first, o.resolve_growth};
   for (const double slowdown : o.remote_slowdowns) {
-    for (const PolicyKind policy : policies) {
-      const size_t waits = policy == PolicyKind::kDelay ? s.delay_waits.size() : 1;
+    for (const PolicyChoice& choice : policies) {
+      const PolicyKind policy = choice.kind.value_or(PolicyKind::kJsqMaxWeight);
+      const size_t waits = policy == PolicyKind::kDelay && choice.kind ? s.delay_waits.size() : 1;
       for (size_t i = 0; i < waits; ++i) {
         TraceSimParams p = Params(o, s, policy, *intra, s.delay_waits[i], slowdown, jobs.machines);
         std::unique_ptr<TraceRebalance> rebalance;
-        if (o.rebalance) {
+        if (o.rebalance && choice.kind) {
           rebalance = std::make_unique<TraceRebalance>(RebalanceSettings(o), p.policy.alpha,
                                                        p.policy.gamma);
           p.hook = rebalance.get();
         }
         if (const std::string err = ValidateTraceSim(jobs.workload, p); !err.empty())
           throw std::invalid_argument("--" + err);
+        RunLabel label{choice.name, &weights, {}};
         const auto start = std::chrono::steady_clock::now();
-        const TraceSimResult r = SimulateTrace(jobs.workload, p);
+        const TraceSimResult r = choice.kind ? SimulateTrace(jobs.workload, p)
+                                             : RunListPolicy(choice.name, jobs.workload, p.cluster,
+                                                             p.seed, weights, list, &label.list);
         const double wall =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (s.json)
-          std::cout << ToJson(r, o, p, rebalance.get(), wall).dump() << std::endl;
+          std::cout << ToJson(r, o, p, rebalance.get(), wall, label, jobs.workload).dump()
+                    << std::endl;
         else
-          PrintText(r, p, wall);
+          PrintText(r, p, wall, label);
       }
     }
   }
