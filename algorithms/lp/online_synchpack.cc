@@ -145,12 +145,15 @@ long OnlineSynchPack::Pick(uint32_t machine, double now, double free) {
     }
   }
   if (ready_count_ == 0 || machine >= local_.size()) return -1;
+  // The first ranked of the machine's own tasks and the tasks without a placement; else a
+  // task spilled from the longest queue.
   const long local = Best(local_[machine], machine, free);
-  const long remote = Best(anywhere_, machine, free);
+  const long any = Best(anywhere_, machine, free);
   long pick = local;
-  if (remote >= 0 &&
-      (local < 0 || KeyOf(static_cast<size_t>(remote)) < KeyOf(static_cast<size_t>(local))))
-    pick = remote;
+  if (any >= 0 &&
+      (local < 0 || KeyOf(static_cast<size_t>(any)) < KeyOf(static_cast<size_t>(local))))
+    pick = any;
+  if (pick < 0) pick = Spill(machine, free);
   if (pick < 0) return -1;
   const auto t = static_cast<size_t>(pick);
   Erase(t);
