@@ -28,7 +28,7 @@ struct OnlineSynchPackOptions {
   /// tasks local to another machine, if that queue holds more than spill x (remote_penalty
   /// - 1) x the other machine's capacity tasks: the task at that position, whose wait there
   /// would exceed what the remote run costs extra. 0: never.
-  double spill = 1;
+  double spill = 2;
   /// The class LP solved at each re-solve; one machine group by default (its size does
   /// not grow with the machines).
   ClassLpOptions lp = {.epsilon = 1.0, .groups = 1};

@@ -95,15 +95,18 @@ TEST_CASE("a job arriving between re-solves waits for the next one to move ahead
 
 TEST_CASE("a machine without local work takes a task deep in a long local queue",
           "[online_synchpack]") {
-  // Machine 0 holds six unit tasks of one job (remote penalty 2); machine 1 holds none. At 0
-  // machine 0 starts the first; machine 1 takes the task at position 1 x (2 - 1) x 1 = 1 of
-  // the remaining five, remotely (2 s), and again at 2: makespan below the 6 s of one machine.
+  // Machine 0 holds six unit tasks of one job (remote penalty 2); machine 1 holds none. With
+  // spill 1, at 0 machine 0 starts the first; machine 1 takes the task at position
+  // 1 x (2 - 1) x 1 = 1 of the remaining five, remotely (2 s), and again at 2: the job ends
+  // at 4, not at the 6 s of one machine.
   LpInstance in;
   in.capacity = {1.0, 1.0};
   LpJob job = UnitJob(1, 0, 6);
   for (LpTask& t : job.tasks) t.remote_penalty = 2;
   in.jobs = {job};
-  const Schedule s = Run(in, OnlineSynchPackOptions{});
+  OnlineSynchPackOptions o;
+  o.spill = 1;
+  const Schedule s = Run(in, o);
   REQUIRE(CheckSchedule(in, s).ok());
   size_t remote = 0;
   for (const ScheduledTask& e : s) remote += e.machine == 1;
