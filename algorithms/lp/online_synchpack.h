@@ -25,9 +25,10 @@ struct OnlineSynchPackOptions {
   double first_interval = 10;
   double growth = 1.1;  ///< >= 1
   /// A machine without a ready task of its own takes one from the longest queue of ready
-  /// tasks local to another machine, if that queue holds more than spill x (remote_penalty
-  /// - 1) x the other machine's capacity tasks: the task at that position, whose wait there
-  /// would exceed what the remote run costs extra. 0: never.
+  /// tasks local to another machine, if that queue holds more than k = spill x
+  /// (remote_penalty - 1) x (that machine's capacity / demand) tasks: the task at position
+  /// k, whose wait there would be about spill times what its remote run costs extra.
+  /// 0: never.
   double spill = 2;
   /// The class LP solved at each re-solve; one machine group by default (its size does
   /// not grow with the machines).
