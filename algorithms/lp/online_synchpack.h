@@ -23,7 +23,7 @@ namespace locsched {
 struct OnlineSynchPackOptions {
   /// Re-solves at tau_0 = 0 and tau_k = tau_{k-1} + first_interval * growth^(k-1).
   double first_interval = 10;
-  double growth = 1.1;  ///< >= 1
+  double growth = 1.02;  ///< >= 1
   /// A machine without a ready task of its own takes one from the longest queue of ready
   /// tasks local to another machine, if that queue holds more than k = spill x
   /// (remote_penalty - 1) x (that machine's capacity / demand) tasks: the task at position

@@ -17,8 +17,8 @@ bool IsListPolicy(std::string_view name);
 
 /// Online SynchPack's re-solve timer (--resolve-first, --resolve-growth).
 struct ListPolicySettings {
-  double resolve_first = 0;  ///< first interval, seconds; 0: 10 x the mean gap between jobs
-  double resolve_growth = 1.1;
+  double resolve_first = 10;  ///< first interval, seconds; 0: 10 x the mean gap between jobs
+  double resolve_growth = 1.02;
 };
 
 /// What one run gives besides the common result.

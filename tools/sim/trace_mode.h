@@ -34,8 +34,8 @@ struct TraceModeOptions {
   double lp_every = 5;                      ///< --lp-every (lp.base_interval_s)
   std::string weights = "equal";            ///< --weights: equal, uniform or priority
   double time_scale = 1;                    ///< --time-scale: submit times multiplied by it
-  double resolve_first = 0;                 ///< --resolve-first (synchpack; 0: automatic)
-  double resolve_growth = 1.1;              ///< --resolve-growth (synchpack)
+  double resolve_first = 10;                ///< --resolve-first (synchpack; 0: automatic)
+  double resolve_growth = 1.02;             ///< --resolve-growth (synchpack)
 };
 
 /// Adds the trace-mode flags to `app`.
