@@ -145,4 +145,12 @@ Status SolveTetris(const LpInstance& in, const BaselineOptions& options, SolverR
   return Finish(in, options, policy, result);
 }
 
+std::unique_ptr<ListPolicy> MakeJsqMaxWeightPolicy(const LpInstance& in) {
+  return std::make_unique<JsqMaxWeight>(in);
+}
+
+std::unique_ptr<ListPolicy> MakeTetrisPolicy(const LpInstance& in) {
+  return std::make_unique<Tetris>(in);
+}
+
 }  // namespace locsched

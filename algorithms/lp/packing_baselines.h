@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 
+#include "algorithms/lp/list_scheduler.h"
 #include "algorithms/lp/lp_instance.h"
 #include "algorithms/lp/offline_schedule.h"
 #include "base/status.h"
@@ -29,5 +31,10 @@ Status SolveJsqMaxWeight(const LpInstance& instance, const BaselineOptions& opti
 /// remaining work per weight.
 Status SolveTetris(const LpInstance& instance, const BaselineOptions& options,
                    SolverResult* result);
+
+/// The two rules as list policies on `instance` (which must outlive them), for online
+/// drivers such as the trace simulator's centralized mode.
+std::unique_ptr<ListPolicy> MakeJsqMaxWeightPolicy(const LpInstance& instance);
+std::unique_ptr<ListPolicy> MakeTetrisPolicy(const LpInstance& instance);
 
 }  // namespace locsched

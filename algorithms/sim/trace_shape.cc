@@ -4,29 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "base/rng.h"
-
 namespace locsched {
-
-std::optional<WeightDraw> ParseWeightDraw(std::string_view name) {
-  if (name == "one") return WeightDraw::kOne;
-  if (name == "uniform") return WeightDraw::kUniform;
-  if (name == "priority") return WeightDraw::kPriority;
-  return std::nullopt;
-}
-
-void DrawWeights(TraceWorkload& w, WeightDraw draw, uint64_t seed) {
-  Rng rng(seed ^ 0x7765696768747300ULL);  // its own stream: durations draw from Rng(seed)
-  w.weights.assign(w.jobs.size(), 1);
-  for (double& weight : w.weights) {
-    if (draw == WeightDraw::kUniform) {
-      weight = 1 + rng.Below(10);
-    } else if (draw == WeightDraw::kPriority) {
-      const double u = rng.Unit();
-      weight = u < 0.4 ? 1 : u < 0.7 ? 2 : u < 0.9 ? 4 : 8;
-    }
-  }
-}
 
 void ConcentrateReplicas(TraceWorkload& w, uint32_t machines, double share) {
   const auto hot = static_cast<uint32_t>(

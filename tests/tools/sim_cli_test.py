@@ -332,7 +332,7 @@ class TraceMode(unittest.TestCase):
                         % (j, j % 8))
         args = ["--format", "locsched", "--machines", "8", "--json", "--policy", "late-binding"]
         plain = json.loads(run_trace(self.trace, *args).stdout)
-        self.assertEqual(plain["weights"], "one")
+        self.assertEqual(plain["weights"], "equal")
         self.assertAlmostEqual(plain["weighted_jct"], plain["mean_jct_s"] * 21, places=6)
         runs = []
         for _ in range(2):
@@ -412,6 +412,61 @@ class TraceMode(unittest.TestCase):
         out = run("--delay-skips", "5")
         self.assertNotEqual(out.returncode, 0, "accepted")
         self.assertIn("--delay-skips", out.stderr)
+
+
+class TraceListPolicies(unittest.TestCase):
+    # Two one-task jobs at 0 s held only by m0, on two machines; a task takes 10 s on m0 and
+    # 40 s on m1 (locsched's own format, fixed durations).
+    JOBS = TraceMode.JOBS
+    HAND = ["--format", "locsched", "--machines", "2", "--fixed-durations", "--local-mean", "10",
+            "--json"]
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+        self.trace = os.path.join(self.dir.name, "two.jsonl")
+        with open(self.trace, "w") as f:
+            f.write("\n".join(self.JOBS) + "\n")
+
+    def rows(self, *args):
+        out = run_trace(self.trace, *self.HAND, *args)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        return [json.loads(line) for line in out.stdout.splitlines()]
+
+    def test_hand_worked_and_weighted(self):
+        # Online SynchPack keeps the second task on m0 (10 then 20 s); Tetris and the list
+        # JSQ+MaxWeight start it on m1 at once (40 s). Equal weights: sum w JCT = 2 x mean.
+        rows = self.rows("--policy", "synchpack,tetris,jsq-mw")
+        self.assertEqual([r["policy"] for r in rows], ["synchpack", "tetris", "jsq-mw"])
+        for r, worse in zip(rows, (20, 40, 40)):
+            self.assertEqual(r["jobs_done"], 2)
+            self.assertAlmostEqual(r["mean_jct_s"], (10 + worse) / 2)
+            self.assertAlmostEqual(r["weighted_jct"], 10 + worse)
+            self.assertAlmostEqual(r["weighted_mean_jct_s"], (10 + worse) / 2)
+            self.assertAlmostEqual(r["weighted_completion"], 10 + worse)
+            self.assertEqual(r["weights"], "equal")
+        self.assertGreaterEqual(rows[0]["resolves"], 1)
+        # Weights drawn per seed: the same seed, the same sums; the core's policies get them too.
+        a = self.rows("--policy", "synchpack,fifo", "--weights", "uniform", "--seed", "3")
+        b = self.rows("--policy", "synchpack,fifo", "--weights", "uniform", "--seed", "3")
+        self.assertEqual([r["weighted_jct"] for r in a], [r["weighted_jct"] for r in b])
+        self.assertEqual(a[1]["policy"], "fifo")
+
+    def test_time_scale_and_bad_values(self):
+        self.assertEqual(self.rows("--policy", "tetris", "--time-scale", "0.5")[0]["time_scale"],
+                         0.5)
+        for args, flag in ((("--weights", "google"), "--weights"),
+                           (("--time-scale", "0"), "--time-scale"),
+                           (("--resolve-growth", "0.5"), "--resolve-growth"),
+                           (("--policy", "synchpak"), "--policy")):
+            base = [] if "--policy" in args else ["--policy", "synchpack"]
+            out = run_trace(self.trace, *self.HAND, *base, *args)
+            self.assertEqual(out.returncode, 2, out.stdout)
+            self.assertIn(flag, out.stderr)
+        out = subprocess.run([SIM, "-q", "--weights", "priority"], capture_output=True,
+                             text=True, timeout=60)
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("--weights", out.stderr)
 
 
 class Sweep(unittest.TestCase):

@@ -308,6 +308,35 @@ class Errors(Scratch):
         self.assertEqual(result["lp"], "classes")
         check_schedule(self, inst, result)
 
+    def test_lp_auto_picks_what_it_reports(self):
+        # Over the class LP's column budget, auto folds the machines into one group, bounds
+        # C_j per class and coarsens epsilon; the same knobs given by hand give the same LP.
+        rng = random.Random(1)
+        path = self.write(random_instance(rng, machines=4, jobs=30, max_tasks=6))
+        small = ("--max-columns", "500", "--json")
+        plain = json.loads(run("lp-bound", "--instance", path, *small).stdout)
+        self.assertEqual((plain["lp_step"], plain["groups"], plain["per_class_completion"]),
+                         ("classes", 0, False))
+        auto = run("lp-bound", "--instance", path, "--class-budget", "50", *small)
+        self.assertEqual(auto.returncode, 0, auto.stderr)
+        auto = json.loads(auto.stdout)
+        self.assertEqual(auto["lp"], "classes")
+        self.assertTrue(auto["lp_step"].startswith("classes-fast"), auto["lp_step"])
+        self.assertEqual((auto["groups"], auto["per_class_completion"]), (1, True))
+        self.assertIn(auto["epsilon"], (1, 2, 3))
+        by_hand = json.loads(run("lp-bound", "--instance", path, "--lp", "classes", "--groups",
+                                 "1", "--per-class-completion", "--epsilon",
+                                 str(auto["epsilon"]), "--json").stdout)
+        self.assertAlmostEqual(by_hand["lower_bound"], auto["lower_bound"])
+        self.assertEqual(by_hand["lp_columns"], auto["lp_columns"])
+        self.assertLessEqual(auto["lower_bound"], plain["lower_bound"] * (1 + 1e-7))
+        # Knobs given are kept.
+        kept = json.loads(run("lp-bound", "--instance", path, "--class-budget", "50",
+                              "--epsilon", "1", "--groups", "2", *small).stdout)
+        self.assertEqual((kept["epsilon"], kept["groups"], kept["per_class_completion"]),
+                         (1, 2, True))
+        self.assertEqual(kept["lp_step"], "classes-fast")
+
 
 if __name__ == "__main__":
     SOLVE = sys.argv.pop(1)

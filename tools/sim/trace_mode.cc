@@ -10,9 +10,11 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "algorithms/sim/job_weights.h"
 #include "algorithms/sim/trace_shape.h"
 #include "config/config.h"
 #include "tools/sim/trace_jobs.h"
+#include "tools/sim/trace_list_mode.h"
 #include "tools/sim/trace_rebalance.h"
 
 namespace locsched {
@@ -26,11 +28,11 @@ constexpr const char* kSlottedOnly[] = {
     "--chart",      "--threads",       "--lp-interval",   "--lp-classes",   "--lp-max-jobs",
     "--lp-epsilon", "--priority-slack"};
 constexpr const char* kTraceOnly[] = {
-    "--format",           "--hour",        "--racks",     "--remote-slowdown",
-    "--rack-slowdown",    "--local-mean",  "--heartbeat", "--fixed-durations",
-    "--placement-seed",   "--utilization", "--rebalance", "--rebalance-every",
-    "--lp-priority",      "--lp-every",    "--weights",   "--hot-share",
-    "--rebalance-big-job"};
+    "--format",         "--hour",           "--racks",     "--remote-slowdown",
+    "--rack-slowdown",  "--local-mean",     "--heartbeat", "--fixed-durations",
+    "--placement-seed", "--utilization",    "--rebalance", "--rebalance-every",
+    "--lp-priority",    "--lp-every",       "--weights",   "--time-scale",
+    "--resolve-first",  "--resolve-growth", "--hot-share", "--rebalance-big-job"};
 
 // "1", "2-10", ">1000": a bucket's job sizes.
 std::string BucketName(const JctBucket& b) {
@@ -50,8 +52,33 @@ struct RebalanceHook {
   bool on() const { return queues || permits; }
 };
 
+// What every run reports beside its result: the policy's name and the jobs' weights.
+struct RunLabel {
+  std::string policy;
+  const std::vector<double>* weights = nullptr;
+  ListRunStats list;  // list policies only
+};
+
+// sum w_j JCT_j / sum w_j over the done jobs.
+double WeightedMeanJct(const TraceSimResult& r, const std::vector<double>& w) {
+  double weight = 0;
+  for (size_t j = 0; j < r.jct_s.size(); ++j)
+    if (r.jct_s[j] >= 0) weight += w[j];
+  return weight > 0 ? WeightedJct(r.jct_s, w) / weight : 0;
+}
+
+// sum w_j C_j: completion times from the start of the (scaled) trace.
+double WeightedCompletion(const TraceSimResult& r, const TraceWorkload& wl,
+                          const std::vector<double>& w) {
+  double sum = 0;
+  for (size_t j = 0; j < r.jct_s.size(); ++j)
+    if (r.jct_s[j] >= 0) sum += w[j] * (wl.jobs[j].submit_s + r.jct_s[j]);
+  return sum;
+}
+
 nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const TraceSimParams& p,
-                      const RebalanceHook& rebalance, double wall) {
+                      const RebalanceHook& rebalance, double wall, const RunLabel& label,
+                      const TraceWorkload& wl) {
   nlohmann::json buckets = nlohmann::json::array();
   for (const JctBucket& b : r.buckets) {
     const std::string name = BucketName(b);
@@ -65,7 +92,7 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
           {"trace", o.trace},
           {"format", o.format},
           {"hour", o.hour >= 0 ? nlohmann::json(o.hour) : nlohmann::json(nullptr)},
-          {"policy", PolicyKindName(p.policy.kind)},
+          {"policy", label.policy},
           {"intra", IntraQueueName(p.policy.intra)},
           {"remote_bias", p.policy.remote_bias},
           {"job_order", JobOrderName(p.policy.job_order)},
@@ -76,8 +103,6 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
           {"racks", p.cluster.racks},
           {"slots_per_machine", p.cluster.slots_per_machine},
           {"remote_slowdown", p.cluster.remote_slowdown},
-          {"rack_slowdown",
-           p.cluster.racks > 1 ? nlohmann::json(RackSlowdown(p.cluster)) : nlohmann::json(nullptr)},
           {"local_mean_s", p.cluster.local_mean_s},
           {"heartbeat_s", p.cluster.heartbeat_s},
           {"seed", p.seed},
@@ -87,22 +112,11 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
           {"tasks_done", r.tasks_done},
           {"mean_jct_s", r.mean_jct_s},
           {"p95_jct_s", r.p95_jct_s},
-          {"weights", o.weights},
-          {"weighted_jct", r.weighted_jct_s},
-          {"hot_share", o.hot_share},
           {"mean_task_wait_s", r.mean_task_wait_s},
           {"locality", r.locality},
           {"node_local", r.locality},
           {"rack_local", r.rack_local},
-          {"locality_rack", r.rack_local},
           {"off_rack", r.off_rack},
-          {"learnt_rates",
-           {{"alpha", r.learnt_alpha},
-            {"beta", r.learnt_beta},
-            {"gamma", r.learnt_gamma},
-            {"local_done", r.local_done},
-            {"rack_done", r.rack_done},
-            {"off_rack_done", r.off_rack_done}}},
           {"throughput", r.throughput},
           {"offered_load", r.offered_load},
           {"span_s", r.span_s},
@@ -115,17 +129,27 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
           {"rebalance_runs", rebalance.runs()},
           {"rebalance_moved", rebalance.moved()},
           {"rebalance_permits", rebalance.granted()},
+          {"hot_share", o.hot_share},
           {"lp_priority", p.lp.enabled},
           {"lp_solves", r.lp_solves},
           {"lp_failures", r.lp_failures},
           {"jct_buckets", buckets},
+          {"weights", o.weights},
+          {"time_scale", o.time_scale},
+          {"weighted_jct", WeightedJct(r.jct_s, *label.weights)},
+          {"weighted_mean_jct_s", WeightedMeanJct(r, *label.weights)},
+          {"weighted_completion", WeightedCompletion(r, wl, *label.weights)},
+          {"resolves", label.list.lp_solves},
+          {"resolve_failures", label.list.lp_failures},
+          {"resolve_first_s", label.list.first_interval_s},
           {"wall_seconds", wall}};
 }
 
-void PrintText(const TraceSimResult& r, const TraceSimParams& p, double wall) {
+void PrintText(const TraceSimResult& r, const TraceSimParams& p, double wall,
+               const RunLabel& label) {
   std::printf("policy %s  %u machines  %llu jobs (%llu done), %llu tasks  wall %.2fs\n",
-              std::string(PolicyKindName(p.policy.kind)).c_str(), p.cluster.machines,
-              static_cast<unsigned long long>(r.jobs), static_cast<unsigned long long>(r.jobs_done),
+              label.policy.c_str(), p.cluster.machines, static_cast<unsigned long long>(r.jobs),
+              static_cast<unsigned long long>(r.jobs_done),
               static_cast<unsigned long long>(r.tasks), wall);
   std::printf("  %s  JCT mean %.1f s  p95 %.1f s  task wait mean %.1f s\n",
               r.stable ? "STABLE" : "UNSTABLE", r.mean_jct_s, r.p95_jct_s, r.mean_task_wait_s);
@@ -133,6 +157,8 @@ void PrintText(const TraceSimResult& r, const TraceSimParams& p, double wall) {
               r.rack_local, r.off_rack, r.offered_load);
   std::printf("  queued beside an idle replica holder: %.0f task-s  makespan %.0f s\n",
               r.idle_holder_task_s, r.makespan_s);
+  std::printf("  weighted JCT sum %.6g s (weighted mean %.1f s)\n",
+              WeightedJct(r.jct_s, *label.weights), WeightedMeanJct(r, *label.weights));
   for (const JctBucket& b : r.buckets) {
     if (b.jobs == 0) continue;
     std::printf("  jobs of %s tasks: %llu, JCT mean %.1f s  p95 %.1f s\n", BucketName(b).c_str(),
@@ -152,6 +178,8 @@ TraceSimParams Params(const TraceModeOptions& o, const TraceRunSettings& s, Poli
   p.policy.job_aging = s.job_aging;
   p.policy.alpha = 1 / o.local_mean;
   p.policy.gamma = p.policy.alpha / slowdown;
+  // A rack-local task's true rate (the cluster model's): as remote without --rack-slowdown.
+  p.policy.beta = p.policy.alpha / (o.rack_slowdown > 0 ? o.rack_slowdown : slowdown);
   p.policy.seed = s.seed;
   p.seed = s.seed;
   p.cluster.machines = machines;
@@ -162,8 +190,6 @@ TraceSimParams Params(const TraceModeOptions& o, const TraceRunSettings& s, Poli
   p.cluster.rack_slowdown = o.rack_slowdown;
   p.cluster.heartbeat_s = o.heartbeat;
   p.cluster.fixed_durations = o.fixed_durations;
-  // A rack-local task's true rate (the cluster model's).
-  p.policy.beta = p.policy.alpha / RackSlowdown(p.cluster);
   if (o.lp_priority) {
     const LpConfig daemon;  // the daemon's timer and knobs, on the simulated clock
     // The LP's order: jsq-maxweight's priority intra order, late binding's lp job order.
@@ -191,14 +217,26 @@ RebalanceConfig RebalanceSettings(const TraceModeOptions& o) {
   return cfg;
 }
 
-std::vector<PolicyKind> Policies(const std::string& list) {
-  std::vector<PolicyKind> out;
+// A policy of the core (kind), or a list policy (no kind) named `name`.
+struct PolicyChoice {
+  std::string name;
+  std::optional<PolicyKind> kind;
+};
+
+std::vector<PolicyChoice> Policies(const std::string& list) {
+  std::vector<PolicyChoice> out;
   std::stringstream in(list);
   for (std::string name; std::getline(in, name, ',');) {
+    if (IsListPolicy(name)) {
+      out.push_back({name, std::nullopt});
+      continue;
+    }
     const auto kind = ParsePolicyKind(name);
     if (!kind)
-      throw std::invalid_argument("--policy: unknown policy '" + name + "' (see --list-policies)");
-    out.push_back(*kind);
+      throw std::invalid_argument("--policy: unknown policy '" + name +
+                                  "' (see --list-policies; with --trace also synchpack, "
+                                  "tetris, jsq-mw)");
+    out.push_back({std::string(PolicyKindName(*kind)), *kind});
   }
   if (out.empty()) throw std::invalid_argument("--policy: empty");
   return out;
@@ -212,7 +250,6 @@ TraceJobs Load(const TraceModeOptions& o, const TraceRunSettings& s) {
   load.hour = o.hour;
   load.machines = s.machines;
   load.seed = o.placement_seed;
-  load.racks = o.racks;
   if (Status st = ParseTraceFormat(o.format, &load.format); !st.ok())
     throw std::invalid_argument(
         "--format: choose swim, jobhistory, rumen, google or locsched, not '" + o.format + "'");
@@ -229,12 +266,6 @@ TraceJobs Load(const TraceModeOptions& o, const TraceRunSettings& s) {
       throw std::runtime_error(st.message());
     }
   };
-  if (!(o.hot_share > 0 && o.hot_share <= 1))
-    throw std::invalid_argument("--hot-share: must be in (0, 1]");
-  const auto weights = ParseWeightDraw(o.weights);
-  if (!weights)
-    throw std::invalid_argument("--weights: choose one, uniform or priority, not '" + o.weights +
-                                "'");
   read();
   if (o.utilization > 0) {
     const TraceWorkload& w = jobs.workload;
@@ -244,8 +275,6 @@ TraceJobs Load(const TraceModeOptions& o, const TraceRunSettings& s) {
         std::max(1.0, std::ceil(slots / static_cast<double>(s.slots_per_machine))));
     read();
   }
-  if (o.hot_share < 1) ConcentrateReplicas(jobs.workload, jobs.machines, o.hot_share);
-  DrawWeights(jobs.workload, *weights, s.seed);
   return jobs;
 }
 
@@ -259,9 +288,7 @@ void AddTraceFlags(CLI::App& app, TraceModeOptions& o) {
       ->capture_default_str();
   app.add_option("--hour", o.hour, "With --trace, swim: only the jobs submitted in hour H (0-23)");
   app.add_option("--racks", o.racks,
-                 "With --trace: racks (machine m in rack m*R/M); synthesized replicas (swim, "
-                 "google) then follow HDFS's placement, one on a random machine, two together "
-                 "on another rack. 0 or 1: no topology (every non-local task is off-rack)")
+                 "With --trace: racks (machine m in rack m*R/M); 0: no topology")
       ->capture_default_str();
   app.add_option("--remote-slowdown", o.remote_slowdowns,
                  "With --trace: a task runs this many times longer off its replicas (a comma "
@@ -272,9 +299,7 @@ void AddTraceFlags(CLI::App& app, TraceModeOptions& o) {
                  "With --trace, instead of --machines: size the cluster so the trace's work, "
                  "run local, fills this share of its slots over the trace's span");
   app.add_option("--rack-slowdown", o.rack_slowdown,
-                 "With --trace and --racks: slowdown of a rack-local task, between 1 and "
-                 "--remote-slowdown (0: sqrt of the remote slowdown, 2 at 4: the rack-local "
-                 "rate is the geometric mean of the local and remote rates)")
+                 "With --trace and --racks: slowdown of a rack-local task (0: as remote)")
       ->capture_default_str();
   app.add_option("--local-mean", o.local_mean, "With --trace: mean local task time, seconds")
       ->capture_default_str();
@@ -286,8 +311,9 @@ void AddTraceFlags(CLI::App& app, TraceModeOptions& o) {
                  "With --trace: seed of the tailer's replica placement (swim, google)")
       ->capture_default_str();
   app.add_flag("--rebalance", o.rebalance,
-               "With --trace, jsq-maxweight: the daemon's rebalancing (rebalance.enabled: "
-               "max-cover over the queued backlog on a big job, an imbalance or its timer)");
+               "With --trace: the daemon's rebalancing (rebalance.enabled): jsq-maxweight's "
+               "max-cover over the queued backlog on a big job, an imbalance or its timer; "
+               "late-binding's remote permits for large jobs");
   app.add_option("--rebalance-every", o.rebalance_every,
                  "With --rebalance: the timer's first interval, simulated seconds "
                  "(rebalance.base_interval_ms; it doubles while quiet, up to 60 s)")
@@ -300,18 +326,28 @@ void AddTraceFlags(CLI::App& app, TraceModeOptions& o) {
                "With --trace: LP priority (lp.enabled: the backlog LP, re-solved on the "
                "daemon's timer, orders the jobs; jsq-maxweight with intra_queue = priority, "
                "late-binding with job_order = lp)");
-  app.add_option("--lp-every", o.lp_every,
-                 "With --lp-priority: seconds between re-solves after a burst "
-                 "(lp.base_interval_s; the interval doubles after each, up to 60 s)")
-      ->capture_default_str();
-  app.add_option("--weights", o.weights,
-                 "With --trace: job weights (weighted_jct): one, uniform (an integer in 1..10) "
-                 "or priority (classes 1, 2, 4, 8 drawn with probability .4, .3, .2, .1); "
-                 "drawn per job from --seed")
-      ->capture_default_str();
   app.add_option("--hot-share", o.hot_share,
                  "With --trace: a skewed cluster: every replica moves onto the first "
                  "ceil(share x machines) machines (1: as placed)")
+      ->capture_default_str();
+  app.add_option("--weights", o.weights,
+                 "With --trace: job weights w_j for the weighted JCT: equal, uniform (1-10) or "
+                 "priority (1 + a Google job class), drawn per --seed")
+      ->capture_default_str();
+  app.add_option("--time-scale", o.time_scale,
+                 "With --trace: multiply every submit time by this (below 1: the same jobs, "
+                 "denser)")
+      ->capture_default_str();
+  app.add_option("--resolve-first", o.resolve_first,
+                 "With --trace, synchpack: the first re-solve interval, seconds; later ones "
+                 "grow by --resolve-growth (0: 10 x the mean gap between jobs)")
+      ->capture_default_str();
+  app.add_option("--resolve-growth", o.resolve_growth,
+                 "With --trace, synchpack: each re-solve interval is this many times the last")
+      ->capture_default_str();
+  app.add_option("--lp-every", o.lp_every,
+                 "With --lp-priority: seconds between re-solves after a burst "
+                 "(lp.base_interval_s; the interval doubles after each, up to 60 s)")
       ->capture_default_str();
 }
 
@@ -327,15 +363,18 @@ void CheckTraceFlagUse(const CLI::App& app, const TraceModeOptions& o) {
                                   ": a flag of the slotted model, not of --trace mode");
 }
 
-int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
-  const std::vector<PolicyKind> policies = Policies(s.policy);
-  const auto intra = ParseIntraQueue(s.intra);
-  if (!intra || *intra == IntraQueue::kPriority)
-    throw std::invalid_argument("--intra: with --trace choose fair or fifo, not '" + s.intra + "'");
-  if (s.delay_waits.empty()) throw std::invalid_argument("--delay-wait: empty");
-  if (o.remote_slowdowns.empty()) throw std::invalid_argument("--remote-slowdown: empty");
-  for (const PolicyKind policy : policies) {
-    if (policy == PolicyKind::kJsqMaxWeight || policy == PolicyKind::kLateBinding) continue;
+namespace {
+
+// Submit times multiplied by --time-scale: below 1 the same jobs arrive closer together.
+void ScaleTimes(double scale, TraceWorkload* w) {
+  if (!(scale > 0 && scale <= 100))
+    throw std::invalid_argument("--time-scale: must be in (0, 100]");
+  for (TraceJob& job : w->jobs) job.submit_s *= scale;
+}
+
+void CheckChoices(const TraceModeOptions& o, const std::vector<PolicyChoice>& policies) {
+  for (const PolicyChoice& c : policies) {
+    if (c.kind == PolicyKind::kJsqMaxWeight || c.kind == PolicyKind::kLateBinding) continue;
     if (o.rebalance)
       throw std::invalid_argument(
           "--rebalance: only jsq-maxweight and late-binding rebalance (as in the daemon)");
@@ -347,34 +386,61 @@ int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
     throw std::invalid_argument("--rebalance-every: must be in (0, 3600] seconds");
   if (o.rebalance_big_job < 1)
     throw std::invalid_argument("--rebalance-big-job: must be at least 1");
+  if (!(o.hot_share > 0 && o.hot_share <= 1))
+    throw std::invalid_argument("--hot-share: must be in (0, 1]");
   if (!(o.lp_every > 0 && o.lp_every <= 3600))
     throw std::invalid_argument("--lp-every: must be in (0, 3600] seconds");
-  const TraceJobs jobs = Load(o, s);
+}
+
+}  // namespace
+
+int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
+  const std::vector<PolicyChoice> policies = Policies(s.policy);
+  const auto intra = ParseIntraQueue(s.intra);
+  if (!intra || *intra == IntraQueue::kPriority)
+    throw std::invalid_argument("--intra: with --trace choose fair or fifo, not '" + s.intra + "'");
+  if (s.delay_waits.empty()) throw std::invalid_argument("--delay-wait: empty");
+  if (o.remote_slowdowns.empty()) throw std::invalid_argument("--remote-slowdown: empty");
+  const auto dist = ParseWeightDist(o.weights);
+  if (!dist)
+    throw std::invalid_argument("--weights: choose equal, uniform or priority, not '" + o.weights +
+                                "'");
+  CheckChoices(o, policies);
+  TraceJobs jobs = Load(o, s);
+  ScaleTimes(o.time_scale, &jobs.workload);
+  if (o.hot_share < 1) ConcentrateReplicas(jobs.workload, jobs.machines, o.hot_share);
+  jobs.workload.weights = DrawJobWeights(*dist, jobs.workload.jobs.size(), s.seed);
+  const std::vector<double>& weights = jobs.workload.weights;
+  const ListPolicySettings list{o.resolve_first, o.resolve_growth};
   for (const double slowdown : o.remote_slowdowns) {
-    for (const PolicyKind policy : policies) {
-      const size_t waits = policy == PolicyKind::kDelay ? s.delay_waits.size() : 1;
+    for (const PolicyChoice& choice : policies) {
+      const PolicyKind policy = choice.kind.value_or(PolicyKind::kJsqMaxWeight);
+      const size_t waits = policy == PolicyKind::kDelay && choice.kind ? s.delay_waits.size() : 1;
       for (size_t i = 0; i < waits; ++i) {
         TraceSimParams p = Params(o, s, policy, *intra, s.delay_waits[i], slowdown, jobs.machines);
         RebalanceHook rebalance;
-        if (o.rebalance && policy == PolicyKind::kLateBinding) {
+        if (o.rebalance && choice.kind == PolicyKind::kLateBinding) {
           rebalance.permits = std::make_unique<TracePermitRebalance>(
               RebalanceSettings(o), p.policy.alpha, p.policy.gamma);
           p.hook = rebalance.permits.get();
-        } else if (o.rebalance) {
+        } else if (o.rebalance && choice.kind) {
           rebalance.queues = std::make_unique<TraceRebalance>(RebalanceSettings(o), p.policy.alpha,
                                                               p.policy.gamma);
           p.hook = rebalance.queues.get();
         }
         if (const std::string err = ValidateTraceSim(jobs.workload, p); !err.empty())
           throw std::invalid_argument("--" + err);
+        RunLabel label{choice.name, &weights, {}};
         const auto start = std::chrono::steady_clock::now();
-        const TraceSimResult r = SimulateTrace(jobs.workload, p);
+        const TraceSimResult r = choice.kind ? SimulateTrace(jobs.workload, p)
+                                             : RunListPolicy(choice.name, jobs.workload, p.cluster,
+                                                             p.seed, weights, list, &label.list);
         const double wall =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (s.json)
-          std::cout << ToJson(r, o, p, rebalance, wall).dump() << std::endl;
+          std::cout << ToJson(r, o, p, rebalance, wall, label, jobs.workload).dump() << std::endl;
         else
-          PrintText(r, p, wall);
+          PrintText(r, p, wall, label);
       }
     }
   }

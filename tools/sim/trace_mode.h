@@ -30,11 +30,14 @@ struct TraceModeOptions {
   uint64_t placement_seed = 1;              ///< --placement-seed
   bool rebalance = false;                   ///< --rebalance
   double rebalance_every = 1;               ///< --rebalance-every (rebalance.base_interval_ms)
-  uint64_t rebalance_big_job = 1000;        ///< --rebalance-big-job (rebalance.big_job_tasks)
   bool lp_priority = false;                 ///< --lp-priority
   double lp_every = 5;                      ///< --lp-every (lp.base_interval_s)
-  std::string weights = "one";              ///< --weights: one, uniform or priority
+  uint64_t rebalance_big_job = 1000;        ///< --rebalance-big-job (rebalance.big_job_tasks)
   double hot_share = 1;                     ///< --hot-share: data on this share of machines
+  std::string weights = "equal";            ///< --weights: equal, uniform or priority
+  double time_scale = 1;                    ///< --time-scale: submit times multiplied by it
+  double resolve_first = 10;                ///< --resolve-first (synchpack; 0: automatic)
+  double resolve_growth = 1.02;             ///< --resolve-growth (synchpack)
 };
 
 /// Adds the trace-mode flags to `app`.
@@ -45,7 +48,9 @@ void CheckTraceFlagUse(const CLI::App& app, const TraceModeOptions& o);
 
 /// What RunTraceMode takes from the shared flags.
 struct TraceRunSettings {
-  std::string policy = "late-binding";  ///< one name or a comma list
+  /// One name or a comma list: the core's policies, or the list policies synchpack,
+  /// tetris and jsq-mw (tools/sim/trace_list_mode.h).
+  std::string policy = "late-binding";
   std::string intra = "fair";
   uint32_t machines = 0;  ///< 0: the trace's default (600, or the hosts it names)
   uint32_t slots_per_machine = 1;

@@ -18,6 +18,7 @@
 
 #include "algorithms/lp/class_lp.h"
 #include "algorithms/lp/interval_lp.h"
+#include "algorithms/lp/lp_choice.h"
 #include "algorithms/lp/lp_instance.h"
 #include "algorithms/lp/mrs.h"
 #include "algorithms/lp/offline_schedule.h"
@@ -155,7 +156,10 @@ struct Options {
   size_t thresholds = 8;                      // class LP: release thresholds
   bool per_class = false;                     // class LP: C_j from each class's mean end
   bool classes = false;                       // resolved: the class LP is used
-  bool separate_shuffle = false;              // mrs: shuffles on separate input processors
+  std::string lp_step = "per-task";           // resolved: what --lp auto chose (lp_choice.h)
+  bool epsilon_given = false, groups_given = false, per_class_given = false;
+  size_t class_budget = LpAutoRequest{}.class_budget;  // --lp auto's class LP column budget
+  bool separate_shuffle = false;                       // mrs: shuffles on separate input processors
 };
 
 // A row's own flags beyond AddFlags (nullptr: none).
@@ -198,12 +202,17 @@ void Print(const char* name, const LpInstance& in, const Options& o, const Solve
         {"ratio", r.lower_bound > 0 ? json(ratio) : json(nullptr)},
         {"epsilon", o.epsilon},
         {"lp", o.classes ? "classes" : "per-task"},
+        {"lp_step", o.lp_step},
         {"lp_columns",
          o.classes ? size_t{0} : IntervalLpColumns(in, {o.epsilon, o.max_columns, LpStage::kAll})},
         {"seconds", seconds},
         {"completion", JobCompletions(in, r.schedule)},
         {"preemption", PreemptionName(o.preemption)},
         {"schedule", ScheduleJson(in, r.schedule, o.preemption)}};
+    if (o.classes) {
+      out["groups"] = o.groups;
+      out["per_class_completion"] = o.per_class;
+    }
     out.update(extra);
     if (out.contains("bound_only"))
       for (const char* key : {"bound_only", "objective", "ratio", "completion", "schedule"})
@@ -254,14 +263,6 @@ void CheckLimits(const LpInstance& in, const Options& o) {
                      " (fewer tasks, machines with placement, or a larger --epsilon)");
 }
 
-// Whether the row uses the class LP: asked for, or (auto) the per-task LP is over the limit.
-bool UseClasses(const LpInstance& in, const Options& o) {
-  if (o.lp != "auto") return o.lp == "classes";
-  if (o.paper) return false;  // SynchPack-2 rounds the per-task LP's fractions
-  return MinColumns(in) > o.max_columns ||
-         IntervalLpColumns(in, {o.epsilon, o.max_columns, LpStage::kAll}) > o.max_columns;
-}
-
 ClassLpOptions ClassKnobs(const Options& o) {
   ClassLpOptions knobs;
   knobs.epsilon = o.epsilon;
@@ -269,6 +270,35 @@ ClassLpOptions ClassKnobs(const Options& o) {
   knobs.max_thresholds = o.thresholds;
   knobs.per_class_completion = o.per_class;
   return knobs;
+}
+
+// --lp: per-task or classes as asked; auto as ChooseLp decides (lp_choice.h), which may
+// set the class LP's groups, per-class completion and epsilon where they were not given.
+void ResolveLp(const LpInstance& in, Options& o) {
+  if (o.lp != "auto" || o.paper) {  // SynchPack-2 rounds the per-task LP's fractions
+    o.classes = o.lp == "classes";
+    o.lp_step = o.classes ? "classes" : "per-task";
+    return;
+  }
+  const size_t floor = MinColumns(in);  // cheap, so huge inputs skip counting
+  const size_t per_task = floor > o.max_columns
+                              ? floor
+                              : IntervalLpColumns(in, {o.epsilon, o.max_columns, LpStage::kAll});
+  LpAutoRequest request;
+  request.epsilon = o.epsilon;
+  request.max_columns = o.max_columns;
+  request.classes = ClassKnobs(o);
+  request.epsilon_given = o.epsilon_given;
+  request.groups_given = o.groups_given;
+  request.per_class_given = o.per_class_given;
+  request.class_budget = o.class_budget;
+  const LpChoice choice = ChooseLp(in, request, per_task);
+  o.classes = choice.classes;
+  o.lp_step = choice.step;
+  if (!choice.classes) return;
+  o.epsilon = choice.knobs.epsilon;
+  o.groups = choice.knobs.groups;
+  o.per_class = choice.knobs.per_class_completion;
 }
 
 // The class LP's bound for a row whose solver ran without its LP.
@@ -332,7 +362,14 @@ int Run(const char* name, const char* what, SolveFn solve, int argc, char** argv
     if (o.lp != "auto" && o.lp != "per-task" && o.lp != "classes")
       throw InputError("--lp: must be per-task, classes or auto");
     const LpInstance in = ReadInstance(o.instance);
-    o.classes = UseClasses(in, o);
+    auto given = [&](const char* flag) {
+      const CLI::Option* opt = app.get_option_no_throw(flag);
+      return opt != nullptr && opt->count() > 0;
+    };
+    o.epsilon_given = given("--epsilon");
+    o.groups_given = given("--groups");
+    o.per_class_given = given("--per-class-completion");
+    ResolveLp(in, o);
     CheckLimits(in, o);
     return SolveAndPrint(name, solve, schedules, in, o);
   } catch (const InputError& e) {
@@ -376,7 +413,12 @@ void LpFlags(CLI::App& app, Options& o) {
   app.add_option("--lp", o.lp,
                  "The LP: per-task, classes (a job's tasks equal but for placement form one "
                  "class, machines fold into --groups; a lower or equal bound that scales to "
-                 "10,000 tasks) or auto (classes when the per-task LP is over --max-columns)")
+                 "10,000 tasks) or auto (the per-task LP when it fits --max-columns, else the "
+                 "class LP, made smaller above --class-budget columns)")
+      ->capture_default_str();
+  app.add_option("--class-budget", o.class_budget,
+                 "--lp auto: the class LP's column budget; a larger class LP is made smaller "
+                 "(one group, per-class completion, epsilon 2, then 3) where not given")
       ->capture_default_str();
   app.add_option("--groups", o.groups, "Class LP: machine groups (0: one per machine)")
       ->capture_default_str();
