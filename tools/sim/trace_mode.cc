@@ -103,6 +103,8 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
           {"racks", p.cluster.racks},
           {"slots_per_machine", p.cluster.slots_per_machine},
           {"remote_slowdown", p.cluster.remote_slowdown},
+          {"rack_slowdown",
+           p.cluster.racks > 1 ? nlohmann::json(RackSlowdown(p.cluster)) : nlohmann::json(nullptr)},
           {"local_mean_s", p.cluster.local_mean_s},
           {"heartbeat_s", p.cluster.heartbeat_s},
           {"seed", p.seed},
@@ -116,7 +118,15 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
           {"locality", r.locality},
           {"node_local", r.locality},
           {"rack_local", r.rack_local},
+          {"locality_rack", r.rack_local},
           {"off_rack", r.off_rack},
+          {"learnt_rates",
+           {{"alpha", r.learnt_alpha},
+            {"beta", r.learnt_beta},
+            {"gamma", r.learnt_gamma},
+            {"local_done", r.local_done},
+            {"rack_done", r.rack_done},
+            {"off_rack_done", r.off_rack_done}}},
           {"throughput", r.throughput},
           {"offered_load", r.offered_load},
           {"span_s", r.span_s},
@@ -178,8 +188,6 @@ TraceSimParams Params(const TraceModeOptions& o, const TraceRunSettings& s, Poli
   p.policy.job_aging = s.job_aging;
   p.policy.alpha = 1 / o.local_mean;
   p.policy.gamma = p.policy.alpha / slowdown;
-  // A rack-local task's true rate (the cluster model's): as remote without --rack-slowdown.
-  p.policy.beta = p.policy.alpha / (o.rack_slowdown > 0 ? o.rack_slowdown : slowdown);
   p.policy.seed = s.seed;
   p.seed = s.seed;
   p.cluster.machines = machines;
@@ -190,6 +198,8 @@ TraceSimParams Params(const TraceModeOptions& o, const TraceRunSettings& s, Poli
   p.cluster.rack_slowdown = o.rack_slowdown;
   p.cluster.heartbeat_s = o.heartbeat;
   p.cluster.fixed_durations = o.fixed_durations;
+  // A rack-local task's true rate (the cluster model's).
+  p.policy.beta = p.policy.alpha / RackSlowdown(p.cluster);
   if (o.lp_priority) {
     const LpConfig daemon;  // the daemon's timer and knobs, on the simulated clock
     // The LP's order: jsq-maxweight's priority intra order, late binding's lp job order.
@@ -250,6 +260,7 @@ TraceJobs Load(const TraceModeOptions& o, const TraceRunSettings& s) {
   load.hour = o.hour;
   load.machines = s.machines;
   load.seed = o.placement_seed;
+  load.racks = o.racks;
   if (Status st = ParseTraceFormat(o.format, &load.format); !st.ok())
     throw std::invalid_argument(
         "--format: choose swim, jobhistory, rumen, google or locsched, not '" + o.format + "'");
@@ -288,7 +299,9 @@ void AddTraceFlags(CLI::App& app, TraceModeOptions& o) {
       ->capture_default_str();
   app.add_option("--hour", o.hour, "With --trace, swim: only the jobs submitted in hour H (0-23)");
   app.add_option("--racks", o.racks,
-                 "With --trace: racks (machine m in rack m*R/M); 0: no topology")
+                 "With --trace: racks (machine m in rack m*R/M); synthesized replicas (swim, "
+                 "google) then follow HDFS's placement, one on a random machine, two together "
+                 "on another rack. 0 or 1: no topology (every non-local task is off-rack)")
       ->capture_default_str();
   app.add_option("--remote-slowdown", o.remote_slowdowns,
                  "With --trace: a task runs this many times longer off its replicas (a comma "
@@ -299,7 +312,9 @@ void AddTraceFlags(CLI::App& app, TraceModeOptions& o) {
                  "With --trace, instead of --machines: size the cluster so the trace's work, "
                  "run local, fills this share of its slots over the trace's span");
   app.add_option("--rack-slowdown", o.rack_slowdown,
-                 "With --trace and --racks: slowdown of a rack-local task (0: as remote)")
+                 "With --trace and --racks: slowdown of a rack-local task, between 1 and "
+                 "--remote-slowdown (0: sqrt of the remote slowdown, 2 at 4: the rack-local "
+                 "rate is the geometric mean of the local and remote rates)")
       ->capture_default_str();
   app.add_option("--local-mean", o.local_mean, "With --trace: mean local task time, seconds")
       ->capture_default_str();
