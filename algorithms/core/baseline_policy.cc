@@ -47,6 +47,7 @@ Pick BaselinePolicy::PickFromJob(JobId j, MachineId m) {
   TaskId t = index_.FindLocal(j, m);
   if (t == kNoId) t = index_.FindAny(j);
   assert(t != kNoId);
+  index_.Remove(t);
   --queued_;
   return Pick{t, j};
 }
@@ -68,7 +69,10 @@ Pick BaselinePolicy::PickDelay(MachineId m) {
     }
     return false;
   });
-  if (pick.task != kNoId) --queued_;
+  if (pick.task != kNoId) {
+    index_.Remove(pick.task);
+    --queued_;
+  }
   return pick;
 }
 

@@ -20,7 +20,10 @@ class BaselinePolicy final : public Policy {
 
   void AddMachine(MachineId) override {}
   void Enqueue(TaskId t) override;
-  void Withdraw(TaskId) override { --queued_; }
+  void Withdraw(TaskId t) override {
+    index_.Remove(t);
+    --queued_;
+  }
   Pick PickFor(MachineId m) override;
   void OnJobChanged(JobId j) override;
   void OnMachineUnavailable(MachineId) override {}

@@ -34,7 +34,7 @@ class LateBinding final : public Policy {
   void SetRates(double alpha, double gamma) override;
   void SetNow(double now_s) override { now_ = now_s; }
   QueueStats Stats() const override { return QueueStats{queued_, 0, 0}; }
-  uint64_t LocalQueueLength(MachineId m) const override { return local_[m].count; }
+  uint64_t LocalQueueLength(MachineId m) const override { return local_count_[m]; }
 
   /// The wait after which running remotely is expected to finish sooner: 1/gamma - 1/alpha.
   double remote_wait() const { return remote_wait_; }
@@ -46,19 +46,23 @@ class LateBinding final : public Policy {
  private:
   struct Entry {
     TaskId task;
-    uint32_t stamp;  ///< stamp_[task] when it was listed; live while they match
+    uint32_t stamp;  ///< index_.Stamp(task) when it was listed; live while they match
   };
-  // A machine's queued local tasks in arrival order (stale entries left lazily) and how
-  // many are live, side by side: routing touches both.
-  struct LocalList {
-    std::deque<Entry> fifo;
-    uint32_t count = 0;
+  // A machine's queued local tasks in arrival order: entries before `head` are taken,
+  // and stale entries after it are left lazily. A flat array rather than a deque: the
+  // 10,000 machines' records stay small enough for the cache.
+  struct LocalFifo {
+    std::vector<Entry> entries;
+    uint32_t head = 0;
   };
-  bool Live(const Entry& e) const;
+  bool Live(const Entry& e) const { return index_.Stamp(e.task) == e.stamp; }
+  void Compact(LocalFifo& fifo);
   Pick Take(TaskId t, JobId j);
+  void Unqueue(TaskId t);
   TaskId FrontLocal(MachineId m);
   JobId LongestWaiting();
   void MarkProgress(JobId j);
+  void WalkAdmit(JobId j);
   bool Waiting(JobId j, double stamp) const;
   bool MayRunRemote(TaskId t) const;
 
@@ -66,7 +70,8 @@ class LateBinding final : public Policy {
   JobOrder job_order_;
   JobIndex index_;
   JobHeap order_;
-  std::vector<LocalList> local_;                   // by machine
+  std::vector<LocalFifo> local_;                   // by machine
+  std::vector<uint32_t> local_count_;              // by machine: live entries of local_
   std::vector<double> since_;                      // by job: last start, or when it queued
   std::deque<std::pair<JobId, double>> progress_;  // (job, since_) in time order, lazy
   std::vector<uint32_t> swept_;                    // by job: the last sweep that kept it
@@ -74,9 +79,6 @@ class LateBinding final : public Policy {
   std::vector<JobId> walk_;          // the first kWalk jobs of order_
   bool walk_stale_ = true;           // order_ changed since walk_ was read
   std::vector<uint32_t> order_key_;  // by job: JobOrderKey when last placed
-  // By task id: bumped when it enters or leaves the local lists, so an entry's liveness
-  // reads 4 bytes of a dense array instead of the task's 64-byte record.
-  std::vector<uint32_t> stamp_;
   double alpha_, gamma_, remote_wait_ = 0;
   double aging_;
   double now_ = 0;
