@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "algorithms/core/jsq_maxweight.h"
+#include "daemon/workload_timers.h"
 
 namespace locsched {
 
@@ -50,7 +51,8 @@ Engine::Engine(const Config& cfg, const Clock& clock, Notify notify, ArrivalWind
       arrivals_(arrivals),
       sched_(PolicyFrom(cfg.scheduler)),
       rebalancer_(cfg.scheduler.policy == PolicyKind::kJsqMaxWeight
-                      ? std::make_unique<Rebalancer>(sched_, cfg.rebalance)
+                      ? std::make_unique<Rebalancer>(
+                            sched_, WallTimed(cfg.rebalance, cfg.scheduler.workload_speed))
                       : nullptr),
       rates_(cfg.scheduler.alpha, cfg.scheduler.gamma, cfg.scheduler.rate_window),
       learn_rates_(cfg.scheduler.learn_rates),
@@ -65,7 +67,7 @@ void Engine::ApplyConfig(const Config& cfg) {
   max_tasks_per_job_ = cfg.limits.max_tasks_per_job;
   rates_.Reset(s.alpha, s.gamma, s.rate_window);
   sched_.SetRates(rates_.alpha(), rates_.gamma());
-  if (rebalancer_) rebalancer_->ApplyConfig(cfg.rebalance);
+  if (rebalancer_) rebalancer_->ApplyConfig(WallTimed(cfg.rebalance, s.workload_speed));
 }
 
 bool Engine::SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs) {
