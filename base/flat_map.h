@@ -3,6 +3,7 @@
 // allocation per insert. Linear probing, backward-shift deletion. Single-threaded.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -52,6 +53,12 @@ class FlatMap64 {
     }
     slots_[i].key = kEmpty;
     --size_;
+  }
+
+  /// Removes every key and sizes the table for `expected_keys` without a rehash.
+  void Reset(size_t expected_keys) {
+    slots_.clear();
+    Rehash(std::max<size_t>(16, std::bit_ceil(2 * expected_keys + 2)));
   }
 
   /// Number of keys stored.

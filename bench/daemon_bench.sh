@@ -20,6 +20,8 @@
 # default 128), BENCH_QUEUED (default 100000), BENCH_ROUNDS (default 3),
 # BENCH_OUT (JSON path), BENCH_BASELINE (another locschedd binary, e.g. main's
 # before a change: its two rows run in the same rounds, after this build's),
+# BENCH_BASELINE_ARGS (flags for the baseline, e.g. "--set scheduler.policy=jsq-maxweight"
+# with BENCH_BASELINE=build/release/daemon/locschedd: another policy, same binary),
 # BENCH_BUILD (0: use the binaries already in BUILD_DIR, build nothing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -73,11 +75,13 @@ echo_run() {  # echo_run NAME: one measurement of the echo ceiling
   echo "$1" >>"$tmp/order"
 }
 
-daemon_run() {  # daemon_run NAME MACHINES WINDOW [BINARY]
-  daemon_start "${4:-$daemon}" "$tmp"
-  load "$1" "$3" --socket "$tmp/ev.sock" --machines "$2" --pid "$DAEMON_PID"
+daemon_run() {  # daemon_run NAME MACHINES WINDOW [BINARY [FLAGS...]]
+  local name=$1 machines=$2 w=$3 bin=${4:-$daemon}
+  shift $(($# < 4 ? $# : 4))
+  daemon_start "$bin" "$tmp" "$@"
+  load "$name" "$w" --socket "$tmp/ev.sock" --machines "$machines" --pid "$DAEMON_PID"
   daemon_stop
-  echo "$1" >>"$tmp/order"
+  echo "$name" >>"$tmp/order"
 }
 
 cut -d' ' -f1-3 /proc/loadavg >"$tmp/loadavg"  # other work on the machine skews every figure
@@ -86,7 +90,9 @@ echo_run echo.0
 for round in $(seq "$rounds"); do
   for machines in 1000 10000; do
     daemon_run "daemon-$machines.$round" "$machines" "$window"
-    [[ -z $baseline ]] || daemon_run "baseline-$machines.$round" "$machines" "$window" "$baseline"
+    # shellcheck disable=SC2086 # BENCH_BASELINE_ARGS is a list of flags
+    [[ -z $baseline ]] || daemon_run "baseline-$machines.$round" "$machines" "$window" "$baseline" \
+      ${BENCH_BASELINE_ARGS:-}
     echo_run "echo.$round.$machines"
   done
 done

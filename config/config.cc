@@ -316,6 +316,17 @@ const ConfigKey kTable[] = {
      .help = "completions the learnt rates average over",
      .apply = ApplyInt<kSched, &SchedulerConfig::rate_window>,
      .format = FormatInt<kSched, &SchedulerConfig::rate_window>},
+    {.key = "scheduler.workload_speed",
+     .type = ConfigType::kDouble,
+     .min_real = 0.001,
+     .max_real = 1e6,
+     .default_text = "1",
+     .reloadable = true,
+     .help = "workload seconds per wall second: the rebalance and LP re-solve timers count "
+             "workload time, so they run this many times faster on the wall clock (a replay "
+             "at locsched-tail --speed N sets N; 1: live)",
+     .apply = ApplyDouble<kSched, &SchedulerConfig::workload_speed>,
+     .format = FormatDoubleField<kSched, &SchedulerConfig::workload_speed>},
     {.key = "scheduler.delay_wait",
      .type = ConfigType::kDouble,
      .min_real = 0,

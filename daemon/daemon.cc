@@ -30,6 +30,7 @@
 #include "daemon/lp_planner.h"
 #include "daemon/rebalancer.h"
 #include "daemon/server.h"
+#include "daemon/workload_timers.h"
 
 namespace locsched {
 
@@ -275,7 +276,8 @@ void Daemon::StartFlushTimer() {
 // Late binding's remote-permit plan runs on the loop itself (one large job's tasks at a time).
 void Daemon::StartRebalanceTimer() {
   if (!engine_.rebalancer() && !engine_.permit_rebalancer()) return;
-  rebalance_.expires_after(std::chrono::milliseconds(cfg_.rebalance.base_interval_ms));
+  rebalance_.expires_after(std::chrono::milliseconds(
+      WallTimed(cfg_.rebalance, cfg_.scheduler.workload_speed).base_interval_ms));
   rebalance_.async_wait([this](boost::system::error_code ec) {
     if (ec) return;
     if (!engine_.rebalancer())
@@ -317,7 +319,8 @@ void Daemon::ApplyRebalance() {
 // is posted back and applied on the loop.
 std::unique_ptr<LpPlanner> Daemon::MakePlanner() {
   return std::make_unique<LpPlanner>(
-      engine_, arrivals_, cfg_.lp, [this](std::function<void()> work, std::function<void()> done) {
+      engine_, arrivals_, WallTimed(cfg_.lp, cfg_.scheduler.workload_speed),
+      [this](std::function<void()> work, std::function<void()> done) {
         asio::post(worker_, [this, work = std::move(work), done = std::move(done)]() mutable {
           work();
           asio::post(io_, std::move(done));
@@ -325,10 +328,10 @@ std::unique_ptr<LpPlanner> Daemon::MakePlanner() {
       });
 }
 
-// Once a second the planner decides whether the interval passed or a burst came.
+// Once a workload second the planner decides whether the interval passed or a burst came.
 void Daemon::LpTick() {
   planner_->Tick();
-  lp_timer_.expires_after(std::chrono::seconds(1));
+  lp_timer_.expires_after(WallPeriod(1, cfg_.scheduler.workload_speed));
   lp_timer_.async_wait([this](boost::system::error_code ec) {
     if (!ec) LpTick();
   });

@@ -6,6 +6,7 @@
 #include <cassert>
 
 #include "daemon/metrics_text.h"
+#include "daemon/workload_timers.h"
 #include "io/wire/json_writer.h"
 #include "io/wire/request.h"
 
@@ -332,7 +333,7 @@ Status Dispatcher::Load(const std::vector<std::string>& records) {
 void Dispatcher::ApplyConfig(const Config& cfg) {
   dedupe_.SetCapacity(cfg.limits.dedupe_window);
   engine_.ApplyConfig(cfg);
-  if (planner_) planner_->ApplyConfig(cfg.lp);
+  if (planner_) planner_->ApplyConfig(WallTimed(cfg.lp, cfg.scheduler.workload_speed));
 }
 
 void Dispatcher::AppendError(const Status& s, std::string* out) {

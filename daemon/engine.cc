@@ -6,6 +6,7 @@
 
 #include "algorithms/core/jsq_maxweight.h"
 #include "algorithms/core/locality.h"
+#include "daemon/workload_timers.h"
 
 namespace locsched {
 
@@ -56,10 +57,12 @@ Engine::Engine(const Config& cfg, const Clock& clock, Notify notify, ArrivalWind
       arrivals_(arrivals),
       sched_(PolicyFrom(cfg.scheduler)),
       rebalancer_(cfg.scheduler.policy == PolicyKind::kJsqMaxWeight
-                      ? std::make_unique<Rebalancer>(sched_, cfg.rebalance)
+                      ? std::make_unique<Rebalancer>(
+                            sched_, WallTimed(cfg.rebalance, cfg.scheduler.workload_speed))
                       : nullptr),
       permits_(cfg.scheduler.policy == PolicyKind::kLateBinding
-                   ? std::make_unique<PermitRebalancer>(PermitSettings(cfg.rebalance))
+                   ? std::make_unique<PermitRebalancer>(
+                         PermitSettings(WallTimed(cfg.rebalance, cfg.scheduler.workload_speed)))
                    : nullptr),
       rebalance_enabled_(cfg.rebalance.enabled),
       rates_(cfg.scheduler.alpha, cfg.scheduler.gamma, cfg.scheduler.rate_window,
@@ -76,8 +79,8 @@ void Engine::ApplyConfig(const Config& cfg) {
   max_tasks_per_job_ = cfg.limits.max_tasks_per_job;
   rates_.Reset(s.alpha, s.gamma, s.rate_window, s.beta);
   PushRates();
-  if (rebalancer_) rebalancer_->ApplyConfig(cfg.rebalance);
-  if (permits_) permits_->ApplySettings(PermitSettings(cfg.rebalance));
+  if (rebalancer_) rebalancer_->ApplyConfig(WallTimed(cfg.rebalance, s.workload_speed));
+  if (permits_) permits_->ApplySettings(PermitSettings(WallTimed(cfg.rebalance, s.workload_speed)));
   rebalance_enabled_ = cfg.rebalance.enabled;
 }
 

@@ -147,6 +147,7 @@ jobs=$(check_field submits)
 tasks=$(check_field tasks)
 
 # The daemon times tasks on the wall clock: its rate prior is the model's times the speed.
+# Its rebalance and LP timers count workload seconds (scheduler.workload_speed).
 "$build/daemon/locschedd" --set "sockets.event_path=$dir/events.sock" \
   --set "sockets.control_path=$dir/control.sock" --set log.target=stderr \
   --set "scheduler.policy=$policy" \
@@ -154,7 +155,8 @@ tasks=$(check_field tasks)
   --set "scheduler.gamma=$(awk "BEGIN { print $gamma * $speed }")" \
   --set "scheduler.delay_wait=$(awk "BEGIN { print $delay_wait / $speed }")" \
   --set "scheduler.job_aging=$(awk "BEGIN { print 300 / $speed }")" \
-  --set "scheduler.job_order=$job_order" ${settings[@]+"${settings[@]}"} \
+  --set "scheduler.job_order=$job_order" --set "scheduler.workload_speed=$speed" \
+  ${settings[@]+"${settings[@]}"} \
   2>"$dir/locschedd.log" &
 daemon=$!
 for _ in $(seq 200); do [ -S "$dir/control.sock" ] && break; sleep 0.05; done

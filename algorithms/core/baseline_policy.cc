@@ -34,6 +34,7 @@ void BaselinePolicy::Enqueue(TaskId t) {
 }
 
 void BaselinePolicy::Withdraw(TaskId t) {
+  index_.Remove(t);
   --queued_;
   CountHolders(t, -1);
 }
@@ -89,6 +90,7 @@ Pick BaselinePolicy::PickFromJob(JobId j, MachineId m) {
   TaskId t = index_.FindLocal(j, m);
   if (t == kNoId) t = index_.FindAny(j);
   assert(t != kNoId);
+  index_.Remove(t);
   --queued_;
   return Pick{t, j};
 }
@@ -115,6 +117,7 @@ Pick BaselinePolicy::PickDelay(MachineId m) {
     return false;
   });
   if (pick.task != kNoId) {
+    index_.Remove(pick.task);
     --queued_;
     CountHolders(pick.task, -1);
   }

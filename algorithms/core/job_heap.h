@@ -28,6 +28,8 @@ class JobHeap {
   void Erase(JobId j);
   /// Restores order after j's key changed.
   void Update(JobId j);
+  /// True if job a goes before job b in the order.
+  bool Before(JobId a, JobId b) const { return less_(a, b); }
   /// The first job, or kNoId when empty.
   JobId Top() const { return heap_.empty() ? kNoId : heap_[0]; }
   /// Jobs in the heap.

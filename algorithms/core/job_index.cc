@@ -1,5 +1,7 @@
 #include "algorithms/core/job_index.h"
 
+#include <algorithm>
+
 #include "base/slot_pool.h"
 
 namespace locsched {
@@ -8,8 +10,14 @@ void JobIndex::Add(TaskId t) {
   const Task& task = cluster_.task(t);
   if (jobs_.size() <= task.job) jobs_.resize(task.job + 1);
   JobLists& job = jobs_[task.job];
-  Append(job.any, t, task.generation);
-  for (MachineId m : task.replicas) {
+  if (stamp_.size() <= t) stamp_.resize(std::max<size_t>(t + 1, 2 * stamp_.size()), 0);
+  const uint32_t stamp = ++stamp_[t];
+  Append(job.any, t, stamp);
+  if (job.indexed) AddLocal(job, t, stamp);
+}
+
+void JobIndex::AddLocal(JobLists& job, TaskId t, uint32_t stamp) {
+  for (MachineId m : cluster_.task(t).replicas) {
     uint32_t l = job.by_machine.Find(m);
     if (l == FlatMap64::kMissing) {
       l = TakeSlot(lists_, free_lists_);
@@ -17,13 +25,38 @@ void JobIndex::Add(TaskId t) {
       job.by_machine.Put(m, l);
       job.machines.push_back(m);
     }
-    Append(lists_[l], t, task.generation);
+    Append(lists_[l], t, stamp);
   }
 }
 
-void JobIndex::Append(List& list, TaskId t, uint32_t generation) {
+// Indexes job j's live tasks under their machines, in the order of its `any` list (the
+// order Add saw them), dropping the stale entries of that list on the way: the lists
+// are what Add would have built, so FindLocal answers the same.
+void JobIndex::Build(JobId j) {
+  JobLists& job = jobs_[j];
+  job.indexed = true;
+  size_t replicas = 0;
+  for (uint32_t n = job.any.head; n != kNoId; n = nodes_[n].next)
+    if (Live(nodes_[n])) replicas += cluster_.task(nodes_[n].task).replicas.size();
+  job.by_machine.Reset(std::min<size_t>(replicas, cluster_.num_machines()));
+  uint32_t prev = kNoId;
+  for (uint32_t n = job.any.head; n != kNoId;) {
+    const uint32_t next = nodes_[n].next;
+    if (Live(nodes_[n])) {
+      AddLocal(job, nodes_[n].task, nodes_[n].stamp);
+      prev = n;
+    } else {
+      (prev == kNoId ? job.any.head : nodes_[prev].next) = next;
+      free_nodes_.push_back(n);
+    }
+    n = next;
+  }
+  job.any.tail = prev;
+}
+
+void JobIndex::Append(List& list, TaskId t, uint32_t stamp) {
   const uint32_t n = TakeSlot(nodes_, free_nodes_);
-  nodes_[n] = Node{t, generation, kNoId};
+  nodes_[n] = Node{t, stamp, kNoId};
   if (list.tail != kNoId)
     nodes_[list.tail].next = n;
   else
@@ -31,14 +64,9 @@ void JobIndex::Append(List& list, TaskId t, uint32_t generation) {
   list.tail = n;
 }
 
-bool JobIndex::Live(const Node& n, JobId j) const {
-  const Task& task = cluster_.task(n.task);
-  return task.generation == n.generation && task.job == j && task.state == TaskState::kQueued;
-}
-
-TaskId JobIndex::FrontLive(List& list, JobId j) {
+TaskId JobIndex::FrontLive(List& list) {
   // Pop stale entries off the front until a live one (or nothing) remains.
-  while (list.head != kNoId && !Live(nodes_[list.head], j)) {
+  while (list.head != kNoId && !Live(nodes_[list.head])) {
     const uint32_t dead = list.head;
     list.head = nodes_[dead].next;
     free_nodes_.push_back(dead);
@@ -49,12 +77,13 @@ TaskId JobIndex::FrontLive(List& list, JobId j) {
 
 TaskId JobIndex::FindLocal(JobId j, MachineId m) {
   if (j >= jobs_.size()) return kNoId;
+  if (!jobs_[j].indexed) Build(j);
   const uint32_t l = jobs_[j].by_machine.Find(m);
-  return l == FlatMap64::kMissing ? kNoId : FrontLive(lists_[l], j);
+  return l == FlatMap64::kMissing ? kNoId : FrontLive(lists_[l]);
 }
 
 TaskId JobIndex::FindAny(JobId j) {
-  return j < jobs_.size() ? FrontLive(jobs_[j].any, j) : kNoId;
+  return j < jobs_.size() ? FrontLive(jobs_[j].any) : kNoId;
 }
 
 void JobIndex::DropJob(JobId j) {
@@ -69,7 +98,10 @@ void JobIndex::DropJob(JobId j) {
     free_list(lists_[l]);
     free_lists_.push_back(l);
   }
-  job = JobLists{};  // a recycled id starts with a small map again
+  // The map is sized anew when a recycled id is indexed; until then it stays unread.
+  job.any = List{};
+  job.indexed = false;
+  job.machines.clear();
 }
 
 }  // namespace locsched

@@ -1,9 +1,12 @@
-// JobIndex: for the baseline policies, each job's queued tasks in arrival
-// order, and for each (job, machine) the queued tasks local to that machine.
-// Entries are deleted lazily: an entry is live only while its task is queued
-// with the generation it was indexed under. Each job has its own small map of
-// machines, so the jobs a policy asks about on every decision (the first of its
-// order) keep their maps in cache. Single-threaded.
+// JobIndex: for late binding and the baseline policies, each job's queued tasks
+// in arrival order, and for each (job, machine) the queued tasks local to that
+// machine. Entries are deleted lazily: an entry is live only while its task's
+// stamp (a dense array, bumped by Add and Remove) is the one it was indexed
+// under, so the owner calls Remove when a task leaves the queue. A job's machine lists are
+// built on the first FindLocal for it (policies ask only about the first jobs
+// of their order); until then a task costs one append. Each job has its own
+// small map of machines, so the jobs asked about on every decision keep their
+// maps in cache. Single-threaded.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +24,12 @@ class JobIndex {
 
   /// Indexes queued task t under its job and each of its replicas.
   void Add(TaskId t);
+  /// Task t left the queue (picked or withdrawn): its entries are stale from now.
+  void Remove(TaskId t) { ++stamp_[t]; }
+  /// Task t's stamp: an entry made since its last Add is live while this stays equal.
+  uint32_t Stamp(TaskId t) const { return stamp_[t]; }
+  /// Every task's stamp, by task id (for indexes that share this liveness rule).
+  const std::vector<uint32_t>& stamps() const { return stamp_; }
   /// Oldest live queued task of job j local to machine m, or kNoId; it stays queued.
   TaskId FindLocal(JobId j, MachineId m);
   /// Oldest live queued task of job j, or kNoId; it stays queued.
@@ -29,11 +38,13 @@ class JobIndex {
   void DropJob(JobId j);
   /// Index entries held, live or stale (for tests and memory figures).
   size_t entries() const { return nodes_.size() - free_nodes_.size(); }
+  /// True once job j's machine lists exist (for tests).
+  bool Indexed(JobId j) const { return j < jobs_.size() && jobs_[j].indexed; }
 
  private:
   struct Node {
     TaskId task;
-    uint32_t generation;
+    uint32_t stamp;
     uint32_t next;
   };
   struct List {
@@ -42,12 +53,15 @@ class JobIndex {
   // One job's lists: every queued task, and by machine those local to it.
   struct JobLists {
     List any;
-    FlatMap64 by_machine;            // machine -> index into lists_
+    bool indexed = false;            // by_machine holds every live task of `any`
+    FlatMap64 by_machine;            // machine -> index into lists_, once indexed
     std::vector<uint32_t> machines;  // the keys of by_machine, to free them
   };
-  void Append(List& list, TaskId t, uint32_t generation);
-  TaskId FrontLive(List& list, JobId j);
-  bool Live(const Node& n, JobId j) const;
+  void Append(List& list, TaskId t, uint32_t stamp);
+  void AddLocal(JobLists& job, TaskId t, uint32_t stamp);
+  void Build(JobId j);
+  TaskId FrontLive(List& list);
+  bool Live(const Node& n) const { return stamp_[n.task] == n.stamp; }
 
   Cluster& cluster_;
   std::vector<Node> nodes_;
@@ -55,6 +69,8 @@ class JobIndex {
   std::vector<List> lists_;
   std::vector<uint32_t> free_lists_;
   std::vector<JobLists> jobs_;  // by job id
+  // By task id: 4 bytes a task instead of its 64-byte record, for the liveness checks.
+  std::vector<uint32_t> stamp_;
 };
 
 }  // namespace locsched

@@ -25,6 +25,7 @@ LateBinding::LateBinding(const PolicyParams& params, Cluster& cluster)
 void LateBinding::AddMachine(MachineId m) {
   if (local_.size() <= m) local_.resize(m + 1);
   racks_in_use_ |= cluster_.machine(m).rack != cluster_.machine(0).rack;
+  if (local_count_.size() <= m) local_count_.resize(m + 1, 0);
 }
 
 void LateBinding::SetRates(double alpha, double gamma) {
@@ -42,32 +43,37 @@ void LateBinding::SetRackRate(double beta) {
 }
 
 void LateBinding::Enqueue(TaskId t) {
-  const Task& task = cluster_.task(t);
   index_.Add(t);
-  if (stamp_.size() <= t) stamp_.resize(std::max<size_t>(t + 1, 2 * stamp_.size()), 0);
-  const uint32_t stamp = ++stamp_[t];
+  const uint32_t stamp = index_.Stamp(t);
   if (racks_in_use_) racks_.Add(t, stamp);
-  for (MachineId h : task.replicas) {
-    LocalList& local = local_[h];
-    std::deque<Entry>& fifo = local.fifo;
-    fifo.push_back(Entry{t, stamp});
-    ++local.count;
-    // Entries of tasks another holder took stay until they reach the front; once they
-    // outnumber the live ones, sweep them out (amortised O(1) per entry).
-    if (fifo.size() > 2 * size_t{local.count} + 16)
-      std::erase_if(fifo, [&](const Entry& e) { return !Live(e); });
+  for (MachineId h : cluster_.task(t).replicas) {
+    LocalFifo& fifo = local_[h];
+    fifo.entries.push_back(Entry{t, stamp});
+    const uint32_t count = ++local_count_[h];
+    // Taken entries and those of tasks another holder took stay until the front passes
+    // them; once they outnumber the live ones, compact (amortised O(1) per entry).
+    if (fifo.entries.size() > 2 * size_t{count} + 16) Compact(fifo);
   }
   ++queued_;
 }
 
-bool LateBinding::Live(const Entry& e) const {
-  return stamp_[e.task] == e.stamp;
+void LateBinding::Compact(LocalFifo& fifo) {
+  std::vector<Entry>& entries = fifo.entries;
+  const auto live_end = std::remove_if(entries.begin() + fifo.head, entries.end(),
+                                       [&](const Entry& e) { return !Live(e); });
+  entries.erase(live_end, entries.end());
+  entries.erase(entries.begin(), entries.begin() + fifo.head);
+  fifo.head = 0;
+}
+
+void LateBinding::Unqueue(TaskId t) {
+  index_.Remove(t);
+  for (MachineId h : cluster_.task(t).replicas) --local_count_[h];
+  --queued_;
 }
 
 void LateBinding::Withdraw(TaskId t) {
-  ++stamp_[t];
-  for (MachineId h : cluster_.task(t).replicas) --local_[h].count;
-  --queued_;
+  Unqueue(t);
 }
 
 void LateBinding::OnJobChanged(JobId j) {
@@ -77,7 +83,9 @@ void LateBinding::OnJobChanged(JobId j) {
     racks_.DropJob(j);
   }
   if (!job.alive || job.queued == 0) {
-    walk_stale_ |= order_.Contains(j);
+    // Only a walked job's leaving changes which jobs are first.
+    if (order_.Contains(j) && !walk_stale_)
+      walk_stale_ = std::find(walk_.begin(), walk_.end(), j) != walk_.end();
     order_.Erase(j);
     return;
   }
@@ -85,18 +93,41 @@ void LateBinding::OnJobChanged(JobId j) {
   if (order_.Contains(j)) {
     // A start leaves an srpt job's key as it was: the order, and the walk, stand.
     if (order_key_[j] == key) return;
+    // A smaller fair or srpt key only moves the job forward: the walk admits it in place.
+    const bool forward = key < order_key_[j] && job_order_ != JobOrder::kSmith;
     order_key_[j] = key;
     order_.Update(j);
-    walk_stale_ = true;
+    if (forward)
+      WalkAdmit(j);
+    else
+      walk_stale_ = true;
     return;
   }
   // The job just became runnable: its wait starts now.
   if (order_key_.size() <= j) order_key_.resize(j + 1);
   order_key_[j] = key;
   order_.Insert(j);
-  walk_stale_ = true;
+  WalkAdmit(j);
   if (since_.size() <= j) since_.resize(j + 1, 0);
   MarkProgress(j);
+}
+
+// Job j just joined the order or moved forward in it, and every other job kept its
+// place: the first kWalk jobs are the old ones with j among them where it now sorts.
+void LateBinding::WalkAdmit(JobId j) {
+  if (walk_stale_) return;
+  auto it = std::find(walk_.begin(), walk_.end(), j);
+  if (it == walk_.end()) {
+    if (walk_.size() < kWalk) {
+      walk_.push_back(j);
+    } else if (order_.Before(j, walk_.back())) {
+      walk_.back() = j;
+    } else {
+      return;
+    }
+    it = walk_.end() - 1;
+  }
+  for (; it != walk_.begin() && order_.Before(*it, *(it - 1)); --it) std::iter_swap(it, it - 1);
 }
 
 // Job j starts waiting afresh now. Superseded entries leave progress_ from its front; once
@@ -122,19 +153,18 @@ bool LateBinding::Waiting(JobId j, double stamp) const {
 }
 
 Pick LateBinding::Take(TaskId t, JobId j) {
-  ++stamp_[t];
-  for (MachineId h : cluster_.task(t).replicas) --local_[h].count;
-  --queued_;
+  Unqueue(t);
   MarkProgress(j);
   return Pick{t, j};
 }
 
 TaskId LateBinding::FrontLocal(MachineId m) {
-  std::deque<Entry>& fifo = local_[m].fifo;
-  while (!fifo.empty()) {
-    if (Live(fifo.front())) return fifo.front().task;
-    fifo.pop_front();
-  }
+  LocalFifo& fifo = local_[m];
+  std::vector<Entry>& entries = fifo.entries;
+  for (; fifo.head < entries.size(); ++fifo.head)
+    if (Live(entries[fifo.head])) return entries[fifo.head].task;
+  entries.clear();
+  fifo.head = 0;
   return kNoId;
 }
 
@@ -157,7 +187,7 @@ double LateBinding::ExpectedLocalWait(TaskId t) const {
   for (MachineId h : replicas) {
     const Machine& machine = cluster_.machine(h);
     if (!machine.up || machine.draining) continue;
-    others += local_[h].count - 1;
+    others += local_count_[h] - 1;
     slots += machine.slots;
     free += machine.slots > machine.running ? machine.slots - machine.running : 0;
   }
@@ -177,7 +207,7 @@ bool LateBinding::MayRunRemote(TaskId t) const {
 
 // Job j's oldest queued task with a replica in m's rack (kNoId without racks).
 TaskId LateBinding::RackLocal(JobId j, MachineId m) {
-  return racks_in_use_ ? racks_.Find(j, cluster_.machine(m).rack, stamp_) : kNoId;
+  return racks_in_use_ ? racks_.Find(j, cluster_.machine(m).rack, index_.stamps()) : kNoId;
 }
 
 // True if running t remotely now (1/gamma) ends no later than the first of its holders'

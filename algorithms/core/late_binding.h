@@ -40,7 +40,7 @@ class LateBinding final : public Policy {
   void SetRackRate(double beta) override;
   void SetNow(double now_s) override { now_ = now_s; }
   QueueStats Stats() const override { return QueueStats{queued_, 0, 0}; }
-  uint64_t LocalQueueLength(MachineId m) const override { return local_[m].count; }
+  uint64_t LocalQueueLength(MachineId m) const override { return local_count_[m]; }
   /// With job order `lp`: takes the LP's ranks and re-sorts the jobs; false otherwise.
   bool SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs) override;
   /// Tasks a rebalance plan lets run off their holders (taken before the remote rule).
@@ -61,19 +61,23 @@ class LateBinding final : public Policy {
  private:
   struct Entry {
     TaskId task;
-    uint32_t stamp;  ///< stamp_[task] when it was listed; live while they match
+    uint32_t stamp;  ///< index_.Stamp(task) when it was listed; live while they match
   };
-  // A machine's queued local tasks in arrival order (stale entries left lazily) and how
-  // many are live, side by side: routing touches both.
-  struct LocalList {
-    std::deque<Entry> fifo;
-    uint32_t count = 0;
+  // A machine's queued local tasks in arrival order: entries before `head` are taken,
+  // and stale entries after it are left lazily. A flat array rather than a deque: the
+  // 10,000 machines' records stay small enough for the cache.
+  struct LocalFifo {
+    std::vector<Entry> entries;
+    uint32_t head = 0;
   };
-  bool Live(const Entry& e) const;
+  bool Live(const Entry& e) const { return index_.Stamp(e.task) == e.stamp; }
+  void Compact(LocalFifo& fifo);
   Pick Take(TaskId t, JobId j);
+  void Unqueue(TaskId t);
   TaskId FrontLocal(MachineId m);
   JobId LongestWaiting();
   void MarkProgress(JobId j);
+  void WalkAdmit(JobId j);
   bool Waiting(JobId j, double stamp) const;
   bool MayRunRemote(TaskId t) const;
   TaskId RackLocal(JobId j, MachineId m);
@@ -85,7 +89,8 @@ class LateBinding final : public Policy {
   JobRanks ranks_;  // the `lp` order's ranks (read by order_'s comparator)
   JobHeap order_;
   RemotePermits permits_;
-  std::vector<LocalList> local_;                   // by machine
+  std::vector<LocalFifo> local_;                   // by machine
+  std::vector<uint32_t> local_count_;              // by machine: live entries of local_
   std::vector<double> since_;                      // by job: last start, or when it queued
   std::deque<std::pair<JobId, double>> progress_;  // (job, since_) in time order, lazy
   std::vector<uint32_t> swept_;                    // by job: the last sweep that kept it
@@ -93,9 +98,6 @@ class LateBinding final : public Policy {
   std::vector<JobId> walk_;          // the first kWalk jobs of order_
   bool walk_stale_ = true;           // order_ changed since walk_ was read
   std::vector<uint32_t> order_key_;  // by job: JobOrderKey when last placed
-  // By task id: bumped when it enters or leaves the local lists, so an entry's liveness
-  // reads 4 bytes of a dense array instead of the task's 64-byte record.
-  std::vector<uint32_t> stamp_;
   double alpha_, gamma_, remote_wait_ = 0;
   // The rack level (rack_index.h): on once a machine's rack differs from machine 0's.
   RackIndex racks_;

@@ -15,6 +15,7 @@
 #include "daemon/dispatcher.h"
 #include "daemon/event_log.h"
 #include "daemon/lp_planner.h"
+#include "daemon/workload_timers.h"
 #include "tests/daemon/fake_clock.h"
 
 namespace locsched {
@@ -47,7 +48,9 @@ struct BasicHarness {
         arrivals(cfg.lp.headroom_window_s),
         engine(cfg, clock, nullptr, o.planner ? &arrivals : nullptr),
         log(clock, cfg.journal, std::move(o.free_bytes)),
-        lp(o.planner ? std::make_unique<LpPlanner>(engine, arrivals, cfg.lp, std::move(o.executor))
+        lp(o.planner ? std::make_unique<LpPlanner>(engine, arrivals,
+                                                   WallTimed(cfg.lp, cfg.scheduler.workload_speed),
+                                                   std::move(o.executor))
                      : nullptr),
         dispatcher(engine, cfg, &log, lp.get(), o.control) {}
 

@@ -264,10 +264,11 @@ void MarkQueued(Cluster& c, TaskId t) {
   c.task(t).state = TaskState::kQueued;
   ++c.task(t).generation;
 }
-// Takes task t out of the queues (started), as the Scheduler does.
-void MarkRunning(Cluster& c, TaskId t) {
+// Takes task t out of the queues (started), as the Scheduler and the policy do.
+void MarkRunning(Cluster& c, JobIndex& index, TaskId t) {
   c.task(t).state = TaskState::kRunning;
   ++c.task(t).generation;
+  index.Remove(t);
 }
 
 TEST_CASE("JobIndex finds the oldest local/any task and deletes lazily", "[baselines][job_index]") {
@@ -289,7 +290,7 @@ TEST_CASE("JobIndex finds the oldest local/any task and deletes lazily", "[basel
   CHECK(index.FindAny(j) == t[0]);
 
   // t0 is picked through machine 1's list; no other list may return it.
-  MarkRunning(c, t[0]);
+  MarkRunning(c, index, t[0]);
   CHECK(index.FindAny(j) == t[1]);
   CHECK(index.FindLocal(j, 0) == kNoId);
   CHECK(index.FindLocal(j, 1) == t[1]);
@@ -300,15 +301,17 @@ TEST_CASE("JobIndex finds the oldest local/any task and deletes lazily", "[basel
   CHECK(index.FindLocal(j, 0) == t[0]);
   CHECK(index.FindAny(j) == t[1]);
 
-  // An entry from an older generation is dead even though the task is queued.
-  ++c.task(t[1]).generation;
+  // An entry made before the task was withdrawn and added again is dead, though the
+  // task is queued.
+  index.Remove(t[1]);
+  index.Add(t[1]);
   CHECK(index.FindAny(j) == t[2]);
   CHECK(index.FindLocal(j, 1) == t[0]);
 
   // Stale entries are reclaimed as they are met; DropJob frees the rest.
   const size_t before = index.entries();
-  MarkRunning(c, t[2]);
-  MarkRunning(c, t[3]);
+  MarkRunning(c, index, t[2]);
+  MarkRunning(c, index, t[3]);
   CHECK(index.FindAny(j) == t[0]);
   CHECK(index.entries() < before);
   index.DropJob(j);
@@ -328,9 +331,12 @@ TEST_CASE("JobIndex never returns tasks of a freed job whose ids were recycled",
     MarkQueued(c, old.back());
     index.Add(old.back());
   }
-  // The job is cancelled without the index being told (no DropJob), then
-  // its job and task ids come back for a new job.
-  for (TaskId t : old) c.task(t).state = TaskState::kDone;
+  // The job is cancelled (its queued tasks withdrawn) without DropJob, then its job
+  // and task ids come back for a new job.
+  for (TaskId t : old) {
+    c.task(t).state = TaskState::kDone;
+    index.Remove(t);
+  }
   c.FreeJob(j);
   const JobId j2 = c.NewJob(1);
   REQUIRE(j2 == j);
@@ -342,7 +348,7 @@ TEST_CASE("JobIndex never returns tasks of a freed job whose ids were recycled",
   MarkQueued(c, fresh);
   index.Add(fresh);
   CHECK(index.FindLocal(j2, 4) == fresh);
-  MarkRunning(c, fresh);
+  MarkRunning(c, index, fresh);
   CHECK(index.FindLocal(j2, 4) == kNoId);
   CHECK(index.FindAny(j2) == kNoId);
 }

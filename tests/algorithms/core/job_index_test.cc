@@ -1,0 +1,169 @@
+// Tests JobIndex (algorithms/core/job_index.h) against a straightforward reference:
+// one list of every (task, job, enqueue count) in the order tasks were added, searched
+// from the front. Random adds, picks, requeues, withdrawals and job ends; the index
+// builds a job's machine lists on its first FindLocal, at random points in between.
+#include "algorithms/core/job_index.h"
+
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "base/rng.h"
+
+namespace locsched {
+namespace {
+
+// What the index should answer, computed the slow way.
+class Reference {
+ public:
+  explicit Reference(const Cluster& cluster) : cluster_(cluster) {}
+
+  void Add(TaskId t) {
+    if (enqueued_.size() <= t) enqueued_.resize(t + 1, 0);
+    entries_.push_back(Entry{t, cluster_.task(t).job, ++enqueued_[t]});
+  }
+  void DropJob(JobId j) {
+    std::erase_if(entries_, [&](const Entry& e) { return e.job == j; });
+  }
+  // m == kNoId: any machine.
+  TaskId Find(JobId j, MachineId m) const {
+    for (const Entry& e : entries_) {
+      const Task& task = cluster_.task(e.task);
+      if (e.job != j || task.job != j || task.state != TaskState::kQueued) continue;
+      if (enqueued_[e.task] != e.count) continue;  // added again since
+      if (m == kNoId || task.IsLocalTo(m)) return e.task;
+    }
+    return kNoId;
+  }
+
+ private:
+  struct Entry {
+    TaskId task;
+    JobId job;
+    uint32_t count;
+  };
+  const Cluster& cluster_;
+  std::vector<Entry> entries_;
+  std::vector<uint32_t> enqueued_;  // by task id
+};
+
+class Fixture {
+ public:
+  static constexpr uint32_t kMachines = 12;
+
+  explicit Fixture(uint64_t seed) : rng_(seed), index_(cluster_), ref_(cluster_) {
+    for (uint32_t m = 0; m < kMachines; ++m) cluster_.AddMachine(Machine{});
+  }
+
+  void Step() {
+    const uint64_t op = rng_.Below(100);
+    if (op < 10 || jobs_.empty()) return NewJob();
+    const JobId j = jobs_[rng_.Below(jobs_.size())];
+    if (op < 45) return Query(j);
+    const TaskId t = cluster_.job(j).tasks[rng_.Below(cluster_.job(j).tasks.size())];
+    Task& task = cluster_.task(t);
+    if (op < 70 && task.state == TaskState::kQueued) {
+      task.state = TaskState::kRunning;  // picked
+      index_.Remove(t);
+    } else if (op < 80 && task.state == TaskState::kQueued) {
+      task.state = TaskState::kBlocked;  // withdrawn
+      index_.Remove(t);
+    } else if (op < 95 && task.state != TaskState::kQueued) {
+      Enqueue(t);  // requeued
+    } else if (op >= 95) {
+      EndJob(j);
+    }
+  }
+
+  void CheckAll() {
+    for (JobId j : jobs_) Query(j);
+  }
+
+ private:
+  void NewJob() {
+    const JobId j = cluster_.NewJob(1);
+    const uint64_t tasks = 1 + rng_.Below(8);
+    for (uint64_t i = 0; i < tasks; ++i) {
+      const TaskId t = cluster_.NewTask(j, TaskKind::kMap);
+      std::vector<MachineId> replicas;
+      const uint64_t k = rng_.Below(4);  // 0 to 3 holders
+      while (replicas.size() < k) {
+        const auto m = static_cast<MachineId>(rng_.Below(kMachines));
+        if (std::find(replicas.begin(), replicas.end(), m) == replicas.end()) replicas.push_back(m);
+      }
+      cluster_.task(t).replicas.Assign(replicas);
+      Enqueue(t);
+    }
+    jobs_.push_back(j);
+  }
+
+  void Enqueue(TaskId t) {
+    Task& task = cluster_.task(t);
+    task.state = TaskState::kQueued;
+    ++task.generation;
+    index_.Add(t);
+    ref_.Add(t);
+  }
+
+  void EndJob(JobId j) {
+    for (TaskId t : cluster_.job(j).tasks)
+      if (cluster_.task(t).state == TaskState::kQueued) index_.Remove(t);
+    cluster_.FreeJob(j);
+    index_.DropJob(j);
+    ref_.DropJob(j);
+    std::erase(jobs_, j);
+  }
+
+  void Query(JobId j) {
+    INFO("job " << j);
+    CHECK(index_.FindAny(j) == ref_.Find(j, kNoId));
+    const auto m = static_cast<MachineId>(rng_.Below(kMachines));
+    INFO("machine " << m);
+    CHECK(index_.FindLocal(j, m) == ref_.Find(j, m));
+  }
+
+  Rng rng_;
+  Cluster cluster_;
+  JobIndex index_;
+  Reference ref_;
+  std::vector<JobId> jobs_;
+};
+
+TEST_CASE("JobIndex answers as a front-to-back search of every add", "[job_index]") {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    INFO("seed " << seed);
+    Fixture f(seed);
+    for (int i = 0; i < 3000; ++i) f.Step();
+    f.CheckAll();
+  }
+}
+
+TEST_CASE("JobIndex builds a job's machine lists only when asked", "[job_index]") {
+  Cluster cluster;
+  for (int m = 0; m < 4; ++m) cluster.AddMachine(Machine{});
+  JobIndex index(cluster);
+  const JobId j = cluster.NewJob(1);
+  std::vector<TaskId> tasks;
+  for (MachineId m : {2u, 1u, 2u}) {
+    const TaskId t = cluster.NewTask(j, TaskKind::kMap);
+    const std::vector<MachineId> replicas{m, 3};
+    cluster.task(t).replicas.Assign(replicas);
+    cluster.task(t).state = TaskState::kQueued;
+    index.Add(t);
+    tasks.push_back(t);
+  }
+  CHECK(index.entries() == 3);  // one entry a task until then
+  CHECK_FALSE(index.Indexed(j));
+  CHECK(index.FindAny(j) == tasks[0]);
+  index.Remove(tasks[0]);
+  CHECK(index.FindLocal(j, 2) == tasks[2]);
+  CHECK(index.Indexed(j));
+  CHECK(index.FindLocal(j, 3) == tasks[1]);
+  CHECK(index.FindLocal(j, 0) == kNoId);
+  index.DropJob(j);
+  CHECK(index.entries() == 0);
+  CHECK_FALSE(index.Indexed(j));
+}
+
+}  // namespace
+}  // namespace locsched
