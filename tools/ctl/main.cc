@@ -105,7 +105,7 @@ json BuildRequest(const Verb& v) {
 LineClient Connect(const Options& o) {
   const std::string path = SocketPath(o);
   LineClient c;
-  if (Status s = c.Connect(path); !s.ok()) {
+  if (Status s = c.Connect(path, "control"); !s.ok()) {
     const std::string& m = s.message();
     if (m.find("ermission denied") != std::string::npos)
       throw CtlError{kExitNoPermission,
