@@ -139,7 +139,11 @@ Status LineClient::Hello(const std::string& address, std::string_view socket,
   if (Status s = DialTcp(address, 1000, &fd); !s.ok()) return s;
   Adopt(fd, address);
   std::string reply, line = "{\"op\":\"hello\",\"secret\":\"";
-  line.append(secret).append("\",\"socket\":\"").append(socket).append("\"}");
+  for (char ch : secret) {  // a JSON string: quotes and backslashes escaped
+    if (ch == '"' || ch == '\\') line.push_back('\\');
+    line.push_back(ch);
+  }
+  line.append("\",\"socket\":\"").append(socket).append("\"}");
   const auto saved = timeout_;
   timeout_ = std::chrono::milliseconds(2000);
   Status s = Call(line, &reply);

@@ -17,7 +17,11 @@ standalone on loopback in a temporary folder) and three locschedd instances.
 4. A standby answers reads, refuses writes with not_active naming the active;
    locschedctl finds the active from a list of instances.
 
-Usage: ha_test.py LOCSCHEDD LOCSCHEDCTL
+5. locsched-tail, given the list of instances, follows a failover: it
+   reconnects to the new active and resends with its ids; every line of its
+   log is applied once.
+
+Usage: ha_test.py LOCSCHEDD LOCSCHEDCTL LOCSCHED-TAIL
 Prints the measured failover times (docs/benchmarks.md quotes them).
 """
 import json
@@ -33,7 +37,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import zookeeper  # noqa: E402
 
-DAEMON, CTL = sys.argv[1], sys.argv[2]
+DAEMON, CTL, TAIL = sys.argv[1], sys.argv[2], sys.argv[3]
 SESSION_MS = 2000
 SECRET = "ha-test-secret-0123456789"
 MACHINES = ["m%d" % i for i in range(8)]
@@ -316,6 +320,39 @@ def standby_and_ctl(instances):
           "the active among %s" % (active.address, listed))
 
 
+def tail_follows_failover(instances, tmp):
+    log = os.path.join(tmp, "events.jsonl")
+    names = ["tail%d" % k for k in range(3000)]
+    with open(log, "w") as f:
+        for k, name in enumerate(names):
+            f.write(json.dumps(submit(name, k)) + "\n")
+    active, _ = find_active(instances)
+    env = dict(os.environ, LOCSCHED_SECRET_FILE=os.path.join(tmp, "secret"))
+    # One event in flight at a time, so the log takes seconds and the kill lands mid-way.
+    tail = subprocess.Popen(
+        [TAIL, "--format", "locsched", "--socket", "tcp:" + ",".join(i.address for i in instances),
+         "--window", "1", "--retry-for", "30", "--json", "-q", log],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1)
+    active.proc.kill()
+    active.proc.wait()
+    out, err = tail.communicate(timeout=60)
+    if tail.returncode != 0:
+        fail("locsched-tail exited %d: %s" % (tail.returncode, err[-2000:]))
+    summary = json.loads(out)
+    if summary["reconnects"] < 1 or summary["accepted"] != len(names):
+        fail("locsched-tail across a failover: %s" % summary)
+    _, conn = find_active(instances)
+    conn.send([{"op": "job", "job": name} for name in names])
+    missing = [n for n, r in zip(names, conn.replies(len(names))) if not r.get("ok")]
+    if missing:
+        fail("%d jobs the tailer sent are missing after the failover" % len(missing))
+    print("locsched-tail: %d events across a failover, %d reconnects, %d duplicates recognised, "
+          "all applied once" % (summary["accepted"], summary["reconnects"],
+                                summary["duplicates"]))
+    active.start()
+
+
 def main():
     why = zookeeper.available()
     if why:
@@ -342,8 +379,9 @@ def main():
         split_brain(instances)
         zookeeper_outage(instances, zk)
         standby_and_ctl(instances)
+        tail_follows_failover(instances, tmp)
         ok = True
-        print("4 passed, 0 failed")
+        print("5 passed, 0 failed")
     finally:
         for inst in instances:
             if inst.proc and inst.proc.poll() is None:
