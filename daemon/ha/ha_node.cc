@@ -19,6 +19,8 @@ constexpr auto kPollInterval = std::chrono::milliseconds(5);
 constexpr uint64_t kLeaderEvery = 20;
 // Entries one poll applies before yielding to requests.
 constexpr int kEntriesPerPoll = 256;
+// A standby checks that the log was not trimmed past it every this many polls.
+constexpr uint64_t kTrimCheckEvery = 200;
 
 double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -139,6 +141,7 @@ void HaNode::Tick() {
           ? Status::FailedPrecondition(std::string(kFencedSubject), "the ZooKeeper session ended")
           : Status::Ok();
   if (s.ok() && !active_) s = CatchUp(false);
+  if (s.ok() && !active_ && ticks_ % kTrimCheckEvery == 0) s = CheckNotTrimmed();
   if (s.ok() && !active_ && ticks_ % kLeaderEvery == 1) s = CheckLeader();
   if (s.ok() && active_) MaybeSnapshot();
   if (IsFenced(s)) return Fail(s);
@@ -164,6 +167,7 @@ Status HaNode::Promote() {
   uint64_t epoch = 0;
   if (Status s = coord_.NewEpoch(cfg_.instance, &epoch); !s.ok()) return s;
   if (Status s = CatchUp(true); !s.ok()) return s;
+  if (Status s = CheckNotTrimmed(); !s.ok()) return s;
   journal_.Begin(epoch, next_);
   log_.Attach(&journal_);
   active_ = true;
@@ -171,6 +175,24 @@ Status HaNode::Promote() {
   spdlog::info("ha: active at {} under epoch {}: caught up to entry {} in {:.1f} ms", cfg_.instance,
                epoch, next_ - 1, (promoted_at_ - start) * 1000);
   return Status::Ok();
+}
+
+// Entries up to the newest snapshot were all written before it; if the next one
+// is missing although a snapshot covers it, the log was trimmed past this
+// instance, which can then never catch up (nor take over): it must restart and
+// load the snapshot.
+Status HaNode::CheckNotTrimmed() {
+  uint64_t newest = 0;
+  if (Status s = coord_.ReadSnapshot(&newest, nullptr); !s.ok()) return s;
+  if (newest < next_) return Status::Ok();
+  std::string entry;
+  bool found = false;
+  if (Status s = coord_.Read(next_, &entry, &found); !s.ok() || found) return s;
+  return Status::FailedPrecondition(
+      std::string(kFencedSubject),
+      "this standby fell behind the trimmed log (its next entry " + std::to_string(next_) +
+          " is gone, the newest snapshot is at entry " + std::to_string(newest) +
+          "); restarting loads that snapshot");
 }
 
 // Past ha.snapshot_mb or ha.snapshot_entries; a failure waits 5 s.

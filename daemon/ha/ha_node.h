@@ -64,6 +64,7 @@ class HaNode {
   Status Apply(const std::string& entry);
   Status LoadSnapshot();
   Status CheckLeader();
+  Status CheckNotTrimmed();
   Status Promote();
   void MaybeSnapshot();
   void Fail(const Status& s);
