@@ -48,7 +48,10 @@ const CLI::Validator kNotNegative(
 
 void AddClusterFlags(CLI::App& app, Options& o) {
   AgentsParams& p = o.params;
-  app.add_option("--socket", o.socket, "locschedd's event socket (required)")->required();
+  app.add_option("--socket", o.socket,
+                 "locschedd's event socket (required), or tcp:HOST:PORT,... the instances of "
+                 "a high-availability cluster (the active is found once, at start)")
+      ->required();
   app.add_option("--machines", p.machines, "Machines to emulate")->capture_default_str();
   app.add_option("--slots", p.slots, "Task slots per machine")->capture_default_str();
   app.add_option("--data-machines", p.data_fraction,
