@@ -20,8 +20,11 @@ standalone on loopback in a temporary folder) and three locschedd instances.
 5. locsched-tail, given the list of instances, follows a failover: it
    reconnects to the new active and resends with its ids; every line of its
    log is applied once.
+6. locsched-agents (the cluster emulator) runs across a failover and drains:
+   its own bookkeeping of every assignment and completion agrees with the
+   scheduler's, and every task it submitted finishes.
 
-Usage: ha_test.py LOCSCHEDD LOCSCHEDCTL LOCSCHED-TAIL
+Usage: ha_test.py LOCSCHEDD LOCSCHEDCTL LOCSCHED-TAIL LOCSCHED-AGENTS
 Prints the measured failover times (docs/benchmarks.md quotes them).
 """
 import json
@@ -37,7 +40,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import zookeeper  # noqa: E402
 
-DAEMON, CTL, TAIL = sys.argv[1], sys.argv[2], sys.argv[3]
+DAEMON, CTL, TAIL, AGENTS = sys.argv[1:5]
 SESSION_MS = 2000
 SECRET = "ha-test-secret-0123456789"
 MACHINES = ["m%d" % i for i in range(8)]
@@ -353,6 +356,32 @@ def tail_follows_failover(instances, tmp):
     active.start()
 
 
+def agents_follow_failover(instances, tmp, names):
+    active, conn = find_active(instances)
+    # The earlier cases' jobs would keep the emulated machines busy: cancel them.
+    conn.send([{"op": "job_cancel", "job": name} for name in names])
+    if not all(r.get("ok") for r in conn.replies(len(names))):
+        fail("job_cancel refused")
+    env = dict(os.environ, LOCSCHED_SECRET_FILE=os.path.join(tmp, "secret"))
+    agents = subprocess.Popen(
+        [AGENTS, "--socket", "tcp:" + ",".join(i.address for i in instances), "--machines", "20",
+         "--slots", "2", "--load", "15", "--job-size-mean", "8", "--speed", "10",
+         "--heartbeat", "0.2", "--duration", "40", "--drain", "--prefix", "ag-", "--json", "-q"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    active.proc.kill()
+    active.proc.wait()
+    out, err = agents.communicate(timeout=120)
+    if agents.returncode != 0:
+        fail("locsched-agents across a failover exited %d: %s" % (agents.returncode, err[-3000:]))
+    if "finding the active again" not in err:
+        fail("locsched-agents did not see the failover: %s" % err[-2000:])
+    summary = json.loads(out)
+    print("locsched-agents: ran and drained across a failover (%s)" % ", ".join(
+        "%s %s" % (k, summary[k]) for k in ("tasks_submitted", "tasks_done") if k in summary))
+    active.start()
+
+
 def main():
     why = zookeeper.available()
     if why:
@@ -380,8 +409,10 @@ def main():
         zookeeper_outage(instances, zk)
         standby_and_ctl(instances)
         tail_follows_failover(instances, tmp)
+        agents_follow_failover(instances, tmp, sorted(ledger) +
+                               ["tail%d" % k for k in range(3000)] + ["outage-a", "outage-b"])
         ok = True
-        print("5 passed, 0 failed")
+        print("6 passed, 0 failed")
     finally:
         for inst in instances:
             if inst.proc and inst.proc.poll() is None:
