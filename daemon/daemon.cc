@@ -129,6 +129,9 @@ class Daemon final : public DaemonControl {
   void WriteStatus(JsonWriter& w) const override {
     if (ha_) ha_->WriteStatus(w);
   }
+  void AppendMetrics(std::string* text) const override {
+    if (ha_) ha_->AppendMetrics(text);
+  }
   Status Rebalance(JsonWriter& w) override {
     w.Field("started", StartRebalance("forced"));
     w.Field("runs", engine_.rebalancer()->runs());

@@ -31,6 +31,8 @@ class DaemonControl {
   virtual Status AdmitMutation() const { return Status::Ok(); }
   /// Adds the daemon's own objects to the `status` reply (high availability's "ha").
   virtual void WriteStatus(JsonWriter&) const {}
+  /// Appends the daemon's own Prometheus series (high availability's locsched_ha_*).
+  virtual void AppendMetrics(std::string*) const {}
 };
 
 }  // namespace locsched

@@ -80,6 +80,10 @@ class Dispatcher {
   void WriteDaemonStatus(JsonWriter& w) const {
     if (control_) control_->WriteStatus(w);
   }
+  /// Appends the daemon's own metrics (none without a daemon).
+  void AppendDaemonMetrics(std::string* text) const {
+    if (control_) control_->AppendMetrics(text);
+  }
   /// Connected clients (0 without a daemon).
   uint64_t clients() const { return control_ ? control_->clients() : 0; }
   /// Requests per second over the last ten seconds.

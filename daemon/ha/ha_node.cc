@@ -246,4 +246,20 @@ void HaNode::WriteStatus(JsonWriter& w) const {
   w.EndObject();
 }
 
+void HaNode::AppendMetrics(std::string* text) const {
+  const auto series = [text](const char* name, const char* help, const char* type, uint64_t v) {
+    *text += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" +
+             name + " " + std::to_string(v) + "\n";
+  };
+  series("locsched_ha_active", "1 while this instance is the active one.", "gauge",
+         active_ ? 1 : 0);
+  series("locsched_ha_session_connected", "1 while connected to ZooKeeper.", "gauge",
+         coord_.session() == CoordSession::kConnected ? 1 : 0);
+  series("locsched_ha_epoch", "The epoch this instance writes under (0: never active).", "gauge",
+         journal_.epoch());
+  series("locsched_ha_applied_entries_total", "Log entries applied as a standby.", "counter",
+         applied_entries_);
+  series("locsched_ha_snapshots_total", "Snapshots written into ZooKeeper.", "counter", snapshots_);
+}
+
 }  // namespace locsched

@@ -56,6 +56,8 @@ class HaNode {
   Status Snapshot(JsonWriter* reply);
   /// Writes the "ha" object of `status`.
   void WriteStatus(JsonWriter& w) const;
+  /// Appends the locsched_ha_* series.
+  void AppendMetrics(std::string* text) const;
 
  private:
   void Poll();

@@ -312,6 +312,18 @@ def standby_and_ctl(instances):
         fail("a standby must answer status: %s" % status)
     if refused["error"]["code"] != "not_active" or refused["error"]["active"] != active.address:
         fail("a standby must refuse writes with not_active naming the active: %s" % refused)
+    for inst, want in ((active, 1), (standby, 0)):
+        m = Conn(inst.address)
+        m.hello()
+        m.send([{"op": "metrics"}])
+        text = m.replies(1)[0]["text"]
+        if "locsched_ha_active %d\n" % want not in text:
+            fail("metrics of %s lack locsched_ha_active %d" % (inst.address, want))
+        if shutil.which("promtool"):
+            check = subprocess.run(["promtool", "check", "metrics"], input=text,
+                                   capture_output=True, text=True)
+            if check.returncode != 0:
+                fail("promtool check metrics: %s%s" % (check.stdout, check.stderr))
     listed = ",".join(i.address for i in instances)
     env = dict(os.environ, LOCSCHED_SECRET_FILE=os.path.join(os.path.dirname(
         instances[0].log.name), "secret"))
@@ -319,8 +331,8 @@ def standby_and_ctl(instances):
                          capture_output=True, text=True, timeout=30)
     if out.returncode != 0 or json.loads(out.stdout)["ha"]["role"] != "active":
         fail("locschedctl over TCP: %s %s" % (out.stdout[:300], out.stderr))
-    print("standby: reads answered, writes refused with not_active naming %s; locschedctl found "
-          "the active among %s" % (active.address, listed))
+    print("standby: reads answered, writes refused with not_active naming %s; locsched_ha_* "
+          "metrics on both; locschedctl found the active among %s" % (active.address, listed))
 
 
 def tail_follows_failover(instances, tmp):
