@@ -24,6 +24,8 @@ const char* Status::code_name() const {
       return "internal";
     case Code::kConflict:
       return "conflict";
+    case Code::kNotActive:
+      return "not_active";
   }
   return "internal";
 }

@@ -21,7 +21,8 @@ class Status {
     kPermissionDenied,
     kIoError,
     kInternal,
-    kConflict
+    kConflict,
+    kNotActive
   };
 
   /// The success value.
@@ -51,6 +52,12 @@ class Status {
   /// A repeated id with a different request: `subject` names the id's field.
   static Status Conflict(std::string subject, std::string what) {
     return Status(Code::kConflict, std::move(subject), std::move(what));
+  }
+  /// A state-changing request sent to a standby: `active` is the active instance's
+  /// address ("" if none is known yet).
+  static Status NotActive(std::string active, std::string what) {
+    return Status(Code::kNotActive, active.empty() ? "unknown" : std::move(active),
+                  std::move(what));
   }
   /// The caller may not do this (an admin command from an unauthorized peer).
   static Status PermissionDenied(std::string subject, std::string what) {

@@ -25,6 +25,14 @@ add_library(locsched_glpk INTERFACE)
 target_include_directories(locsched_glpk SYSTEM INTERFACE ${GLPK_INCLUDE_DIR})
 target_link_libraries(locsched_glpk INTERFACE ${GLPK_LIBRARY})
 
+# ZooKeeper's C client (libzookeeper-mt-dev; no CMake config or .pc file): the
+# coordination service of high-availability mode (io/coord).
+find_path(ZOOKEEPER_INCLUDE_DIR zookeeper/zookeeper.h REQUIRED)
+find_library(ZOOKEEPER_LIBRARY zookeeper_mt REQUIRED)
+add_library(locsched_zookeeper INTERFACE)
+target_include_directories(locsched_zookeeper SYSTEM INTERFACE ${ZOOKEEPER_INCLUDE_DIR})
+target_link_libraries(locsched_zookeeper INTERFACE ${ZOOKEEPER_LIBRARY} Threads::Threads)
+
 if(LOCSCHED_BUILD_TESTS)
   find_package(Catch2 2 REQUIRED)                 # v2: <catch2/catch.hpp>
   include(Catch)

@@ -129,7 +129,26 @@ constexpr auto kSched = &Config::scheduler;
 constexpr auto kRebal = &Config::rebalance;
 constexpr auto kLp = &Config::lp;
 constexpr auto kHttp = &Config::http;
+constexpr auto kHa = &Config::ha;
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+// High-availability mode needs an address to announce and a secret for TCP clients.
+Status ValidateHa(const HaConfig& ha) {
+  if (!ha.enabled()) return Status::Ok();
+  if (ha.instance.empty())
+    return Status::InvalidArgument("ha.instance", "is required when ha.zookeeper is set");
+  ListenAddress address;
+  if (Status s = ParseListenAddress(ha.instance, &address);
+      !s.ok() || ha.instance.find(':') == std::string::npos)
+    return Status::InvalidArgument(
+        "ha.instance", "\"" + ha.instance + "\" is not \"IP:PORT\" (e.g. \"10.0.0.5:7400\")");
+  if (ha.secret_file.empty())
+    return Status::InvalidArgument("ha.secret_file", "is required when ha.zookeeper is set");
+  if (ha.path.empty() || ha.path[0] != '/' || (ha.path.size() > 1 && ha.path.back() == '/'))
+    return Status::InvalidArgument("ha.path",
+                                   "\"" + ha.path + "\" is not an absolute path such as /locsched");
+  return Status::Ok();
+}
 
 // The schema. Keep config/locsched.toml and docs/config.md in step (tests check both).
 const ConfigKey kTable[] = {
@@ -637,6 +656,56 @@ const ConfigKey kTable[] = {
              "keep-alive connection is closed after it",
      .apply = ApplyInt<kHttp, &HttpConfig::timeout_ms>,
      .format = FormatInt<kHttp, &HttpConfig::timeout_ms>},
+    // [ha]
+    {.key = "ha.zookeeper",
+     .default_text = "",
+     .help = "ZooKeeper servers \"HOST:PORT,...\" of high-availability mode (active/standby "
+             "instances, state in ZooKeeper); \"\" = single-node mode with the local journal",
+     .apply = ApplyString<kHa, &HaConfig::zookeeper>,
+     .format = FormatString<kHa, &HaConfig::zookeeper>},
+    {.key = "ha.path",
+     .default_text = "/locsched",
+     .help = "this cluster's folder in ZooKeeper (election, epoch, log, snapshots)",
+     .apply = ApplyString<kHa, &HaConfig::path>,
+     .format = FormatString<kHa, &HaConfig::path>},
+    {.key = "ha.session_timeout_ms",
+     .type = ConfigType::kInt,
+     .min_int = 1000,
+     .max_int = 120000,
+     .default_text = "4000",
+     .help = "an instance that ZooKeeper has not heard from for this long loses its session: "
+             "a standby takes over and the old active can no longer write",
+     .apply = ApplyInt<kHa, &HaConfig::session_timeout_ms>,
+     .format = FormatInt<kHa, &HaConfig::session_timeout_ms>},
+    {.key = "ha.instance",
+     .default_text = "",
+     .help = "\"IP:PORT\" of this instance's TCP listener, as clients reach it (announced in "
+             "the election); required in high-availability mode",
+     .apply = ApplyString<kHa, &HaConfig::instance>,
+     .format = FormatString<kHa, &HaConfig::instance>},
+    {.key = "ha.secret_file",
+     .default_text = "",
+     .help = "file holding the shared secret every TCP client presents in its hello; required "
+             "in high-availability mode",
+     .apply = ApplyString<kHa, &HaConfig::secret_file>,
+     .format = FormatString<kHa, &HaConfig::secret_file>},
+    {.key = "ha.snapshot_mb",
+     .type = ConfigType::kInt,
+     .min_int = 1,
+     .max_int = 1024,
+     .default_text = "16",
+     .help = "the active writes a snapshot into ZooKeeper once this much log follows the last "
+             "one, and trims the log behind the one before",
+     .apply = ApplyInt<kHa, &HaConfig::snapshot_mb>,
+     .format = FormatInt<kHa, &HaConfig::snapshot_mb>},
+    {.key = "ha.snapshot_entries",
+     .type = ConfigType::kInt,
+     .min_int = 100,
+     .max_int = 1000000,
+     .default_text = "20000",
+     .help = "... or once this many log entries (one per burst of events) follow it",
+     .apply = ApplyInt<kHa, &HaConfig::snapshot_entries>,
+     .format = FormatInt<kHa, &HaConfig::snapshot_entries>},
 };
 
 std::string_view ValueTypeName(const ConfigValue& v) {
@@ -867,7 +936,7 @@ Status ValidateConfig(const Config& c) {
     ListenAddress address;
     if (Status s = ParseListenAddress(c.http.listen, &address); !s.ok()) return s;
   }
-  return Status::Ok();
+  return ValidateHa(c.ha);
 }
 
 namespace {

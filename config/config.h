@@ -127,6 +127,19 @@ struct HttpConfig {
   bool operator==(const HttpConfig&) const = default;  ///< field-wise equality
 };
 
+/// [ha]: high availability, active/standby instances on ZooKeeper ("" = single node).
+struct HaConfig {
+  std::string zookeeper;               ///< "HOST:PORT,..." of the ensemble; "" = single-node mode
+  std::string path = "/locsched";      ///< this cluster's folder in ZooKeeper
+  uint32_t session_timeout_ms = 4000;  ///< a silent instance loses its session after this
+  std::string instance;       ///< "IP:PORT": this instance's TCP listener, as clients reach it
+  std::string secret_file;    ///< file holding the shared secret TCP clients present
+  uint64_t snapshot_mb = 16;  ///< snapshot into ZooKeeper past this much log
+  uint64_t snapshot_entries = 20000;                   ///< ... or past this many log entries
+  bool enabled() const { return !zookeeper.empty(); }  ///< HA mode is on
+  bool operator==(const HaConfig&) const = default;    ///< field-wise equality
+};
+
 /// Every setting; default-constructed = the shipped defaults.
 struct Config {
   SocketsConfig sockets;                           ///< [sockets]
@@ -138,6 +151,7 @@ struct Config {
   RebalanceConfig rebalance;                       ///< [rebalance]
   LpConfig lp;                                     ///< [lp]
   HttpConfig http;                                 ///< [http]
+  HaConfig ha;                                     ///< [ha]
   bool operator==(const Config&) const = default;  ///< field-wise equality
 };
 

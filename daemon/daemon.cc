@@ -25,12 +25,15 @@
 #include "daemon/durability.h"
 #include "daemon/engine.h"
 #include "daemon/event_log.h"
+#include "daemon/ha/ha_node.h"
+#include "daemon/ha/hello.h"
 #include "daemon/http_server.h"
 #include "daemon/logging.h"
 #include "daemon/lp_planner.h"
 #include "daemon/rebalancer.h"
 #include "daemon/server.h"
 #include "daemon/workload_timers.h"
+#include "io/coord/zk_coordinator.h"
 
 namespace locsched {
 
@@ -75,25 +78,61 @@ void YieldToEventLoop() {
 // one way: Server (lines) -> Dispatcher -> Engine -> Scheduler, records into the
 // EventLog; the CommitStep closes each burst. The Daemon is the DaemonControl the
 // admin commands reach.
+// In high-availability mode the HaNode snapshots into ZooKeeper and the disk
+// is not the journal's: no local snapshot trigger, no free-space check.
+JournalConfig EventLogConfig(const Config& cfg) {
+  JournalConfig j = cfg.journal;
+  if (cfg.ha.enabled()) j.snapshot_mb = 0;
+  return j;
+}
+
+EventLog::FreeBytes DiskCheck(const Config& cfg) {
+  if (cfg.ha.enabled()) return nullptr;
+  return [path = cfg.journal.path] { return JournalDiskFreeBytes(path); };
+}
+
+// A deposed active must never acknowledge again: it leaves at once, holding
+// replies it never sent (its clients resend to the new active).
+[[noreturn]] void LeaveDeposed(const Status& s) {
+  spdlog::critical("ha: deposed, exiting without acknowledging anything more: {}", s.message());
+  spdlog::default_logger()->flush();
+  std::_Exit(kExitDeposed);
+}
+
 class Daemon final : public DaemonControl {
  public:
-  Daemon(const Config& cfg, const DaemonOptions& opts)
+  Daemon(const Config& cfg, const DaemonOptions& opts, Coordinator* coord, std::string secret)
       : cfg_(cfg),
         opts_(opts),
         engine_(
             cfg, clock_, [](const std::string& line) { spdlog::warn("{}", line); },
             cfg.lp.enabled ? &arrivals_ : nullptr),
-        log_(clock_, cfg.journal, [path = cfg.journal.path] { return JournalDiskFreeBytes(path); }),
+        log_(clock_, EventLogConfig(cfg), DiskCheck(cfg)),
         planner_(cfg.lp.enabled ? MakePlanner() : nullptr),
         dispatcher_(engine_, cfg, &log_, planner_.get(), this),
-        server_(io_, dispatcher_, commit_, cfg),
+        ha_(coord ? std::make_unique<HaNode>(io_, *coord, dispatcher_, log_, clock_, cfg.ha,
+                                             LeaveDeposed)
+                  : nullptr),
+        hello_(coord ? std::make_unique<HelloGate>(std::move(secret),
+                                                   [this](JsonWriter& w) { DescribeRole(w); })
+                     : nullptr),
+        server_(io_, dispatcher_, commit_, cfg, hello_.get()),
         http_(io_, dispatcher_, cfg.http) {}
 
   int Run();
 
   // DaemonControl: what the admin commands reach.
   Status Reload(std::vector<std::string>* changed) override;
-  Status Snapshot(JsonWriter& w) override { return durability_.Snapshot(&w); }
+  Status Snapshot(JsonWriter& w) override {
+    return ha_ ? ha_->Snapshot(&w) : durability_.Snapshot(&w);
+  }
+  Status AdmitMutation() const override { return ha_ ? ha_->Admit() : Status::Ok(); }
+  void WriteStatus(JsonWriter& w) const override {
+    if (ha_) ha_->WriteStatus(w);
+  }
+  void AppendMetrics(std::string* text) const override {
+    if (ha_) ha_->AppendMetrics(text);
+  }
   Status Rebalance(JsonWriter& w) override {
     w.Field("started", StartRebalance("forced"));
     w.Field("runs", engine_.rebalancer()->runs());
@@ -103,6 +142,8 @@ class Daemon final : public DaemonControl {
 
  private:
   Status ReloadConfig(std::vector<std::string>* changed);
+  Status Recover();
+  void DescribeRole(JsonWriter& w) const;
   void WaitForSignal();
   void OnSignal(int signo);
   void BeginStop();
@@ -128,6 +169,8 @@ class Daemon final : public DaemonControl {
   Dispatcher dispatcher_;
   Durability durability_{dispatcher_, log_, clock_};
   CommitStep commit_{io_, clock_, log_, [this] { (void)durability_.Snapshot(nullptr); }};
+  std::unique_ptr<HaNode> ha_;        // high-availability mode, else null
+  std::unique_ptr<HelloGate> hello_;  // its TCP clients' hello, else null
   Server server_;
   HttpServer http_;  // off unless http.listen is set
   asio::signal_set signals_{io_, SIGTERM, SIGINT, SIGHUP};
@@ -146,9 +189,32 @@ class Daemon final : public DaemonControl {
 // Moves one event-loop turn applies before letting queued requests in.
 constexpr size_t kMovesPerTurn = 512;
 
+// Single node: the local journal. High availability: the state in ZooKeeper.
+Status Daemon::Recover() {
+  if (!ha_) return durability_.Recover(cfg_.journal);
+  if (!cfg_.journal.path.empty())
+    spdlog::info(
+        "ha: journal.path is not used in high-availability mode; the state is in "
+        "ZooKeeper at {}{}",
+        cfg_.ha.zookeeper, cfg_.ha.path);
+  return ha_->Start();
+}
+
+void Daemon::DescribeRole(JsonWriter& w) const {
+  w.Field("role", ha_->role()).Field("instance", cfg_.ha.instance);
+  w.Key("active");
+  if (ha_->active())
+    w.String(cfg_.ha.instance);
+  else if (ha_->leader().empty())
+    w.Null();
+  else
+    w.String(ha_->leader());
+}
+
 int Daemon::Run() {
-  if (Status s = durability_.Recover(cfg_.journal); !s.ok()) {
-    spdlog::error("cannot recover from the journal: {}", s.message());
+  if (Status s = Recover(); !s.ok()) {
+    spdlog::error("cannot recover {}: {}", ha_ ? "the state from ZooKeeper" : "from the journal",
+                  s.message());
     return 1;
   }
   // HTTP first: a port in use fails the start before the socket files appear.
@@ -160,9 +226,9 @@ int Daemon::Run() {
     spdlog::error("cannot listen: {}", s.message());
     return 1;
   }
-  spdlog::info("locschedd ready: policy {}, event socket {}, control socket {}",
+  spdlog::info("locschedd ready: policy {}, event socket {}, control socket {}{}",
                PolicyKindName(cfg_.scheduler.policy), cfg_.sockets.event_path,
-               cfg_.sockets.control_path);
+               cfg_.sockets.control_path, ha_ ? ", TCP " + cfg_.ha.instance : "");
   if (!http_.endpoint().empty())
     spdlog::info("HTTP on {}: /metrics, /status, /queues, the dashboard at /", http_.endpoint());
   WaitForSignal();
@@ -210,6 +276,7 @@ void Daemon::BeginStop() {
   flush_.cancel();
   rebalance_.cancel();
   lp_timer_.cancel();
+  if (ha_) ha_->Stop();
   http_.Stop();
   server_.Stop(2.0, [this] { io_.stop(); });
 }
@@ -356,7 +423,23 @@ std::string Daemon::StatusLine() const {
 
 int RunDaemon(const Config& cfg, const DaemonOptions& opts) {
   std::signal(SIGPIPE, SIG_IGN);  // a vanished client is an error code, not a death
-  Daemon daemon(cfg, opts);
+  std::unique_ptr<ZkCoordinator> coord;
+  std::string secret;
+  if (cfg.ha.enabled()) {
+    Status s = ReadSecretFile(cfg.ha.secret_file, &secret);
+    if (s.ok())
+      s = ZkCoordinator::Open({.hosts = cfg.ha.zookeeper,
+                               .root = cfg.ha.path,
+                               .session_timeout_ms = static_cast<int>(cfg.ha.session_timeout_ms),
+                               .op_timeout_ms = static_cast<int>(
+                                   std::min<uint32_t>(1000, cfg.ha.session_timeout_ms / 2))},
+                              &coord);
+    if (!s.ok()) {
+      spdlog::error("cannot start high-availability mode: {}", s.message());
+      return 1;
+    }
+  }
+  Daemon daemon(cfg, opts, coord.get(), std::move(secret));
   return daemon.Run();
 }
 

@@ -21,6 +21,10 @@ struct DaemonOptions {
 /// Loads the file (if any), then applies the KEY=VALUE overrides, then validates.
 Status LoadConfig(const DaemonOptions& opts, Config* out);
 
+/// The exit code of an active instance that was deposed (fenced, or its
+/// coordination session ended): restart it and it rejoins as a standby.
+inline constexpr int kExitDeposed = 3;
+
 /// Serves until SIGTERM/SIGINT; returns the process exit code.
 int RunDaemon(const Config& cfg, const DaemonOptions& opts);
 

@@ -26,6 +26,13 @@ class DaemonControl {
   virtual Status Rebalance(JsonWriter& w) = 0;
   /// Clients connected now.
   virtual uint64_t clients() const = 0;
+  /// Ok if this instance may apply state-changing requests now; a standby of
+  /// high-availability mode answers `not_active` naming the active.
+  virtual Status AdmitMutation() const { return Status::Ok(); }
+  /// Adds the daemon's own objects to the `status` reply (high availability's "ha").
+  virtual void WriteStatus(JsonWriter&) const {}
+  /// Appends the daemon's own Prometheus series (high availability's locsched_ha_*).
+  virtual void AppendMetrics(std::string*) const {}
 };
 
 }  // namespace locsched

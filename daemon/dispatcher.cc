@@ -151,6 +151,7 @@ Status StatusCmd(Dispatcher& d, const Request& r, JsonWriter& w) {
   if (const EventLog* log = d.event_log(); log && log->attached()) log->WriteStatus(w);
   w.EndObject();
   if (const LpPlanner* planner = d.planner()) planner->WriteStatus(w);
+  d.WriteDaemonStatus(w);
   return Status::Ok();
 }
 
@@ -219,10 +220,19 @@ void OpenReply(bool ok, const Request& r, std::string* out) {
     AppendJsonString(r.id, out);
 }
 
+// A not_active error names the active instance (null if none is known) instead
+// of a field.
 void AppendErrorBody(const Status& s, std::string* out) {
   JsonWriter w(out);
   w.ResumeObject(true);
-  w.Key("error").BeginObject().Field("code", s.code_name()).Field("field", s.subject());
+  w.Key("error").BeginObject().Field("code", s.code_name());
+  if (s.code() != Status::Code::kNotActive) {
+    w.Field("field", s.subject());
+  } else if (const std::string active = s.subject(); active != "unknown") {
+    w.Field("field", "op").Field("active", active);
+  } else {
+    w.Field("field", "op").Key("active").Null();
+  }
   w.Field("message", s.message()).EndObject();
   out->append("}\n");
 }
@@ -368,6 +378,8 @@ Status Dispatcher::Run(const Request& r, std::string_view line, const Caller& ca
   const CommandSpec& spec = SpecOf(r.op);
   if (Status s = CheckAccess(spec, caller); !s.ok()) return s;
   const bool mutating = (spec.flags & kMutating) != 0;
+  if (mutating && control_ && !caller.replay)
+    if (Status s = control_->AdmitMutation(); !s.ok()) return s;
   if (mutating && log_)
     if (Status s = log_->Admit(); !s.ok()) return s;
   const bool dedupe = r.has_id && mutating;

@@ -28,8 +28,9 @@ struct Caller {
   bool control = false;     ///< came in on the control socket (else the event socket)
   bool authorized = false;  ///< the peer may run admin commands, on either socket
   uint32_t uid = 0;         ///< the peer's uid, for error messages
+  bool replay = false;      ///< a journal or HA log record being applied again
   /// The journal's replay: events that passed every rule when they were accepted.
-  static Caller Journal() { return Caller{false, true, 0}; }
+  static Caller Journal() { return Caller{false, true, 0, true}; }
 };
 
 /// Request line in, reply line out, via the command table.
@@ -75,6 +76,14 @@ class Dispatcher {
   const RequestCounters& counters() const { return counters_; }
   /// Calls and errors of op.
   const CommandCounters& counters(Op op) const { return counters_.of(op); }
+  /// Adds the daemon's own status objects (none without a daemon).
+  void WriteDaemonStatus(JsonWriter& w) const {
+    if (control_) control_->WriteStatus(w);
+  }
+  /// Appends the daemon's own metrics (none without a daemon).
+  void AppendDaemonMetrics(std::string* text) const {
+    if (control_) control_->AppendMetrics(text);
+  }
   /// Connected clients (0 without a daemon).
   uint64_t clients() const { return control_ ? control_->clients() : 0; }
   /// Requests per second over the last ten seconds.

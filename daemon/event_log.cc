@@ -27,10 +27,11 @@ void EventLog::ApplyConfig(const JournalConfig& cfg) {
 // The disk's free space is read every 1024 mutating events (a statvfs each).
 Status EventLog::Admit() {
   if (held())
-    return Status::IoError("journal.path",
-                           "journal_unavailable: " + unavailable_.message() +
-                               "; state-changing requests are refused until the journal can be "
-                               "written again (retrying), reads still work");
+    return Status::IoError(
+        unavailable_.subject() == "ha.zookeeper" ? "ha.zookeeper" : "journal.path",
+        "journal_unavailable: " + unavailable_.message() +
+            "; state-changing requests are refused until the journal can be "
+            "written again (retrying), reads still work");
   if (!journal_ || !free_bytes_) return Status::Ok();
   if (since_disk_check_++ % 1024 == 0) disk_low_ = free_bytes_() < min_free_bytes_;
   if (!disk_low_) return Status::Ok();

@@ -36,7 +36,8 @@ int main(int argc, char** argv) {
       "  0    stopped cleanly (SIGTERM), or --check-config found the file good\n"
       "  1    the configuration was refused, the journal could not be recovered, or a\n"
       "       socket could not be bound\n"
-      "  2    bad command line");
+      "  2    bad command line\n"
+      "  3    high-availability mode: deposed (a newer active, or the ZooKeeper session ended)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -33,6 +33,7 @@ void AppendMetricsText(Dispatcher& d, std::string* out) {
   if (const LpPlanner* planner = d.planner()) planner->AppendMetrics(out);
   d.counters().AppendMetrics(out);
   if (const EventLog* log = d.event_log()) log->AppendMetrics(out);
+  d.AppendDaemonMetrics(out);
 }
 
 }  // namespace locsched

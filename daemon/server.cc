@@ -21,6 +21,7 @@
 #include "daemon/commit_step.h"
 #include "daemon/dispatcher.h"
 #include "daemon/fd_budget.h"
+#include "daemon/ha/hello.h"
 #include "daemon/peer_access.h"
 
 namespace locsched {
@@ -29,6 +30,8 @@ namespace asio = boost::asio;
 using asio::awaitable;
 using asio::use_awaitable;
 using Stream = asio::local::stream_protocol;
+using Generic = asio::generic::stream_protocol;  // a connection: Unix or TCP
+using Tcp = asio::ip::tcp;
 
 namespace {
 
@@ -36,15 +39,18 @@ namespace {
 // stalls itself: the daemon stops reading its requests until it drains. A read
 // or a write that waits longer than limits.idle_timeout_s ends the connection.
 struct Connection : std::enable_shared_from_this<Connection> {
-  Connection(Stream::socket s, bool on_control)
+  Connection(Generic::socket s, bool on_control, bool on_tcp)
       : socket(std::move(s)),
         wake(socket.get_executor()),
         idle(socket.get_executor()),
-        control(on_control) {}
-  Stream::socket socket;
+        control(on_control),
+        tcp(on_tcp) {}
+  Generic::socket socket;
   asio::steady_timer wake;  // parked on the commit step while replies wait for the journal
   asio::steady_timer idle;  // limits.idle_timeout_s on the read or write under way
   bool control;             // accepted on the control socket (its own client count)
+  bool tcp;                 // accepted on TCP: the first line must be a good hello
+  bool greeted = false;     // a TCP client passed the hello
   bool timed_out = false;   // the idle timer closed it
   Caller caller;
   std::string partial;      // an incomplete line carried between reads
@@ -56,12 +62,12 @@ struct Connection : std::enable_shared_from_this<Connection> {
 
 // The peer may run admin commands, on either socket, if it is root, the daemon's
 // own user, or a member of the control socket's group (supplementary groups count).
-Caller CallerOf(Stream::socket& s, bool control, const AdminRule& rule) {
+Caller CallerOf(int fd, bool control, const AdminRule& rule) {
   Caller c;
   c.control = control;
   ucred cred{};
   socklen_t len = sizeof cred;
-  if (getsockopt(s.native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return c;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return c;
   c.uid = cred.uid;
   c.authorized = MayAdmin(PeerCred{cred.uid, cred.gid}, rule, SystemGroups());
   return c;
@@ -101,10 +107,13 @@ std::string Errno(std::string_view what) {
 }  // namespace
 
 struct Server::Impl {
-  Impl(asio::io_context& io_, Dispatcher& d, CommitStep& commit_, const Config& cfg)
+  Impl(asio::io_context& io_, Dispatcher& d, CommitStep& commit_, const Config& cfg,
+       const HelloGate* hello_)
       : io(io_),
         dispatcher(d),
         commit(commit_),
+        hello(hello_),
+        instance(cfg.ha.instance),
         sockets(cfg.sockets),
         limits(cfg.limits),
         grace(io_) {}
@@ -113,6 +122,9 @@ struct Server::Impl {
               const std::string& group, gid_t* gid);
   Status ClearStale(std::string_view key, const std::string& path);
   awaitable<void> Accept(Stream::acceptor& a, bool control);
+  Status ListenTcp();
+  awaitable<void> AcceptTcp();
+  void Admit(Generic::socket socket, bool control, bool tcp, const AdminRule& rule);
   awaitable<void> OutOfFds(Stream::acceptor& a, bool control, const boost::system::error_code& ec);
   void RefuseWithSpare(Stream::acceptor& a);
   void FitLimits();
@@ -123,16 +135,19 @@ struct Server::Impl {
   size_t Consume(Connection& c, std::string_view data);
   size_t WriteThreshold() const;
   void HandleLine(Connection& c, std::string_view line);
-  void Refuse(Stream::socket& s, bool control);
+  void Refuse(Generic::socket& s, bool control);
   void Finish(std::shared_ptr<Connection> c);
   void MaybeDone();
 
   asio::io_context& io;
   Dispatcher& dispatcher;
   CommitStep& commit;
+  const HelloGate* hello;  // high-availability mode's TCP listener, else null
+  std::string instance;    // ha.instance: where the TCP listener binds
   SocketsConfig sockets;
   LimitsConfig limits;
   Stream::acceptor event{io}, control{io};
+  Tcp::acceptor tcp{io};
   gid_t control_gid = static_cast<gid_t>(-1), event_gid = static_cast<gid_t>(-1);
   std::set<std::shared_ptr<Connection>> conns;
   uint64_t open_event = 0, open_control = 0;  // connections per socket
@@ -145,8 +160,9 @@ struct Server::Impl {
   asio::steady_timer grace;
 };
 
-Server::Server(asio::io_context& io, Dispatcher& dispatcher, CommitStep& commit, const Config& cfg)
-    : impl_(std::make_unique<Impl>(io, dispatcher, commit, cfg)) {}
+Server::Server(asio::io_context& io, Dispatcher& dispatcher, CommitStep& commit, const Config& cfg,
+               const HelloGate* hello)
+    : impl_(std::make_unique<Impl>(io, dispatcher, commit, cfg, hello)) {}
 
 Server::~Server() = default;
 
@@ -219,9 +235,62 @@ Status Server::Listen() {
                          c.control_group, &s.control_gid);
       !st.ok())
     return st;
+  if (s.hello)
+    if (Status st = s.ListenTcp(); !st.ok()) return st;
   asio::co_spawn(s.io, s.Accept(s.event, false), asio::detached);
   asio::co_spawn(s.io, s.Accept(s.control, true), asio::detached);
+  if (s.hello) asio::co_spawn(s.io, s.AcceptTcp(), asio::detached);
   return Status::Ok();
+}
+
+// ha.instance is "IP:PORT" (ValidateConfig checked it).
+Status Server::Impl::ListenTcp() {
+  const size_t colon = instance.rfind(':');
+  std::string host = instance.substr(0, colon);
+  if (host.size() > 1 && host.front() == '[') host = host.substr(1, host.size() - 2);
+  boost::system::error_code ec;
+  const Tcp::endpoint at(asio::ip::make_address(host, ec),
+                         static_cast<uint16_t>(std::stoul(instance.substr(colon + 1))));
+  if (!ec) tcp.open(at.protocol(), ec);
+  if (!ec) tcp.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) tcp.bind(at, ec);
+  if (!ec) tcp.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return Status::IoError("ha.instance", instance + ": " + ec.message());
+  return Status::Ok();
+}
+
+// TCP clients count against the event socket's limit whichever socket their
+// hello names; they are authorized only once the hello passed.
+awaitable<void> Server::Impl::AcceptTcp() {
+  for (;;) {
+    boost::system::error_code ec;
+    Tcp::socket socket = co_await tcp.async_accept(asio::redirect_error(use_awaitable, ec));
+    if (ec == asio::error::operation_aborted || stopping) co_return;
+    if (OutOfResources(ec)) {
+      asio::steady_timer pause(io);
+      pause.expires_after(kAcceptPause);
+      co_await pause.async_wait(asio::redirect_error(use_awaitable, ec));
+      continue;
+    }
+    if (ec) continue;
+    socket.set_option(Tcp::no_delay(true), ec);
+    Admit(Generic::socket(std::move(socket)), false, true, AdminRule{});
+  }
+}
+
+// Starts serving an accepted client, or refuses it past its socket's limit.
+void Server::Impl::Admit(Generic::socket socket, bool is_control, bool is_tcp,
+                         const AdminRule& rule) {
+  uint64_t& open = is_control ? open_control : open_event;
+  if (open >= (is_control ? fit.control : fit.event)) {
+    Refuse(socket, is_control);
+    return;
+  }
+  auto c = std::make_shared<Connection>(std::move(socket), is_control, is_tcp);
+  if (!is_tcp) c->caller = CallerOf(c->socket.native_handle(), is_control, rule);
+  conns.insert(c);
+  ++open;
+  asio::co_spawn(io, Serve(c), asio::detached);
 }
 
 // Accept loop of one socket; ends when the acceptor is closed by Stop. Each
@@ -238,16 +307,7 @@ awaitable<void> Server::Impl::Accept(Stream::acceptor& a, bool is_control) {
       continue;
     }
     if (ec) continue;  // the client gave up before it was accepted
-    uint64_t& open = is_control ? open_control : open_event;
-    if (open >= (is_control ? fit.control : fit.event)) {
-      Refuse(socket, is_control);
-      continue;
-    }
-    auto c = std::make_shared<Connection>(std::move(socket), is_control);
-    c->caller = CallerOf(c->socket, is_control, rule);
-    conns.insert(c);
-    ++open;
-    asio::co_spawn(io, Serve(c), asio::detached);
+    Admit(Generic::socket(std::move(socket)), is_control, false, rule);
   }
 }
 
@@ -292,7 +352,7 @@ void Server::Impl::RefuseWithSpare(Stream::acceptor& a) {
   spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
-void Server::Impl::Refuse(Stream::socket& s, bool is_control) {
+void Server::Impl::Refuse(Generic::socket& s, bool is_control) {
   std::string line;
   const char* key = is_control ? "limits.max_control_clients" : "limits.max_clients";
   const uint64_t limit = is_control ? fit.control : fit.event;
@@ -459,6 +519,17 @@ size_t Server::Impl::Consume(Connection& c, std::string_view data) {
 void Server::Impl::HandleLine(Connection& c, std::string_view line) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   if (line.find_first_not_of(" \t") == std::string_view::npos) return;
+  if (c.tcp && !c.greeted) {
+    bool to_control = false;
+    if (!hello->Greet(line, &to_control, &c.out)) {
+      c.stopping = true;
+      return;
+    }
+    c.greeted = true;
+    c.caller.control = to_control;
+    c.caller.authorized = true;  // the shared secret is the admin credential on TCP
+    return;
+  }
   dispatcher.HandleLine(line, c.caller, &c.out);
 }
 
@@ -490,6 +561,7 @@ void Server::Stop(double grace_seconds, std::function<void()> done) {
   boost::system::error_code ec;
   s.event.close(ec);
   s.control.close(ec);
+  s.tcp.close(ec);
   if (s.spare_fd >= 0) ::close(s.spare_fd);
   s.spare_fd = -1;
   // Connections waiting for input end now; one busy writing ends after that write.

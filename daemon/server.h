@@ -1,5 +1,6 @@
-// Server: the event and control Unix sockets and their connections on the
-// daemon's io_context. A connection only splits lines, hands each to the
+// Server: the event and control Unix sockets (and, in high-availability mode, a
+// TCP listener whose clients present a shared secret) and their connections on
+// the daemon's io_context. A connection only splits lines, hands each to the
 // Dispatcher and writes the replies, parked on the CommitStep while the journal
 // owes them a sync; it never touches scheduling state. Event-loop thread only.
 #pragma once
@@ -19,14 +20,17 @@ namespace locsched {
 
 class CommitStep;
 class Dispatcher;
+class HelloGate;
 
 /// Listens on both sockets and serves newline-delimited JSON.
 class Server {
  public:
   /// A server on `io` handing lines to `dispatcher`, whose replies wait for `commit`
-  /// while it has events to make durable; all must outlive it.
-  Server(boost::asio::io_context& io, Dispatcher& dispatcher, CommitStep& commit,
-         const Config& cfg);
+  /// while it has events to make durable; all must outlive it. With a `hello` gate
+  /// (high-availability mode) it also listens on TCP at ha.instance, where every
+  /// connection must first pass the gate.
+  Server(boost::asio::io_context& io, Dispatcher& dispatcher, CommitStep& commit, const Config& cfg,
+         const HelloGate* hello = nullptr);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

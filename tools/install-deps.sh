@@ -12,6 +12,9 @@ PACKAGES=(
   # libraries (cmake/Dependencies.cmake finds them)
   libboost-dev liblemon-dev libglpk-dev libtomlplusplus-dev libspdlog-dev catch2
   nlohmann-json3-dev libsimdjson-dev libcli11-dev libsystemd-dev libbenchmark-dev zlib1g-dev
+  # high availability: ZooKeeper's C client, and the server the HA tests start on loopback
+  # (zookeeperd's own service start is refused in containers; the tests never use it)
+  libzookeeper-mt-dev zookeeperd
   # charts and black-box tests; promtool checks /metrics, headless Chromium loads the dashboard
   python3 python3-matplotlib prometheus chromium
   # systemd-analyze (unit check) and /bin/kill (the unit's ExecReload)

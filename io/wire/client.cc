@@ -1,13 +1,20 @@
 #include "io/wire/client.h"
 
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <fstream>
 #include <utility>
 
 namespace locsched {
@@ -42,7 +49,8 @@ LineClient& LineClient::operator=(LineClient&& other) noexcept {
   return *this;
 }
 
-Status LineClient::Connect(const std::string& path) {
+Status LineClient::Connect(const std::string& path, std::string_view socket) {
+  if (path.rfind("tcp:", 0) == 0) return ConnectTcp(path.substr(4), socket);
   Close();
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
@@ -62,6 +70,120 @@ Status LineClient::Connect(const std::string& path) {
   }
   Adopt(fd, path);
   return Status::Ok();
+}
+
+namespace {
+
+// A TCP connection to "HOST:PORT" (IPv6 as "[ADDR]:PORT") within `timeout_ms`.
+Status DialTcp(const std::string& address, int timeout_ms, int* out) {
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos) return Status::InvalidArgument(address, "is not HOST:PORT");
+  std::string host = address.substr(0, colon);
+  if (host.size() > 1 && host.front() == '[') host = host.substr(1, host.size() - 2);
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (int rc = getaddrinfo(host.c_str(), address.c_str() + colon + 1, &hints, &res); rc != 0)
+    return Status::InvalidArgument(address, gai_strerror(rc));
+  const int fd = ::socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+  (void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);  // bounds connect()
+  int rc;
+  do {
+    rc = ::connect(fd, res->ai_addr, res->ai_addrlen);
+  } while (rc < 0 && errno == EINTR);
+  const int err = errno;
+  freeaddrinfo(res);
+  if (rc < 0) {
+    ::close(fd);
+    return Status::IoError(address, "cannot connect: " + ErrnoText(err));
+  }
+  timeval none{};
+  (void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &none, sizeof none);
+  const int one = 1;
+  (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  *out = fd;
+  return Status::Ok();
+}
+
+Status ReadSecret(std::string* secret) {
+  const char* file = std::getenv("LOCSCHED_SECRET_FILE");
+  if (!file || !*file)
+    return Status::InvalidArgument("LOCSCHED_SECRET_FILE",
+                                   "must name the file holding the cluster's shared secret");
+  std::ifstream in(file);
+  if (!in || !std::getline(in, *secret))
+    return Status::IoError("LOCSCHED_SECRET_FILE", std::string(file) + ": cannot be read");
+  const size_t b = secret->find_first_not_of(" \t\r");
+  const size_t e = secret->find_last_not_of(" \t\r");
+  *secret = b == std::string::npos ? "" : secret->substr(b, e - b + 1);
+  return Status::Ok();
+}
+
+// The value of "key":"..." in a reply line ("" if absent or null).
+std::string StringField(const std::string& line, const std::string& key) {
+  const std::string pattern = "\"" + key + "\":\"";
+  const size_t at = line.find(pattern);
+  if (at == std::string::npos) return "";
+  const size_t from = at + pattern.size();
+  return line.substr(from, line.find('"', from) - from);
+}
+
+}  // namespace
+
+// Asks one instance its role; Ok only if it is the active one. *active is who
+// it says is active ("" if it does not know).
+Status LineClient::Hello(const std::string& address, std::string_view socket,
+                         const std::string& secret, std::string* active) {
+  int fd = -1;
+  if (Status s = DialTcp(address, 1000, &fd); !s.ok()) return s;
+  Adopt(fd, address);
+  std::string reply, line = "{\"op\":\"hello\",\"secret\":\"";
+  for (char ch : secret) {  // a JSON string: quotes and backslashes escaped
+    if (ch == '"' || ch == '\\') line.push_back('\\');
+    line.push_back(ch);
+  }
+  line.append("\",\"socket\":\"").append(socket).append("\"}");
+  const auto saved = timeout_;
+  timeout_ = std::chrono::milliseconds(2000);
+  Status s = Call(line, &reply);
+  timeout_ = saved;
+  if (s.ok() && reply.rfind("{\"ok\":true", 0) != 0) s = Status::PermissionDenied(address, reply);
+  *active = StringField(reply, "active");
+  if (s.ok() && StringField(reply, "role") != "active")
+    s = Status::FailedPrecondition(
+        address,
+        "is a standby (the active is " + (active->empty() ? "not known yet" : *active) + ")");
+  if (!s.ok()) Close();
+  return s;
+}
+
+// Tries the listed instances, and the active a standby names, once each.
+Status LineClient::ConnectTcp(const std::string& list, std::string_view socket) {
+  Close();
+  std::string secret;
+  if (Status s = ReadSecret(&secret); !s.ok()) return s;
+  std::deque<std::string> queue;
+  for (size_t at = 0; at <= list.size();) {
+    const size_t comma = std::min(list.find(',', at), list.size());
+    if (comma > at) queue.push_back(list.substr(at, comma - at));
+    at = comma + 1;
+  }
+  std::vector<std::string> tried;
+  std::string reasons;
+  while (!queue.empty()) {
+    const std::string address = queue.front();
+    queue.pop_front();
+    if (std::find(tried.begin(), tried.end(), address) != tried.end()) continue;
+    tried.push_back(address);
+    std::string active;
+    Status s = Hello(address, socket, secret, &active);
+    if (s.ok()) return s;
+    if (s.code() == Status::Code::kPermissionDenied) return s;  // a wrong secret stays wrong
+    reasons += (reasons.empty() ? "" : "; ") + s.message();
+    if (!active.empty()) queue.push_front(active);
+  }
+  return Status::IoError("tcp:" + list, "no active instance: " + reasons);
 }
 
 void LineClient::Adopt(int fd, std::string name) {

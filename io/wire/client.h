@@ -30,8 +30,13 @@ class LineClient {
   /// Closes this socket and takes over the other's.
   LineClient& operator=(LineClient&& other) noexcept;
 
-  /// Connects to the Unix socket at `path`; the error names the path.
-  Status Connect(const std::string& path);
+  /// Connects to the Unix socket at `path`; the error names the path. An address
+  /// "tcp:HOST:PORT[,HOST:PORT...]" names the instances of a high-availability
+  /// cluster instead: each is tried in turn with a hello (the shared secret read
+  /// from the file in $LOCSCHED_SECRET_FILE) for the given `socket` ("event" or
+  /// "control") until the active one answers; a standby's reply names the active,
+  /// which is tried next.
+  Status Connect(const std::string& path, std::string_view socket = "event");
   /// Adopts an already connected stream socket (tests use a socketpair); takes ownership.
   void Adopt(int fd, std::string name);
   /// Closes the socket (safe to call twice).
@@ -62,6 +67,9 @@ class LineClient {
 
  private:
   Status WaitReadable();
+  Status ConnectTcp(const std::string& list, std::string_view socket);
+  Status Hello(const std::string& address, std::string_view socket, const std::string& secret,
+               std::string* active);
   Status Fill();
 
   int fd_ = -1;

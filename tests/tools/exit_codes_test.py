@@ -21,6 +21,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "daemon"))
 import locschedd_test  # noqa: E402  (the Daemon harness)
+import zookeeper  # noqa: E402  (a throwaway ZooKeeper server)
 
 SOURCE = None
 BIN = {}  # program name -> path
@@ -85,6 +86,36 @@ class ExitCodes(unittest.TestCase):
         self.expect(0, subprocess.CompletedProcess([], d.proc.wait(timeout=10), "", d.log()),
                     "locschedd", "SIGTERM")
         d.stop()
+        self.expect_deposed()
+
+    def expect_deposed(self):
+        """3: in high-availability mode, frozen past its ZooKeeper session timeout."""
+        zk = zookeeper.ZooKeeper(str(self.dir))
+        proc = None
+        try:
+            zk.start()
+            secret = self.file("secret", "0123456789abcdef\n")
+            proc = subprocess.Popen(
+                [BIN["locschedd"], "--set", "sockets.event_path=" + str(self.dir / "ha-e.sock"),
+                 "--set", "sockets.control_path=" + str(self.dir / "ha-c.sock"),
+                 "--set", "ha.zookeeper=" + zk.hosts, "--set", "ha.secret_file=" + secret,
+                 "--set", "ha.instance=127.0.0.1:%d" % zookeeper.free_port(),
+                 "--set", "ha.session_timeout_ms=2000"], stderr=subprocess.PIPE, text=True)
+            for _ in range(400):
+                if (self.dir / "ha-c.sock").exists() or proc.poll() is not None:
+                    break
+                time.sleep(0.05)
+            proc.send_signal(signal.SIGSTOP)
+            time.sleep(3.5)  # ZooKeeper expires the 2 s session meanwhile
+            proc.send_signal(signal.SIGCONT)
+            code = proc.wait(timeout=30)
+            self.expect(3, subprocess.CompletedProcess([], code, "", proc.stderr.read()),
+                        "locschedd", "deposed in high-availability mode")
+        finally:
+            if proc and proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            zk.stop()
 
     def test_locschedctl(self):
         d = locschedd_test.Daemon(["sockets.control_mode=0600"])

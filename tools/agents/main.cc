@@ -2,6 +2,8 @@
 // job submitter against a running locschedd over its event socket, on an accelerated
 // clock, prints a live line every few seconds and a summary (text or --json) at the end.
 // The emulation itself is tools/agents/emulator.h; this file holds flags, socket and clock.
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -48,7 +50,10 @@ const CLI::Validator kNotNegative(
 
 void AddClusterFlags(CLI::App& app, Options& o) {
   AgentsParams& p = o.params;
-  app.add_option("--socket", o.socket, "locschedd's event socket (required)")->required();
+  app.add_option("--socket", o.socket,
+                 "locschedd's event socket (required), or tcp:HOST:PORT,... the instances of "
+                 "a high-availability cluster (the active is found once, at start)")
+      ->required();
   app.add_option("--machines", p.machines, "Machines to emulate")->capture_default_str();
   app.add_option("--slots", p.slots, "Task slots per machine")->capture_default_str();
   app.add_option("--data-machines", p.data_fraction,
@@ -137,18 +142,57 @@ void Validate(const Options& o) {
   if (!(o.timeout > 0)) throw std::invalid_argument("--timeout: must be positive");
 }
 
-// Sends each batch pipelined over one LineClient.
+// Sends each batch pipelined over one LineClient. Given the instances of a
+// high-availability cluster (tcp:...), every request carries an id, and a batch
+// whose connection fails is sent again whole, with the same ids, to the active
+// found again (for up to `retry_for`): the daemon answers what it had applied
+// from its replicated id memory, so each event applies once.
 class SocketTransport : public Transport {
  public:
-  SocketTransport(LineClient* client, size_t window) : client_(client), window_(window) {}
+  SocketTransport(LineClient* client, std::string address, size_t window,
+                  std::chrono::milliseconds retry_for)
+      : client_(client),
+        address_(std::move(address)),
+        window_(window),
+        retry_for_(retry_for),
+        resend_(address_.rfind("tcp:", 0) == 0),
+        id_prefix_("agents-" + std::to_string(getpid()) + "-" +
+                   std::to_string(std::chrono::system_clock::now().time_since_epoch().count()) +
+                   "-") {}
   Status Exchange(const std::vector<std::string>& requests,
                   std::vector<std::string>* replies) override {
-    return client_->CallBatch(requests, replies, window_);
+    if (!resend_) return client_->CallBatch(requests, replies, window_);
+    tagged_.clear();
+    for (const std::string& r : requests)
+      tagged_.push_back("{\"id\":\"" + id_prefix_ + std::to_string(next_id_++) + "\"," +
+                        r.substr(1));
+    const auto deadline = std::chrono::steady_clock::now() + retry_for_;
+    for (;;) {
+      replies->clear();
+      Status s = client_->CallBatch(tagged_, replies, window_);
+      if (s.ok() || std::chrono::steady_clock::now() >= deadline) return s;
+      std::fprintf(stderr, "locsched-agents: %s; finding the active again\n", s.message().c_str());
+      do {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        s = client_->Connect(address_);
+      } while (!s.ok() && std::chrono::steady_clock::now() < deadline);
+      if (!s.ok()) return s;
+      ++reconnects_;
+    }
   }
+  /// Times the active was found again after a failed batch.
+  uint64_t reconnects() const { return reconnects_; }
 
  private:
   LineClient* client_;
+  std::string address_;
   size_t window_;
+  std::chrono::milliseconds retry_for_;
+  bool resend_;
+  std::string id_prefix_;
+  uint64_t next_id_ = 0;
+  uint64_t reconnects_ = 0;
+  std::vector<std::string> tagged_;
 };
 
 // Throws the error of `s`, if any, as a runtime_error.
@@ -364,7 +408,7 @@ int Run(Options o) {
   LineClient client;
   Check(client.Connect(o.socket));
   client.set_timeout(std::chrono::milliseconds(static_cast<int64_t>(o.timeout * 1000)));
-  SocketTransport transport(&client, o.window);
+  SocketTransport transport(&client, o.socket, o.window, std::chrono::seconds(60));
   Emulator emu(o.params, &transport);
   Summary sum;
   Check(emu.QueryStatus(&sum.before));

@@ -105,7 +105,7 @@ json BuildRequest(const Verb& v) {
 LineClient Connect(const Options& o) {
   const std::string path = SocketPath(o);
   LineClient c;
-  if (Status s = c.Connect(path); !s.ok()) {
+  if (Status s = c.Connect(path, "control"); !s.ok()) {
     const std::string& m = s.message();
     if (m.find("ermission denied") != std::string::npos)
       throw CtlError{kExitNoPermission,
@@ -296,7 +296,10 @@ int Main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();  // `locschedctl status --json` as well as `locschedctl --json status`
   Options o;
-  app.add_option("-s,--socket", o.socket, "control socket (default: from the config file)");
+  app.add_option(
+      "-s,--socket", o.socket,
+      "control socket (default: from the config file), or tcp:HOST:PORT,... the "
+      "instances of a high-availability cluster ($LOCSCHED_SECRET_FILE holds its secret)");
   app.add_option("-c,--config", o.config,
                  "config file to read the socket path from (default /etc/locsched/locsched.toml)");
   app.add_flag("--json", o.json, "print the daemon's JSON reply instead of a table");

@@ -31,7 +31,10 @@ void AddFlags(CLI::App& app, TailOptions& o, std::string& format) {
   app.add_flag("-f,--follow", o.follow,
                "Follow the files like tail -F (rotation, truncation, files not there yet) until "
                "SIGINT/SIGTERM; plain files only");
-  app.add_option("--socket", o.socket, "locschedd's event socket (needed unless --check)");
+  app.add_option(
+      "--socket", o.socket,
+      "locschedd's event socket (needed unless --check), or tcp:HOST:PORT,... the "
+      "instances of a high-availability cluster ($LOCSCHED_SECRET_FILE holds its secret)");
   app.add_option("--checkpoint", o.checkpoint,
                  "Follow mode: state file (file identity + offset) so a restart neither loses nor "
                  "repeats events");
