@@ -14,10 +14,10 @@ Workloads:
 Trace workloads run in locsched-sim --trace (the emulator's cluster model: Exp 25 s
 local tasks, heartbeats every 3 s).
 
-JSQ+MaxWeight, with and without remote_bias, also runs each trace workload with the
-daemon's rebalancing (--rebalance), LP priority (--lp-priority) and both, at remote 4x
-on the trace workloads not sized to 85% (there a rebalancing run alone costs 10-20 s of
-CPU); the slotted model has no rebalancer.
+JSQ+MaxWeight, with and without remote_bias, and late binding also run each trace
+workload with the daemon's rebalancing (--rebalance), LP priority (--lp-priority) and
+both, at remote 4x on the trace workloads not sized to 85% (there a rebalancing run
+alone costs 10-20 s of CPU); the slotted model has no rebalancer.
 
 Every locsched-sim call is one independent run of a pool (--jobs at a time, default 2;
 identical calls run once); a progress line counts them. The end prints the wall time
@@ -54,7 +54,8 @@ OTHER_TRACES = [("jobhistory", "hadoop-rumen/sample-job-tracker-logs.gz", None),
                  UTILIZATIONS)]
 BIAS = 2  # JSQ+MaxWeight's remote_bias variant
 FAIR_ORDER = ["--policy", "late-binding", "--job-order", "fair"]  # the default without job-aware order
-# The daemon's extras, on JSQ+MaxWeight with and without its bias (trace workloads only).
+# The daemon's extras, on JSQ+MaxWeight with and without its bias and on late binding
+# (trace workloads only).
 EXTRAS = [("rebalance", ["--rebalance"]), ("lp", ["--lp-priority"]),
           ("rebalance+lp", ["--rebalance", "--lp-priority"])]
 
@@ -134,10 +135,12 @@ def trace_runs(policies, family, fmt, path, hour, util):
     at_4x.insert(at_4x.index("--remote-slowdown") + 1, "4")
     # At 85% a rebalancing run costs 10-20 s of CPU (its timer fires every simulated second
     # over a large backlog): the extras run on the workloads sized to 60% and the others.
-    for bias in (0, BIAS) if util is None or util < 0.7 else ():
+    bases = [["--policy", "jsq-maxweight", "--remote-bias", str(b)] for b in (0, BIAS)]
+    if "late-binding" in policies:
+        bases.append(["--policy", "late-binding"])
+    for base_flags in bases if util is None or util < 0.7 else ():
         for variant, flags in EXTRAS:
-            calls.append((at_4x + ["--policy", "jsq-maxweight", "--remote-bias", str(bias)] + flags,
-                          variant))
+            calls.append((at_4x + base_flags + flags, variant))
     make = lambda runs: trace_rows(runs, family, path, hour, util)
     return [(args, variant, make) for args, variant in calls]
 
@@ -343,6 +346,9 @@ def main():
         labels.insert(labels.index("late-binding") + 1, "late-binding+fair")
     labels = sorted(set(labels), key=labels.index)
     labels += ["jsq-maxweight%s+%s" % (b, v) for b in ("", "+bias%d" % BIAS) for v, _ in EXTRAS]
+    if "late-binding" in policies:
+        at = labels.index("late-binding+fair") + 1
+        labels[at:at] = ["late-binding+%s" % v for v, _ in EXTRAS]
     with open(a.out + ".md", "w") as f:
         f.write(render(table, labels, a, hours, wall, cpu, jsonl))
     plot = subprocess.run([sys.executable, "bench/plot_league.py", jsonl, a.out + ".png"],
@@ -400,11 +406,12 @@ raw rows: `%s`. SWIM: %s of both FB-2009 files. Delay scheduling's wait is the b
 `jsq-maxweight+bias%d` is JSQ+MaxWeight with `remote_bias` %d; `late-binding` is the default
 (shortest remaining work first, aging bound 300 s); `late-binding+fair` is late binding with
 fair sharing's job order, to show what job-aware order adds. `+rebalance` is the
-daemon's rebalancing (`locsched-sim --trace --rebalance`: max-cover over the queued
-backlog on its big-job, imbalance and timer triggers), `+lp` LP priority (`--lp-priority`:
-the backlog LP re-solved on the daemon's timer orders the jobs), both on the simulated
-clock; they exist for JSQ+MaxWeight only and run on the trace workloads at remote 4x,
-except those sized to 85%% (the slotted model has no rebalancer). A ratio is the geometric mean, over the family's workloads where both
+daemon's rebalancing (`locsched-sim --trace --rebalance`: for JSQ+MaxWeight max-cover
+over the queued backlog on its big-job, imbalance and timer triggers; for late binding
+remote permits for the queued tasks of jobs of 1,000+ tasks), `+lp` LP priority
+(`--lp-priority`: the backlog LP re-solved on the daemon's timer orders the jobs), both
+on the simulated clock; they run on the trace workloads at remote 4x, except those sized
+to 85%% (the slotted model has no rebalancer). A ratio is the geometric mean, over the family's workloads where both
 are stable, of the policy's JCT over best-tuned delay's: below 1 beats it.
 
 ## Summary by workload family
