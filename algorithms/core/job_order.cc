@@ -6,7 +6,7 @@ JobHeap::Less MakeJobLess(JobOrder order, const Cluster& cluster, const JobRanks
   switch (order) {
     case JobOrder::kLp:
       if (ranks == nullptr) return MakeJobLess(JobOrder::kSmith, cluster);
-      return [&cluster, ranks, smith = MakeJobLess(JobOrder::kSmith, cluster)](JobId a, JobId b) {
+      return [ranks, smith = MakeJobLess(JobOrder::kSmith, cluster)](JobId a, JobId b) {
         const uint64_t ka = ranks->Key(a), kb = ranks->Key(b);
         return ka != kb ? ka < kb : smith(a, b);
       };
