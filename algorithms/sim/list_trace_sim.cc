@@ -76,7 +76,7 @@ ListRun::ListRun(const TraceWorkload& w, const TraceClusterModel& c, uint64_t se
       tasks_left_(w.jobs.size(), 0),
       free_(c.machines, c.slots_per_machine),
       state_(w.num_tasks(), 0) {
-  Rng rng(seed);  // the same draws, in the same order, as SimulateTrace
+  Rng rng(DurationSeed(seed));  // the same draws, in the same order, as SimulateTrace
   for (uint32_t j = 0; j < w.jobs.size(); ++j) {
     const TraceJob& job = w.jobs[j];
     for (uint32_t t = job.first_task; t < job.first_task + job.tasks; ++t) {

@@ -102,9 +102,7 @@ TraceRun::TraceRun(const TraceWorkload& w, const TraceSimParams& p)
     : w_(w),
       p_(p),
       sched_(p.policy),
-      // Mixed, so that a policy seeded with the same number (JSQ's tie-breaks) does not
-      // draw the same stream as the durations: its remote picks would get the long ones.
-      rng_(p.seed * 0x9e3779b97f4a7c15ULL + 0xd0e5),
+      rng_(DurationSeed(p.seed)),
       work_(w.num_tasks(), 1),
       started_s_(w.num_tasks(), 0),
       where_of_(w.num_tasks(), Where::kNode),

@@ -141,6 +141,13 @@ struct TraceSimResult {
 /// locsched-sim spells them).
 std::string ValidateTraceSim(const TraceWorkload& w, const TraceSimParams& p);
 /// Runs the workload through the cluster model (validated by ValidateTraceSim).
+/// The seed of the task-duration stream for run seed `seed`: mixed, so that a policy
+/// seeded with the same number (JSQ's tie-breaks) does not draw the same stream (its
+/// remote picks would get the long durations). Every trace-mode simulator draws from it.
+inline uint64_t DurationSeed(uint64_t seed) {
+  return seed * 0x9e3779b97f4a7c15ULL + 0xd0e5;
+}
+
 TraceSimResult SimulateTrace(const TraceWorkload& w, const TraceSimParams& p);
 
 }  // namespace locsched
