@@ -254,7 +254,7 @@ def split_brain(instances):
     except subprocess.TimeoutExpired:
         fail("the deposed active did not exit")
     if code != 3:
-        fail("the deposed active exited with %d, not 3" % code)
+        fail("the deposed active exited with %d, not 3 (its log: %s)" % (code, active.log.name))
     new_conn.send([{"op": "job", "job": l["job"]} for l in batch])
     present = [r for r in new_conn.replies(len(batch)) if r.get("ok")]
     if present:
@@ -394,6 +394,17 @@ def agents_follow_failover(instances, tmp, names):
     active.start()
 
 
+def print_log_tails(instances, lines=40):
+    """On a failure, each instance's last log lines (a sanitizer's or an assertion's report
+    is there), so that CI's output says why without the kept folder."""
+    for inst in instances:
+        inst.log.flush()
+        with open(inst.log.name, errors="replace") as f:
+            tail = f.readlines()[-lines:]
+        print("---- last %d lines of %s" % (len(tail), inst.log.name))
+        sys.stdout.write("".join(tail))
+
+
 def main():
     why = zookeeper.available()
     if why:
@@ -435,6 +446,7 @@ def main():
         if ok:
             shutil.rmtree(tmp, ignore_errors=True)
         else:
+            print_log_tails(instances)
             print("logs kept in " + tmp)
 
 
