@@ -6,28 +6,13 @@
 #include <queue>
 #include <string>
 
+#include "algorithms/sim/jct_summary.h"
 #include "base/rng.h"
 
 namespace locsched {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr uint32_t kBucketMax[] = {1, 10, 100, 1000, UINT32_MAX};
-
-double Quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
-  const size_t k = std::clamp<size_t>(rank, 1, v.size()) - 1;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-  return v[k];
-}
-
-double Mean(const std::vector<double>& v) {
-  double sum = 0;
-  for (const double x : v) sum += x;
-  return v.empty() ? 0 : sum / static_cast<double>(v.size());
-}
-
 struct Due {
   double time;
   uint64_t seq;
@@ -200,23 +185,7 @@ void ListRun::Summarize(TraceSimResult* r) const {
   r->jobs_done = jobs_done_;
   r->tasks_done = done_;
   r->jct_s = jct_;
-  std::vector<double> done;
-  std::vector<std::vector<double>> by_bucket(std::size(kBucketMax));
-  for (size_t j = 0; j < w_.jobs.size(); ++j) {
-    if (jct_[j] < 0) continue;
-    done.push_back(jct_[j]);
-    size_t b = 0;
-    while (w_.jobs[j].tasks > kBucketMax[b]) ++b;
-    by_bucket[b].push_back(jct_[j]);
-  }
-  r->mean_jct_s = Mean(done);
-  r->p95_jct_s = Quantile(done, 0.95);
-  uint32_t lo = 1;
-  for (size_t b = 0; b < by_bucket.size(); ++b) {
-    r->buckets.push_back(JctBucket{lo, kBucketMax[b], by_bucket[b].size(), Mean(by_bucket[b]),
-                                   Quantile(by_bucket[b], 0.95)});
-    lo = kBucketMax[b] == UINT32_MAX ? lo : kBucketMax[b] + 1;
-  }
+  SummarizeJct(w_, r);
   const double starts = static_cast<double>(std::max<uint64_t>(1, starts_));
   r->mean_task_wait_s = starts_ ? wait_sum_ / starts : 0;
   r->locality = static_cast<double>(where_[0]) / starts;

@@ -9,6 +9,7 @@
 
 #include "algorithms/core/rate_estimator.h"
 #include "algorithms/core/scheduler.h"
+#include "algorithms/sim/jct_summary.h"
 #include "algorithms/sim/sim_lp_planner.h"
 #include "base/rng.h"
 
@@ -16,23 +17,6 @@ namespace locsched {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr uint32_t kBucketMax[] = {1, 10, 100, 1000, UINT32_MAX};
-
-// The nearest-rank q-quantile of `v` (0 if empty), as locsched-agents reports p95.
-double Quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
-  const size_t k = std::clamp<size_t>(rank, 1, v.size()) - 1;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-  return v[k];
-}
-
-double Mean(const std::vector<double>& v) {
-  double sum = 0;
-  for (double x : v) sum += x;
-  return v.empty() ? 0 : sum / static_cast<double>(v.size());
-}
-
 // A running task's end, ordered by time, then by start order (ties break the same way
 // on every run).
 struct Due {
@@ -340,24 +324,7 @@ void TraceRun::Summarize() {
     r_.lp_solves = planner_->solves();
     r_.lp_failures = planner_->failures();
   }
-  std::vector<double> done;
-  std::vector<std::vector<double>> by_bucket(std::size(kBucketMax));
-  for (size_t j = 0; j < w_.jobs.size(); ++j) {
-    if (r_.jct_s[j] < 0) continue;
-    done.push_back(r_.jct_s[j]);
-    r_.weighted_jct_s += (w_.weights.empty() ? 1 : w_.weights[j]) * r_.jct_s[j];
-    size_t b = 0;
-    while (w_.jobs[j].tasks > kBucketMax[b]) ++b;
-    by_bucket[b].push_back(r_.jct_s[j]);
-  }
-  r_.mean_jct_s = Mean(done);
-  r_.p95_jct_s = Quantile(done, 0.95);
-  uint32_t lo = 1;
-  for (size_t b = 0; b < by_bucket.size(); ++b) {
-    r_.buckets.push_back(JctBucket{lo, kBucketMax[b], by_bucket[b].size(), Mean(by_bucket[b]),
-                                   Quantile(by_bucket[b], 0.95)});
-    lo = kBucketMax[b] == UINT32_MAX ? lo : kBucketMax[b] + 1;
-  }
+  SummarizeJct(w_, &r_);
   const double starts = static_cast<double>(std::max<uint64_t>(1, starts_));
   r_.mean_task_wait_s = starts_ ? wait_sum_ / starts : 0;
   r_.locality = static_cast<double>(where_[0]) / starts;
