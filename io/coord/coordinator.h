@@ -58,7 +58,8 @@ class Coordinator {
   /// Reads log entry `index`; *found is false if it does not exist (yet, or any more).
   virtual Status Read(uint64_t index, std::string* data, bool* found) = 0;
   /// Writes a snapshot of the state after entry `index`, in chunks, fenced by `epoch`;
-  /// it becomes visible to ReadSnapshot only once whole.
+  /// it becomes visible to ReadSnapshot only once whole. A whole snapshot at `index`
+  /// already (the same log, so the same state) is kept and Ok; one cut short is rewritten.
   virtual Status WriteSnapshot(uint64_t epoch, uint64_t index,
                                std::span<const std::string> chunks) = 0;
   /// The newest whole snapshot: *index (0: none) and its chunks (skipped if null).

@@ -389,13 +389,39 @@ Status ZkCoordinator::Read(uint64_t index, std::string* data, bool* found) {
 Status ZkCoordinator::WriteSnapshot(uint64_t epoch, uint64_t index,
                                     std::span<const std::string> chunks) {
   const std::string dir = SnapshotPath(index);
-  if (Status s = Fenced(epoch, {{MultiOp::kCreate, dir + "\n"}}, true); !s.ok()) return s;
-  for (size_t i = 0; i < chunks.size(); ++i)
-    if (Status s =
-            Fenced(epoch, {{MultiOp::kCreate, dir + "/" + Digits(i, 6) + "\n" + chunks[i]}}, true);
-        !s.ok())
-      return s;
+  Status s = Fenced(epoch, {{MultiOp::kCreate, dir + "\n"}}, true);
+  if (s.code() == Status::Code::kAlreadyExists) {
+    bool whole = false;
+    s = ClearSnapshotAt(epoch, dir, &whole);
+    if (s.ok() && whole) return s;
+  }
+  if (!s.ok()) return s;
+  for (size_t i = 0; i < chunks.size() && s.ok(); ++i)
+    s = Fenced(epoch, {{MultiOp::kCreate, dir + "/" + Digits(i, 6) + "\n" + chunks[i]}}, true);
+  if (!s.ok()) return s;
   return Fenced(epoch, {{MultiOp::kSet, dir + "\n" + std::to_string(chunks.size())}}, true);
+}
+
+// A snapshot node at `dir` exists already (no entry was appended since it was taken,
+// as after a takeover). Whole, it stays: *whole. Cut short by an active that was
+// deposed or lost ZooKeeper mid-way, its chunks are deleted (fenced, up to 500 a
+// multi-op) so that the caller writes them again.
+Status ZkCoordinator::ClearSnapshotAt(uint64_t epoch, const std::string& dir, bool* whole) {
+  std::string count;
+  bool found = false;
+  if (Status s = Get(dir, &count, &found); !s.ok()) return s;
+  uint64_t n = 0;
+  *whole = found && ParseIndex(count, &n);
+  if (*whole || !found) return found ? Status::Ok() : Unavailable(dir + " vanished while read");
+  std::vector<std::string> names;
+  if (Status s = Children(dir, &names); !s.ok()) return s;
+  for (size_t at = 0; at < names.size(); at += 500) {
+    std::vector<std::pair<int, std::string>> ops;
+    for (size_t i = at; i < std::min(names.size(), at + 500); ++i)
+      ops.emplace_back(MultiOp::kDelete, dir + "/" + names[i]);
+    if (Status s = Fenced(epoch, std::move(ops), true); !s.ok()) return s;
+  }
+  return Status::Ok();
 }
 
 // Whole snapshots, newest first, with their chunk counts.

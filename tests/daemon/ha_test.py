@@ -8,6 +8,7 @@ standalone on loopback in a temporary folder) and three locschedd instances.
    every acknowledged event applied exactly once (status counts, each job looked
    up), and the standbys agree. The failover time (kill to the first event
    acknowledged by the new active) is measured.
+   Two snapshots with no entry between them are both acknowledged at one entry.
 2. Split brain: the active is SIGSTOPped past its session timeout while a batch
    waits in its socket; a standby takes over; resumed, the old active
    acknowledges nothing, exits with code 3, and none of that batch exists.
@@ -234,6 +235,23 @@ def recount(instances, ledger):
           % (submitted, len(instances) - 1))
 
 
+def snapshot_at_an_index_that_has_one(instances):
+    """Regression: a snapshot asked for when no entry was appended since the last one
+    (as right after a takeover) was refused with already_exists; it is the same state,
+    so it succeeds at the same entry."""
+    active, _ = find_active(instances)
+    admin = Conn(active.address)
+    admin.send([{"op": "hello", "secret": SECRET, "socket": "control"},
+                {"op": "snapshot"}, {"op": "snapshot"}])
+    first, second = admin.replies(3)[1:]
+    if not first.get("ok") or not second.get("ok"):
+        fail("a second snapshot at the same entry was refused: %s / %s" % (first, second))
+    if first.get("entry") != second.get("entry"):
+        fail("two snapshots with nothing between them name entries %s and %s"
+             % (first.get("entry"), second.get("entry")))
+    print("snapshot twice at entry %s: both acknowledged" % first.get("entry"))
+
+
 def split_brain(instances):
     active, _ = find_active(instances)
     conn = Conn(active.address)
@@ -428,6 +446,7 @@ def main():
                                                         max(times), SESSION_MS / 1000, duplicates))
         if max(times) > 2 + SESSION_MS / 1000:
             fail("failover took %.2f s, over 2 s + the session timeout" % max(times))
+        snapshot_at_an_index_that_has_one(instances)
         split_brain(instances)
         zookeeper_outage(instances, zk)
         standby_and_ctl(instances)
