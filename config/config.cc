@@ -316,7 +316,8 @@ const ConfigKey kTable[] = {
      .max_real = 1e6,
      .default_text = "0.2",
      .reloadable = true,
-     .help = "remote service rate before any is learnt; must be <= alpha",
+     .help = "remote service rate before any is learnt (its ratio to alpha scales the learnt "
+             "alpha until remote samples arrive); must be <= alpha",
      .apply = ApplyDouble<kSched, &SchedulerConfig::gamma>,
      .format = FormatDoubleField<kSched, &SchedulerConfig::gamma>},
     {.key = "scheduler.learn_rates",

@@ -61,12 +61,22 @@ double RateEstimator::alpha() const {
   return local_.Rate();
 }
 
+// The rack-local and off-rack priors keep their configured ratio to the local prior,
+// scaled to the learnt local rate: on a cluster whose tasks run 30× longer than
+// configured, remote is still 4× slower (alpha 0.8, gamma 0.2) until remote samples say
+// otherwise, rather than capped at the learnt alpha, which made remote look free.
+double RateEstimator::ScaledRate(const Mean& m) const {
+  Mean scaled = m;
+  scaled.prior_rate = m.prior_rate * alpha() / local_.prior_rate;
+  return scaled.Rate();
+}
+
 double RateEstimator::beta() const {
-  return std::clamp(rack_.Rate(), gamma(), alpha());
+  return std::clamp(ScaledRate(rack_), gamma(), alpha());
 }
 
 double RateEstimator::gamma() const {
-  return std::min(remote_.Rate(), alpha());
+  return std::min(ScaledRate(remote_), alpha());
 }
 
 }  // namespace locsched

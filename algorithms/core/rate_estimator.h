@@ -10,7 +10,8 @@
 
 namespace locsched {
 
-/// Exponentially weighted mean durations, blended with a prior, turned into rates.
+/// Exponentially weighted mean durations, blended with a prior, turned into rates. The
+/// rack-local and off-rack priors follow the learnt local rate at their configured ratio.
 class RateEstimator {
  public:
   /// Prior rates (tasks per second per slot) and the window, in completions, to average
@@ -30,9 +31,11 @@ class RateEstimator {
 
   /// Learnt local rate.
   double alpha() const;
-  /// Learnt rack-local rate, between gamma and alpha.
+  /// Learnt rack-local rate, between gamma and alpha (its prior: beta / alpha of the
+  /// configured rates times the learnt alpha).
   double beta() const;
-  /// Learnt off-rack rate, never above alpha (MaxWeight needs gamma <= alpha).
+  /// Learnt off-rack rate, never above alpha (MaxWeight needs gamma <= alpha); its prior is
+  /// gamma / alpha of the configured rates times the learnt alpha.
   double gamma() const;
   /// Local completions observed since the last Reset.
   uint64_t local_samples() const { return local_.samples; }
@@ -65,6 +68,7 @@ class RateEstimator {
     double Rate() const;
   };
   void Add(Mean& m, double seconds) const;
+  double ScaledRate(const Mean& m) const;
 
   Mean local_, rack_, remote_;
   double decay_ = 1;

@@ -47,6 +47,20 @@ TEST_CASE("the rack-local rate is learnt on its own and stays between gamma and 
   CHECK(copy.rack_samples() == r.rack_samples());
 }
 
+TEST_CASE("remote priors follow the learnt local rate at the configured ratio") {
+  // Regression: with local tasks 30x longer than the prior says and no remote sample yet,
+  // gamma was capped at the learnt alpha, so remote looked as fast as local and late
+  // binding's remote wait (1/gamma - 1/alpha) was zero.
+  RateEstimator r(0.8, 0.2, 1000);
+  for (int i = 0; i < 20000; ++i) r.Observe(Locality::kNode, 37.5);  // alpha -> 1/37.5
+  CHECK(r.alpha() == Approx(1 / 37.5).epsilon(0.01));
+  CHECK(r.gamma() == Approx(r.alpha() / 4).epsilon(1e-9));
+  CHECK(r.beta() == Approx(r.alpha() / 2).epsilon(1e-9));  // sqrt(0.8 * 0.2) / 0.8
+  // Remote samples then take over from the scaled prior.
+  for (int i = 0; i < 20000; ++i) r.Observe(Locality::kOffRack, 75.0);
+  CHECK(r.gamma() == Approx(1 / 75.0).epsilon(0.01));
+}
+
 TEST_CASE("the window forgets old observations") {
   RateEstimator r(1, 1, 10);
   for (int i = 0; i < 1000; ++i) r.Observe(true, 10.0);
