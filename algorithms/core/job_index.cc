@@ -84,7 +84,11 @@ TaskId JobIndex::FrontLive(List& list) {
   std::vector<Entry>& items = list.items;
   // Pass stale entries at the front until a live one (or nothing) remains.
   uint32_t head = list.head;
-  while (head < items.size() && !Live(items[head])) ++head;
+  for (; head < items.size(); ++head) {
+    // The caller reads the task found next: its record loads while the stamp is checked.
+    __builtin_prefetch(&cluster_.task(items[head].task));
+    if (Live(items[head])) break;
+  }
   entries_ -= head - list.head;
   if (head == items.size()) {
     items.clear();
