@@ -17,7 +17,14 @@ void JobIndex::Add(TaskId t) {
 }
 
 void JobIndex::Push(List& list, TaskId t, uint32_t stamp) {
-  list.items.push_back(Entry{t, stamp});
+  std::vector<Entry>& items = list.items;
+  // A full array drops its taken and stale entries before it grows, and keeps room for as
+  // many pushes as it has live entries before the next try (amortised O(1) per entry).
+  if (items.size() == items.capacity() && items.size() >= 16) {
+    Prune(list);
+    if (2 * items.size() > items.capacity()) items.reserve(2 * items.size());
+  }
+  items.push_back(Entry{t, stamp});
   ++entries_;
 }
 
@@ -55,7 +62,7 @@ uint32_t JobIndex::NewList(JobLists& job, MachineId m) {
 void JobIndex::Build(JobId j) {
   JobLists& job = jobs_[j];
   job.indexed = true;
-  PruneAny(job.any);
+  Prune(job.any);
   size_t replicas = 0;
   for (const Entry& e : job.any.items) replicas += cluster_.task(e.task).replicas.size();
   const size_t keys = std::min<size_t>(replicas, cluster_.num_machines());
@@ -68,16 +75,16 @@ void JobIndex::Build(JobId j) {
   for (const Entry& e : job.any.items) AddLocal(job, e.task, e.stamp);
 }
 
-// Drops the taken prefix and every stale entry of a job's `any` list, keeping the order.
-void JobIndex::PruneAny(List& any) {
-  std::vector<Entry>& items = any.items;
-  const auto first = items.begin() + any.head;
+// Drops the taken prefix and every stale entry of a list, keeping the order.
+void JobIndex::Prune(List& list) {
+  std::vector<Entry>& items = list.items;
+  const auto first = items.begin() + list.head;
   const auto live_end =
       std::remove_if(first, items.end(), [&](const Entry& e) { return !Live(e); });
   entries_ -= static_cast<size_t>(items.end() - live_end);
   items.erase(live_end, items.end());
   items.erase(items.begin(), first);
-  any.head = 0;
+  list.head = 0;
 }
 
 TaskId JobIndex::FrontLive(List& list) {
