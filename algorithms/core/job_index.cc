@@ -69,10 +69,21 @@ void JobIndex::Build(JobId j) {
   if (keys > 0 && 8 * keys >= cluster_.num_machines()) {
     job.table.assign(cluster_.num_machines(), kNoId);
     job.by_machine.Reset(0);
+    ReserveLists(job);
   } else {
     job.by_machine.Reset(keys);
   }
   for (const Entry& e : job.any.items) AddLocal(job, e.task, e.stamp);
+}
+
+// A job with a table: each machine's list is made and sized once, before Build fills it.
+void JobIndex::ReserveLists(JobLists& job) {
+  std::vector<uint32_t> sizes(cluster_.num_machines(), 0);
+  for (const Entry& e : job.any.items)
+    for (MachineId m : cluster_.task(e.task).replicas)
+      if (m < sizes.size()) ++sizes[m];
+  for (MachineId m = 0; m < sizes.size(); ++m)
+    if (sizes[m] > 0) lists_[NewList(job, m)].items.reserve(sizes[m]);
 }
 
 // Drops the taken prefix and every stale entry of a list, keeping the order.

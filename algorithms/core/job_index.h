@@ -63,6 +63,7 @@ class JobIndex {
   void Push(List& list, TaskId t, uint32_t stamp);
   void AddLocal(JobLists& job, TaskId t, uint32_t stamp);
   void Build(JobId j);
+  void ReserveLists(JobLists& job);
   void Prune(List& list);
   uint32_t ListOf(const JobLists& job, MachineId m) const;
   uint32_t NewList(JobLists& job, MachineId m);
