@@ -6,8 +6,9 @@
 // built on the first FindLocal for it (policies ask only about the first jobs
 // of their order); until then a task costs one append. Each list is a flat
 // array read from a head index, so the stale entries a search passes lie side
-// by side; a job finds its lists through a table by machine when that is
-// smaller than a map of the machines it uses. Single-threaded.
+// by side, and a full one drops its stale entries before it grows; a job finds
+// its lists through a table by machine when that is smaller than a map of the
+// machines it uses. Single-threaded.
 #pragma once
 
 #include <cstdint>
