@@ -14,7 +14,7 @@ LateBinding::LateBinding(const PolicyParams& params, Cluster& cluster)
       index_(cluster),
       ranks_(cluster),
       order_(MakeJobLess(params.job_order, cluster, &ranks_)),
-      local_(index_.stamps()),
+      local_(cluster, index_.stamps()),
       alpha_(params.alpha),
       gamma_(params.gamma),
       racks_(cluster),

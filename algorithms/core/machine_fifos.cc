@@ -10,30 +10,30 @@ void MachineFifos::AddMachine(MachineId m) {
 }
 
 void MachineFifos::Add(TaskId t, uint32_t stamp, const ReplicaList& replicas) {
-  for (MachineId h : replicas) {
-    log_.push_back(LogEntry{h, Entry{t, stamp}});
-    ++count_[h];
-  }
-  live_ += replicas.size();
-  // Unread entries of tasks that left stay until a Deal; once they outnumber the live
-  // ones, drop them (amortised O(1) per entry).
-  if (log_.size() > 2 * live_ + 16) CompactLog();
+  log_.push_back(Entry{t, stamp});
+  for (MachineId h : replicas) ++count_[h];
+  ++queued_;
+  // Entries of tasks that left before a Deal stay in the log; once they outnumber the
+  // queued tasks, drop them (amortised O(1) per entry).
+  if (log_.size() > 2 * queued_ + 16) CompactLog();
 }
 
 void MachineFifos::Remove(const ReplicaList& replicas) {
   for (MachineId h : replicas) --count_[h];
-  live_ -= replicas.size();
+  --queued_;
 }
 
 void MachineFifos::CompactLog() {
-  std::erase_if(log_, [&](const LogEntry& e) { return !Live(e.entry); });
+  std::erase_if(log_, [&](const Entry& e) { return !Live(e); });
 }
 
-// Hands the log's live entries to their machines' lists, in arrival order: each list
-// then holds what appending at Add would have left in it, less stale entries.
+// Hands the log's live entries to their holders' lists, in arrival order: each list then
+// holds what appending at Add would have left in it, less stale entries. A live task is
+// still queued, so its replicas are the ones Add saw.
 void MachineFifos::Deal() {
-  for (const LogEntry& e : log_)
-    if (Live(e.entry)) Push(e.machine, e.entry);
+  for (const Entry& e : log_)
+    if (Live(e))
+      for (MachineId h : cluster_.task(e.task).replicas) Push(h, e);
   log_.clear();
 }
 
