@@ -12,95 +12,149 @@ void JobIndex::Add(TaskId t) {
   JobLists& job = jobs_[task.job];
   if (stamp_.size() <= t) stamp_.resize(std::max<size_t>(t + 1, 2 * stamp_.size()), 0);
   const uint32_t stamp = ++stamp_[t];
-  Append(job.any, t, stamp);
+  Push(job.any, t, stamp);
   if (job.indexed) AddLocal(job, t, stamp);
+}
+
+void JobIndex::Push(List& list, TaskId t, uint32_t stamp) {
+  std::vector<Entry>& items = list.items;
+  // A full array drops its taken and stale entries before it grows, and keeps room for as
+  // many pushes as it has live entries before the next try (amortised O(1) per entry).
+  if (items.size() == items.capacity() && items.size() >= 16) {
+    Prune(list);
+    if (2 * items.size() > items.capacity()) items.reserve(2 * items.size());
+  }
+  items.push_back(Entry{t, stamp});
+  ++entries_;
 }
 
 void JobIndex::AddLocal(JobLists& job, TaskId t, uint32_t stamp) {
   for (MachineId m : cluster_.task(t).replicas) {
-    uint32_t l = job.by_machine.Find(m);
-    if (l == FlatMap64::kMissing) {
-      l = TakeSlot(lists_, free_lists_);
-      lists_[l] = List{};
-      job.by_machine.Put(m, l);
-      job.machines.push_back(m);
-    }
-    Append(lists_[l], t, stamp);
+    uint32_t l = ListOf(job, m);
+    if (l == kNoId) l = NewList(job, m);
+    Push(lists_[l], t, stamp);
   }
+}
+
+// The index into lists_ of job's list for machine m, or kNoId.
+uint32_t JobIndex::ListOf(const JobLists& job, MachineId m) const {
+  if (!job.table.empty()) return m < job.table.size() ? job.table[m] : kNoId;
+  const uint32_t l = job.by_machine.Find(m);
+  return l == FlatMap64::kMissing ? kNoId : l;
+}
+
+uint32_t JobIndex::NewList(JobLists& job, MachineId m) {
+  const uint32_t l = TakeSlot(lists_, free_lists_);
+  if (job.table.empty()) {
+    job.by_machine.Put(m, l);
+  } else {
+    if (job.table.size() <= m) job.table.resize(m + 1, kNoId);
+    job.table[m] = l;
+  }
+  job.machines.push_back(m);
+  return l;
 }
 
 // Indexes job j's live tasks under their machines, in the order of its `any` list (the
-// order Add saw them), dropping the stale entries of that list on the way: the lists
-// are what Add would have built, so FindLocal answers the same.
+// order Add saw them), once its stale entries are dropped: the lists are what Add would
+// have built, so FindLocal answers the same. The machine lookup is a table by machine
+// (4 bytes a machine) when that is smaller than a map at half load (32 bytes a key).
 void JobIndex::Build(JobId j) {
   JobLists& job = jobs_[j];
   job.indexed = true;
+  Prune(job.any);
   size_t replicas = 0;
-  for (uint32_t n = job.any.head; n != kNoId; n = nodes_[n].next)
-    if (Live(nodes_[n])) replicas += cluster_.task(nodes_[n].task).replicas.size();
-  job.by_machine.Reset(std::min<size_t>(replicas, cluster_.num_machines()));
-  uint32_t prev = kNoId;
-  for (uint32_t n = job.any.head; n != kNoId;) {
-    const uint32_t next = nodes_[n].next;
-    if (Live(nodes_[n])) {
-      AddLocal(job, nodes_[n].task, nodes_[n].stamp);
-      prev = n;
-    } else {
-      (prev == kNoId ? job.any.head : nodes_[prev].next) = next;
-      free_nodes_.push_back(n);
-    }
-    n = next;
+  for (const Entry& e : job.any.items) replicas += cluster_.task(e.task).replicas.size();
+  const size_t keys = std::min<size_t>(replicas, cluster_.num_machines());
+  if (keys > 0 && 8 * keys >= cluster_.num_machines()) {
+    job.table.assign(cluster_.num_machines(), kNoId);
+    job.by_machine.Reset(0);
+    ReserveLists(job);
+  } else {
+    job.by_machine.Reset(keys);
   }
-  job.any.tail = prev;
+  for (const Entry& e : job.any.items) AddLocal(job, e.task, e.stamp);
 }
 
-void JobIndex::Append(List& list, TaskId t, uint32_t stamp) {
-  const uint32_t n = TakeSlot(nodes_, free_nodes_);
-  nodes_[n] = Node{t, stamp, kNoId};
-  if (list.tail != kNoId)
-    nodes_[list.tail].next = n;
-  else
-    list.head = n;
-  list.tail = n;
+// A job with a table: each machine's list is made and sized once, before Build fills it.
+void JobIndex::ReserveLists(JobLists& job) {
+  std::vector<uint32_t> sizes(cluster_.num_machines(), 0);
+  for (const Entry& e : job.any.items)
+    for (MachineId m : cluster_.task(e.task).replicas)
+      if (m < sizes.size()) ++sizes[m];
+  for (MachineId m = 0; m < sizes.size(); ++m)
+    if (sizes[m] > 0) lists_[NewList(job, m)].items.reserve(sizes[m]);
+}
+
+// Drops the taken prefix and every stale entry of a list, keeping the order.
+void JobIndex::Prune(List& list) {
+  std::vector<Entry>& items = list.items;
+  const auto first = items.begin() + list.head;
+  const auto live_end =
+      std::remove_if(first, items.end(), [&](const Entry& e) { return !Live(e); });
+  entries_ -= static_cast<size_t>(items.end() - live_end);
+  items.erase(live_end, items.end());
+  items.erase(items.begin(), first);
+  list.head = 0;
 }
 
 TaskId JobIndex::FrontLive(List& list) {
-  // Pop stale entries off the front until a live one (or nothing) remains.
-  while (list.head != kNoId && !Live(nodes_[list.head])) {
-    const uint32_t dead = list.head;
-    list.head = nodes_[dead].next;
-    free_nodes_.push_back(dead);
+  std::vector<Entry>& items = list.items;
+  // Pass stale entries at the front until a live one (or nothing) remains.
+  uint32_t head = list.head;
+  for (; head < items.size(); ++head) {
+    // The caller reads the task found next: its record loads while the stamp is checked.
+    __builtin_prefetch(&cluster_.task(items[head].task));
+    if (Live(items[head])) break;
   }
-  if (list.head == kNoId) list.tail = kNoId;
-  return list.head == kNoId ? kNoId : nodes_[list.head].task;
+  entries_ -= head - list.head;
+  if (head == items.size()) {
+    items.clear();
+    list.head = 0;
+    return kNoId;
+  }
+  // Amortised O(1): the read prefix goes once it outgrows what is left.
+  if (head > 16 && 2 * size_t{head} > items.size()) {
+    items.erase(items.begin(), items.begin() + head);
+    head = 0;
+  }
+  list.head = head;
+  return items[head].task;
 }
 
 TaskId JobIndex::FindLocal(JobId j, MachineId m) {
   if (j >= jobs_.size()) return kNoId;
   if (!jobs_[j].indexed) Build(j);
-  const uint32_t l = jobs_[j].by_machine.Find(m);
-  return l == FlatMap64::kMissing ? kNoId : FrontLive(lists_[l]);
+  const uint32_t l = ListOf(jobs_[j], m);
+  return l == kNoId ? kNoId : FrontLive(lists_[l]);
 }
 
 TaskId JobIndex::FindAny(JobId j) {
   return j < jobs_.size() ? FrontLive(jobs_[j].any) : kNoId;
 }
 
+// Empties a list for reuse; a small one keeps its buffer, so recycled lists rarely allocate.
+void JobIndex::FreeList(List& list) {
+  entries_ -= list.items.size() - list.head;
+  if (list.items.capacity() > 64)
+    list.items = {};
+  else
+    list.items.clear();
+  list.head = 0;
+}
+
 void JobIndex::DropJob(JobId j) {
   if (j >= jobs_.size()) return;
   JobLists& job = jobs_[j];
-  auto free_list = [&](const List& list) {
-    for (uint32_t n = list.head; n != kNoId; n = nodes_[n].next) free_nodes_.push_back(n);
-  };
-  free_list(job.any);
-  for (uint32_t m : job.machines) {
-    const uint32_t l = job.by_machine.Find(m);
-    free_list(lists_[l]);
+  FreeList(job.any);
+  for (const MachineId m : job.machines) {
+    const uint32_t l = ListOf(job, m);
+    FreeList(lists_[l]);
     free_lists_.push_back(l);
   }
   // The map is sized anew when a recycled id is indexed; until then it stays unread.
-  job.any = List{};
   job.indexed = false;
+  job.table = {};
   job.machines.clear();
 }
 

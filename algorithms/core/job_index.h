@@ -4,9 +4,11 @@
 // stamp (a dense array, bumped by Add and Remove) is the one it was indexed
 // under, so the owner calls Remove when a task leaves the queue. A job's machine lists are
 // built on the first FindLocal for it (policies ask only about the first jobs
-// of their order); until then a task costs one append. Each job has its own
-// small map of machines, so the jobs asked about on every decision keep their
-// maps in cache. Single-threaded.
+// of their order); until then a task costs one append. Each list is a flat
+// array read from a head index, so the stale entries a search passes lie side
+// by side, and a full one drops its stale entries before it grows; a job finds
+// its lists through a table by machine when that is smaller than a map of the
+// machines it uses. Single-threaded.
 #pragma once
 
 #include <cstdint>
@@ -37,40 +39,46 @@ class JobIndex {
   /// Frees every list of job j (call when the job leaves).
   void DropJob(JobId j);
   /// Index entries held, live or stale (for tests and memory figures).
-  size_t entries() const { return nodes_.size() - free_nodes_.size(); }
+  size_t entries() const { return entries_; }
   /// True once job j's machine lists exist (for tests).
   bool Indexed(JobId j) const { return j < jobs_.size() && jobs_[j].indexed; }
 
  private:
-  struct Node {
+  struct Entry {
     TaskId task;
     uint32_t stamp;
-    uint32_t next;
   };
+  // A FIFO: entries before `head` are taken; the read prefix goes once it outgrows the rest.
   struct List {
-    uint32_t head = kNoId, tail = kNoId;
+    std::vector<Entry> items;
+    uint32_t head = 0;
   };
   // One job's lists: every queued task, and by machine those local to it.
   struct JobLists {
     List any;
-    bool indexed = false;            // by_machine holds every live task of `any`
-    FlatMap64 by_machine;            // machine -> index into lists_, once indexed
-    std::vector<uint32_t> machines;  // the keys of by_machine, to free them
+    bool indexed = false;            // the machine lists hold every live task of `any`
+    std::vector<uint32_t> table;     // machine -> index into lists_ (kNoId: none), or empty
+    FlatMap64 by_machine;            // machine -> index into lists_ while `table` is empty
+    std::vector<uint32_t> machines;  // the machines with a list, to free them
   };
-  void Append(List& list, TaskId t, uint32_t stamp);
+  void Push(List& list, TaskId t, uint32_t stamp);
   void AddLocal(JobLists& job, TaskId t, uint32_t stamp);
   void Build(JobId j);
+  void ReserveLists(JobLists& job);
+  void Prune(List& list);
+  uint32_t ListOf(const JobLists& job, MachineId m) const;
+  uint32_t NewList(JobLists& job, MachineId m);
+  void FreeList(List& list);
   TaskId FrontLive(List& list);
-  bool Live(const Node& n) const { return stamp_[n.task] == n.stamp; }
+  bool Live(const Entry& e) const { return stamp_[e.task] == e.stamp; }
 
   Cluster& cluster_;
-  std::vector<Node> nodes_;
-  std::vector<uint32_t> free_nodes_;
-  std::vector<List> lists_;
+  std::vector<List> lists_;  // the machine lists of every indexed job, recycled
   std::vector<uint32_t> free_lists_;
   std::vector<JobLists> jobs_;  // by job id
   // By task id: 4 bytes a task instead of its 64-byte record, for the liveness checks.
   std::vector<uint32_t> stamp_;
+  size_t entries_ = 0;
 };
 
 }  // namespace locsched

@@ -14,6 +14,7 @@ LateBinding::LateBinding(const PolicyParams& params, Cluster& cluster)
       index_(cluster),
       ranks_(cluster),
       order_(MakeJobLess(params.job_order, cluster, &ranks_)),
+      local_(cluster, index_.stamps()),
       alpha_(params.alpha),
       gamma_(params.gamma),
       racks_(cluster),
@@ -23,9 +24,8 @@ LateBinding::LateBinding(const PolicyParams& params, Cluster& cluster)
 }
 
 void LateBinding::AddMachine(MachineId m) {
-  if (local_.size() <= m) local_.resize(m + 1);
+  local_.AddMachine(m);
   racks_in_use_ |= cluster_.machine(m).rack != cluster_.machine(0).rack;
-  if (local_count_.size() <= m) local_count_.resize(m + 1, 0);
 }
 
 void LateBinding::SetRates(double alpha, double gamma) {
@@ -46,29 +46,13 @@ void LateBinding::Enqueue(TaskId t) {
   index_.Add(t);
   const uint32_t stamp = index_.Stamp(t);
   if (racks_in_use_) racks_.Add(t, stamp);
-  for (MachineId h : cluster_.task(t).replicas) {
-    LocalFifo& fifo = local_[h];
-    fifo.entries.push_back(Entry{t, stamp});
-    const uint32_t count = ++local_count_[h];
-    // Taken entries and those of tasks another holder took stay until the front passes
-    // them; once they outnumber the live ones, compact (amortised O(1) per entry).
-    if (fifo.entries.size() > 2 * size_t{count} + 16) Compact(fifo);
-  }
+  local_.Add(t, stamp, cluster_.task(t).replicas);
   ++queued_;
-}
-
-void LateBinding::Compact(LocalFifo& fifo) {
-  std::vector<Entry>& entries = fifo.entries;
-  const auto live_end = std::remove_if(entries.begin() + fifo.head, entries.end(),
-                                       [&](const Entry& e) { return !Live(e); });
-  entries.erase(live_end, entries.end());
-  entries.erase(entries.begin(), entries.begin() + fifo.head);
-  fifo.head = 0;
 }
 
 void LateBinding::Unqueue(TaskId t) {
   index_.Remove(t);
-  for (MachineId h : cluster_.task(t).replicas) --local_count_[h];
+  local_.Remove(cluster_.task(t).replicas);
   --queued_;
 }
 
@@ -158,16 +142,6 @@ Pick LateBinding::Take(TaskId t, JobId j) {
   return Pick{t, j};
 }
 
-TaskId LateBinding::FrontLocal(MachineId m) {
-  LocalFifo& fifo = local_[m];
-  std::vector<Entry>& entries = fifo.entries;
-  for (; fifo.head < entries.size(); ++fifo.head)
-    if (Live(entries[fifo.head])) return entries[fifo.head].task;
-  entries.clear();
-  fifo.head = 0;
-  return kNoId;
-}
-
 // The runnable job that has gone longest without starting a task (kNoId if none).
 JobId LateBinding::LongestWaiting() {
   while (!progress_.empty()) {
@@ -187,7 +161,7 @@ double LateBinding::ExpectedLocalWait(TaskId t) const {
   for (MachineId h : replicas) {
     const Machine& machine = cluster_.machine(h);
     if (!machine.up || machine.draining) continue;
-    others += local_count_[h] - 1;
+    others += local_.count(h) - 1;
     slots += machine.slots;
     free += machine.slots > machine.running ? machine.slots - machine.running : 0;
   }
@@ -242,7 +216,7 @@ Pick LateBinding::PickFor(MachineId m) {
   for (const JobId j : walk_)
     if (const TaskId t = index_.FindLocal(j, m); t != kNoId) return Take(t, j);
   // Else any task local to m, oldest first: a local run is never slower than waiting.
-  if (const TaskId t = FrontLocal(m); t != kNoId) return Take(t, cluster_.task(t).job);
+  if (const TaskId t = local_.Front(m); t != kNoId) return Take(t, cluster_.task(t).job);
   // Nothing local. Only the job waiting longest may run off its holders, and only when
   // that is expected to finish sooner. (Offering remote runs to the first jobs of the
   // order instead sent tasks remote that their holders were about to take: their

@@ -15,6 +15,7 @@
 #include "algorithms/core/job_heap.h"
 #include "algorithms/core/job_index.h"
 #include "algorithms/core/job_ranks.h"
+#include "algorithms/core/machine_fifos.h"
 #include "algorithms/core/policy.h"
 #include "algorithms/core/rack_index.h"
 #include "algorithms/core/remote_permits.h"
@@ -40,7 +41,7 @@ class LateBinding final : public Policy {
   void SetRackRate(double beta) override;
   void SetNow(double now_s) override { now_ = now_s; }
   QueueStats Stats() const override { return QueueStats{queued_, 0, 0}; }
-  uint64_t LocalQueueLength(MachineId m) const override { return local_count_[m]; }
+  uint64_t LocalQueueLength(MachineId m) const override { return local_.count(m); }
   /// With job order `lp`: takes the LP's ranks and re-sorts the jobs; false otherwise.
   bool SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs) override;
   /// Tasks a rebalance plan lets run off their holders (taken before the remote rule).
@@ -59,22 +60,8 @@ class LateBinding final : public Policy {
   double ExpectedLocalWait(TaskId t) const;
 
  private:
-  struct Entry {
-    TaskId task;
-    uint32_t stamp;  ///< index_.Stamp(task) when it was listed; live while they match
-  };
-  // A machine's queued local tasks in arrival order: entries before `head` are taken,
-  // and stale entries after it are left lazily. A flat array rather than a deque: the
-  // 10,000 machines' records stay small enough for the cache.
-  struct LocalFifo {
-    std::vector<Entry> entries;
-    uint32_t head = 0;
-  };
-  bool Live(const Entry& e) const { return index_.Stamp(e.task) == e.stamp; }
-  void Compact(LocalFifo& fifo);
   Pick Take(TaskId t, JobId j);
   void Unqueue(TaskId t);
-  TaskId FrontLocal(MachineId m);
   JobId LongestWaiting();
   void MarkProgress(JobId j);
   void WalkAdmit(JobId j);
@@ -89,8 +76,7 @@ class LateBinding final : public Policy {
   JobRanks ranks_;  // the `lp` order's ranks (read by order_'s comparator)
   JobHeap order_;
   RemotePermits permits_;
-  std::vector<LocalFifo> local_;                   // by machine
-  std::vector<uint32_t> local_count_;              // by machine: live entries of local_
+  MachineFifos local_;                             // each machine's local tasks, oldest first
   std::vector<double> since_;                      // by job: last start, or when it queued
   std::deque<std::pair<JobId, double>> progress_;  // (job, since_) in time order, lazy
   std::vector<uint32_t> swept_;                    // by job: the last sweep that kept it

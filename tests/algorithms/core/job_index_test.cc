@@ -49,10 +49,11 @@ class Reference {
 
 class Fixture {
  public:
-  static constexpr uint32_t kMachines = 12;
-
-  explicit Fixture(uint64_t seed) : rng_(seed), index_(cluster_), ref_(cluster_) {
-    for (uint32_t m = 0; m < kMachines; ++m) cluster_.AddMachine(Machine{});
+  // Few machines and large jobs give long lists (their read prefix dropped as the front
+  // moves) and tables by machine; many machines and small jobs give maps.
+  Fixture(uint64_t seed, uint32_t machines = 12, uint32_t max_tasks = 8)
+      : rng_(seed), machines_(machines), max_tasks_(max_tasks), index_(cluster_), ref_(cluster_) {
+    for (uint32_t m = 0; m < machines_; ++m) cluster_.AddMachine(Machine{});
   }
 
   void Step() {
@@ -82,13 +83,13 @@ class Fixture {
  private:
   void NewJob() {
     const JobId j = cluster_.NewJob(1);
-    const uint64_t tasks = 1 + rng_.Below(8);
+    const uint64_t tasks = 1 + rng_.Below(max_tasks_);
     for (uint64_t i = 0; i < tasks; ++i) {
       const TaskId t = cluster_.NewTask(j, TaskKind::kMap);
       std::vector<MachineId> replicas;
       const uint64_t k = rng_.Below(4);  // 0 to 3 holders
       while (replicas.size() < k) {
-        const auto m = static_cast<MachineId>(rng_.Below(kMachines));
+        const auto m = static_cast<MachineId>(rng_.Below(machines_));
         if (std::find(replicas.begin(), replicas.end(), m) == replicas.end()) replicas.push_back(m);
       }
       cluster_.task(t).replicas.Assign(replicas);
@@ -117,12 +118,13 @@ class Fixture {
   void Query(JobId j) {
     INFO("job " << j);
     CHECK(index_.FindAny(j) == ref_.Find(j, kNoId));
-    const auto m = static_cast<MachineId>(rng_.Below(kMachines));
+    const auto m = static_cast<MachineId>(rng_.Below(machines_));
     INFO("machine " << m);
     CHECK(index_.FindLocal(j, m) == ref_.Find(j, m));
   }
 
   Rng rng_;
+  uint32_t machines_, max_tasks_;
   Cluster cluster_;
   JobIndex index_;
   Reference ref_;
@@ -135,6 +137,20 @@ TEST_CASE("JobIndex answers as a front-to-back search of every add", "[job_index
     Fixture f(seed);
     for (int i = 0; i < 3000; ++i) f.Step();
     f.CheckAll();
+  }
+}
+
+TEST_CASE("JobIndex answers the same with long lists, tables and maps", "[job_index]") {
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    INFO("seed " << seed);
+    Fixture long_lists(seed, 4, 80);
+    Fixture maps(seed, 400, 6);
+    for (int i = 0; i < 3000; ++i) {
+      long_lists.Step();
+      maps.Step();
+    }
+    long_lists.CheckAll();
+    maps.CheckAll();
   }
 }
 
