@@ -11,9 +11,10 @@
 # Usage: bash bench/policy_replay.sh [--trace swim|jobhistory|rumen|google] [--policies LIST]
 #          [--runs R] [--first-run F] [--hour H] [--speed N] [--machines M]
 #          [--set KEY=VALUE]... [--build DIR] [--out OUT]
-# A policy is a scheduler.policy (fifo, fair, delay, jsq-maxweight), optionally with
-# variants appended: +rebalance sets rebalance.enabled = true, +lp sets
-# scheduler.intra_queue = priority with lp.enabled = true (the backlog LP's job order).
+# A policy is a scheduler.policy (fifo, fair, delay, jsq-maxweight, late-binding, ...),
+# optionally with variants appended: +rebalance sets rebalance.enabled = true, +lp sets
+# scheduler.intra_queue = priority (late-binding: scheduler.job_order = lp) with
+# lp.enabled = true (the backlog LP's job order).
 # The default list is fifo,fair,delay,jsq-maxweight,jsq-maxweight+rebalance,
 # jsq-maxweight+lp,jsq-maxweight+rebalance+lp. --set adds a daemon setting to every row;
 # --hour (swim only), --speed and --machines go to tools/replay.sh (see its --help for
@@ -78,7 +79,10 @@ row_settings() {
   for variant in $(tr '+' ' ' <<<"${1#*+}"); do
     case "$variant" in
       rebalance) echo rebalance.enabled=true ;;
-      lp) echo scheduler.intra_queue=priority; echo lp.enabled=true ;;
+      lp) # late binding orders jobs by the LP's ranks; the queue policies serve by them
+        if [ "$base" = late-binding ]; then echo scheduler.job_order=lp
+        else echo scheduler.intra_queue=priority; fi
+        echo lp.enabled=true ;;
       *) echo "policy_replay.sh: --policies: '$1': variant '$variant' is not rebalance or lp" >&2
          return 2 ;;
     esac
