@@ -65,8 +65,9 @@ class Coordinator {
   /// The newest whole snapshot: *index (0: none) and its chunks (skipped if null).
   virtual Status ReadSnapshot(uint64_t* index, std::vector<std::string>* chunks) = 0;
   /// Deletes, fenced by `epoch`, every whole snapshot but the newest two and the
-  /// log entries the older of those two covers; a standby further behind must
-  /// load a snapshot again. Runs in the background where it can.
+  /// log entries the older of those two covers, and every snapshot older than the
+  /// newest whole one that never became whole; a standby further behind must load a
+  /// snapshot again. Runs in the background where it can.
   virtual Status Trim(uint64_t epoch) = 0;
 };
 

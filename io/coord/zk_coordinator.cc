@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 namespace locsched {
 
@@ -425,7 +426,8 @@ Status ZkCoordinator::ClearSnapshotAt(uint64_t epoch, const std::string& dir, bo
 }
 
 // Whole snapshots, newest first, with their chunk counts.
-Status ZkCoordinator::SnapshotIndexes(std::vector<std::pair<uint64_t, uint32_t>>* whole) {
+Status ZkCoordinator::SnapshotIndexes(std::vector<std::pair<uint64_t, uint32_t>>* whole,
+                                      std::vector<uint64_t>* partial) {
   std::vector<std::string> names;
   if (Status s = Children(opts_.root + "/snapshots", &names); !s.ok()) return s;
   std::vector<uint64_t> indexes;
@@ -437,7 +439,31 @@ Status ZkCoordinator::SnapshotIndexes(std::vector<std::pair<uint64_t, uint32_t>>
     bool found = false;
     if (Status s = Get(SnapshotPath(i), &count, &found); !s.ok()) return s;
     uint64_t n = 0;
-    if (found && ParseIndex(count, &n)) whole->emplace_back(i, static_cast<uint32_t>(n));
+    if (found && ParseIndex(count, &n))
+      whole->emplace_back(i, static_cast<uint32_t>(n));
+    else if (found && partial)
+      partial->push_back(i);
+  }
+  return Status::Ok();
+}
+
+// Snapshots older than the newest whole one that never became whole (their active was
+// deposed or cut off mid-way): each chunk, then the node, in fenced multi-ops that are
+// not waited for (a delete lost in an outage is retried at the next trim).
+Status ZkCoordinator::DropPartialSnapshots(uint64_t epoch, uint64_t newest_whole,
+                                           const std::vector<uint64_t>& partial) {
+  for (const uint64_t i : partial) {
+    if (i >= newest_whole) continue;
+    std::vector<std::string> chunks;
+    if (Status s = Children(SnapshotPath(i), &chunks); !s.ok()) return s;
+    std::vector<std::pair<int, std::string>> ops;
+    for (const std::string& c : chunks) {
+      ops.emplace_back(MultiOp::kDelete, SnapshotPath(i) + "/" + c);
+      if (ops.size() == 500)
+        if (Status s = Fenced(epoch, std::exchange(ops, {}), false); !s.ok()) return s;
+    }
+    ops.emplace_back(MultiOp::kDelete, SnapshotPath(i));
+    if (Status s = Fenced(epoch, std::move(ops), false); !s.ok()) return s;
   }
   return Status::Ok();
 }
@@ -464,7 +490,10 @@ Status ZkCoordinator::ReadSnapshot(uint64_t* index, std::vector<std::string>* ch
 // delete lost in an outage leaves an entry behind, never a gap.
 Status ZkCoordinator::Trim(uint64_t epoch) {
   std::vector<std::pair<uint64_t, uint32_t>> whole;
-  if (Status s = SnapshotIndexes(&whole); !s.ok()) return s;
+  std::vector<uint64_t> partial;
+  if (Status s = SnapshotIndexes(&whole, &partial); !s.ok()) return s;
+  if (whole.empty()) return Status::Ok();
+  if (Status s = DropPartialSnapshots(epoch, whole[0].first, partial); !s.ok()) return s;
   if (whole.size() < 2) return Status::Ok();
   const uint64_t keep_from = whole[1].first;  // entries <= this are covered twice
   const uint64_t first = whole.size() > 2 ? whole[2].first + 1 : 1;

@@ -57,7 +57,10 @@ class ZkCoordinator final : public Coordinator {
   Status Create(const std::string& path, std::string_view data);
   Status Fenced(uint64_t epoch, std::vector<std::pair<int, std::string>> ops, bool wait);
   Status ClearSnapshotAt(uint64_t epoch, const std::string& dir, bool* whole);
-  Status SnapshotIndexes(std::vector<std::pair<uint64_t, uint32_t>>* whole);
+  Status SnapshotIndexes(std::vector<std::pair<uint64_t, uint32_t>>* whole,
+                         std::vector<uint64_t>* partial = nullptr);
+  Status DropPartialSnapshots(uint64_t epoch, uint64_t newest_whole,
+                              const std::vector<uint64_t>& partial);
   std::string LogPath(uint64_t index) const;
   std::string SnapshotPath(uint64_t index) const;
 

@@ -8,7 +8,9 @@ standalone on loopback in a temporary folder) and three locschedd instances.
    every acknowledged event applied exactly once (status counts, each job looked
    up), and the standbys agree. The failover time (kill to the first event
    acknowledged by the new active) is measured.
-   Two snapshots with no entry between them are both acknowledged at one entry.
+   Two snapshots with no entry between them are both acknowledged at one entry; a
+   snapshot that never became whole, older than the newest whole one, goes at the
+   next trim.
 2. Split brain: the active is SIGSTOPped past its session timeout while a batch
    waits in its socket; a standby takes over; resumed, the old active
    acknowledges nothing, exits with code 3, and none of that batch exists.
@@ -252,6 +254,31 @@ def snapshot_at_an_index_that_has_one(instances):
     print("snapshot twice at entry %s: both acknowledged" % first.get("entry"))
 
 
+def partial_snapshot_is_trimmed(instances, zk):
+    """A snapshot that never became whole (its active was deposed mid-way) and is older
+    than the newest whole one is deleted, chunks and node, at the next trim."""
+    base = "/test/cluster/snapshots/"
+    stale = base + "%020d" % 2
+    zookeeper.cli(zk.hosts, ["create " + stale, "create %s/000000 x" % stale])
+    if "%020d" % 2 not in zookeeper.cli(zk.hosts, ["ls " + base.rstrip("/")]):
+        fail("could not plant a partial snapshot with zkCli.sh")
+    active, conn = find_active(instances)
+    conn.send([submit("partial-snapshot", 0)])
+    if not conn.replies(1)[0].get("ok"):
+        fail("submit refused before the trim")
+    admin = Conn(active.address)
+    admin.send([{"op": "hello", "secret": SECRET, "socket": "control"}, {"op": "snapshot"}])
+    snap = admin.replies(2)[1]
+    if not snap.get("ok"):
+        fail("snapshot refused: %s" % snap)
+    end = time.time() + 10
+    while "%020d" % 2 in zookeeper.cli(zk.hosts, ["ls " + base.rstrip("/")]):
+        if time.time() > end:
+            fail("the partial snapshot at entry 2 is still in ZooKeeper after a trim")
+        time.sleep(0.2)
+    print("a partial snapshot older than the newest whole one was deleted at the next trim")
+
+
 def split_brain(instances):
     active, _ = find_active(instances)
     conn = Conn(active.address)
@@ -447,12 +474,13 @@ def main():
         if max(times) > 2 + SESSION_MS / 1000:
             fail("failover took %.2f s, over 2 s + the session timeout" % max(times))
         snapshot_at_an_index_that_has_one(instances)
+        partial_snapshot_is_trimmed(instances, zk)
         split_brain(instances)
         zookeeper_outage(instances, zk)
         standby_and_ctl(instances)
         tail_follows_failover(instances, tmp)
-        agents_follow_failover(instances, tmp, sorted(ledger) +
-                               ["tail%d" % k for k in range(3000)] + ["outage-a", "outage-b"])
+        earlier = ["tail%d" % k for k in range(3000)] + ["outage-a", "outage-b", "partial-snapshot"]
+        agents_follow_failover(instances, tmp, sorted(ledger) + earlier)
         ok = True
         print("6 passed, 0 failed")
     finally:

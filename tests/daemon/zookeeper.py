@@ -3,6 +3,7 @@ standalone, on a free loopback port, with its data in a temporary folder. Java
 takes a second or two to start; start() waits until the server answers `ruok`.
 
     zk = ZooKeeper(tmpdir); zk.start(); ... zk.stop() / zk.pause() / zk.resume()
+    cli(zk.hosts, ["ls /"])  # zkCli.sh, to look at or plant nodes
 """
 import os
 import signal
@@ -21,6 +22,15 @@ def available():
     if not os.path.exists("/usr/bin/java"):
         return "/usr/bin/java is missing"
     return ""
+
+
+def cli(hosts, commands, timeout=60):
+    """Runs Debian's zkCli.sh against `hosts` with `commands`, one a line; returns what
+    it printed (each `ls` as "[a, b]")."""
+    r = subprocess.run(["/usr/share/zookeeper/bin/zkCli.sh", "-server", hosts],
+                       input="\n".join(commands) + "\nquit\n", capture_output=True,
+                       text=True, timeout=timeout)
+    return r.stdout
 
 
 def free_port():
