@@ -4,26 +4,13 @@
 #include <cmath>
 #include <iterator>
 
+#include "base/stats.h"
+
 namespace locsched {
 namespace {
 
 // Upper task counts of the buckets: 1, 2-10, 11-100, 101-1000, more.
 constexpr uint32_t kBucketMax[] = {1, 10, 100, 1000, UINT32_MAX};
-
-// The nearest-rank q-quantile of `v` (0 if empty), as locsched-agents reports p95.
-double Quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
-  const size_t k = std::clamp<size_t>(rank, 1, v.size()) - 1;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-  return v[k];
-}
-
-double Mean(const std::vector<double>& v) {
-  double sum = 0;
-  for (const double x : v) sum += x;
-  return v.empty() ? 0 : sum / static_cast<double>(v.size());
-}
 
 }  // namespace
 
@@ -40,12 +27,12 @@ void SummarizeJct(const TraceWorkload& w, TraceSimResult* r) {
     while (w.jobs[j].tasks > kBucketMax[b]) ++b;
     by_bucket[b].push_back(jct);
   }
-  r->mean_jct_s = Mean(done);
+  r->mean_jct_s = MeanOf(done);
   r->p95_jct_s = Quantile(done, 0.95);
   r->buckets.clear();
   uint32_t lo = 1;
   for (size_t b = 0; b < by_bucket.size(); ++b) {
-    r->buckets.push_back(JctBucket{lo, kBucketMax[b], by_bucket[b].size(), Mean(by_bucket[b]),
+    r->buckets.push_back(JctBucket{lo, kBucketMax[b], by_bucket[b].size(), MeanOf(by_bucket[b]),
                                    Quantile(by_bucket[b], 0.95)});
     lo = kBucketMax[b] == UINT32_MAX ? lo : kBucketMax[b] + 1;
   }

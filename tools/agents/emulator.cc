@@ -67,21 +67,6 @@ bool ParseStatus(const json& r, DaemonCounts* out) {
 
 }  // namespace
 
-double Quantile(std::vector<double> values, double q) {
-  if (values.empty()) return 0;
-  // Nearest rank: the smallest value with at least q of the values at or below it.
-  const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(values.size())));
-  const size_t k = std::clamp<size_t>(rank, 1, values.size()) - 1;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
-  return values[k];
-}
-
-double MeanOf(const std::vector<double>& values) {
-  double sum = 0;
-  for (double v : values) sum += v;
-  return values.empty() ? 0 : sum / static_cast<double>(values.size());
-}
-
 std::string ValidateAgentsParams(const AgentsParams& p) {
   if (p.machines < 1) return "machines: must be at least 1";
   if (p.slots < 1) return "slots: must be at least 1";

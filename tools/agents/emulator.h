@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/rng.h"
+#include "base/stats.h"
 #include "base/status.h"
 
 namespace locsched {
@@ -104,11 +105,6 @@ struct AgentsStats {
     return AllDone() ? double(local_done + foreign_local_done) / AllDone() : 0;
   }
 };
-
-/// The q-quantile (0 < q <= 1, nearest rank) of `values`; 0 if empty.
-double Quantile(std::vector<double> values, double q);
-/// The mean of `values`; 0 if empty.
-double MeanOf(const std::vector<double>& values);
 
 /// Counters from the scheduler's `status` reply.
 struct DaemonCounts {

@@ -475,18 +475,6 @@ TEST_CASE("Regression: a batch reported every completion before any freed machin
   CHECK(fake.log[0] != fake.log[2]);
 }
 
-TEST_CASE("Quantile is the nearest rank; MeanOf the mean", "[agents]") {
-  std::vector<double> v;
-  for (int i = 100; i >= 1; --i) v.push_back(i);
-  CHECK(Quantile(v, 0.95) == 95);
-  CHECK(Quantile(v, 0.5) == 50);
-  CHECK(Quantile(v, 1) == 100);
-  CHECK(Quantile({7}, 0.95) == 7);
-  CHECK(Quantile({}, 0.95) == 0);
-  CHECK(MeanOf(v) == Approx(50.5));
-  CHECK(MeanOf({}) == 0);
-}
-
 TEST_CASE("The same seed gives the same run", "[agents]") {
   auto run = [](uint64_t seed) {
     FakeScheduler fake;
