@@ -7,7 +7,6 @@
 #include <string>
 
 #include "algorithms/sim/jct_summary.h"
-#include "base/rng.h"
 
 namespace locsched {
 namespace {
@@ -53,24 +52,12 @@ ListRun::ListRun(const TraceWorkload& w, const TraceClusterModel& c, uint64_t se
     : w_(w),
       c_(c),
       policy_(policy),
-      work_(w.num_tasks(), 1),
       ready_at_(w.num_tasks(), 0),
       jct_(w.jobs.size(), -1),
-      job_of_(w.num_tasks()),
-      maps_left_(w.jobs.size(), 0),
-      tasks_left_(w.jobs.size(), 0),
       free_(c.machines, c.slots_per_machine),
       state_(w.num_tasks(), 0) {
-  Rng rng(DurationSeed(seed));  // the same draws, in the same order, as SimulateTrace
-  for (uint32_t j = 0; j < w.jobs.size(); ++j) {
-    const TraceJob& job = w.jobs[j];
-    for (uint32_t t = job.first_task; t < job.first_task + job.tasks; ++t) {
-      job_of_[t] = j;
-      if (!c.fixed_durations) work_[t] = -std::log(rng.Unit());
-      maps_left_[j] += w.kinds[t] == TaskKind::kMap;
-    }
-    tasks_left_[j] = job.tasks;
-  }
+  // The same draws, in the same order, as SimulateTrace.
+  DrawTraceTasks(w, c.fixed_durations, seed, &job_of_, &work_, &maps_left_, &tasks_left_);
 }
 
 void ListRun::Ready(uint32_t t) {

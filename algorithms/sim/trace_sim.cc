@@ -53,7 +53,6 @@ class TraceRun {
   const TraceWorkload& w_;
   const TraceSimParams& p_;
   Scheduler sched_;
-  Rng rng_;
   std::vector<double> work_;                      // per task: Exp(1) draw (1 with fixed durations)
   std::vector<double> started_s_;                 // per task: when it started
   std::vector<Where> where_of_;                   // per task: where it runs
@@ -86,18 +85,13 @@ TraceRun::TraceRun(const TraceWorkload& w, const TraceSimParams& p)
     : w_(w),
       p_(p),
       sched_(p.policy),
-      rng_(DurationSeed(p.seed)),
-      work_(w.num_tasks(), 1),
       started_s_(w.num_tasks(), 0),
       where_of_(w.num_tasks(), Where::kNode),
-      job_of_(w.num_tasks()),
       queued_at_(w.num_tasks(), 0),
       queued_(w.num_tasks(), 0),
       free_holders_(w.num_tasks(), 0),
       holder_of_(p.cluster.machines),
       free_(p.cluster.machines, p.cluster.slots_per_machine),
-      maps_left_(w.jobs.size(), 0),
-      tasks_left_(w.jobs.size(), 0),
       is_marked_(p.cluster.machines, 0),
       rates_(p.policy.alpha, p.policy.gamma, std::max<uint64_t>(1, w.num_tasks()), p.policy.beta) {
   const TraceClusterModel& c = p.cluster;
@@ -108,15 +102,7 @@ TraceRun::TraceRun(const TraceWorkload& w, const TraceSimParams& p)
     sched_.AddMachine(machine);
   }
   // Durations are drawn up front, in task order: they do not depend on the policy.
-  for (uint32_t j = 0; j < w.jobs.size(); ++j) {
-    const TraceJob& job = w.jobs[j];
-    for (uint32_t t = job.first_task; t < job.first_task + job.tasks; ++t) {
-      job_of_[t] = j;
-      if (!c.fixed_durations) work_[t] = -std::log(rng_.Unit());
-      maps_left_[j] += w.kinds[t] == TaskKind::kMap;
-    }
-    tasks_left_[j] = job.tasks;
-  }
+  DrawTraceTasks(w, c.fixed_durations, p.seed, &job_of_, &work_, &maps_left_, &tasks_left_);
   r_.jobs = w.jobs.size();
   r_.tasks = w.num_tasks();
   r_.jct_s.assign(w.jobs.size(), -1);
@@ -410,6 +396,25 @@ std::string ValidateTraceSim(const TraceWorkload& w, const TraceSimParams& p) {
       return "machines: a task's replica is machine " + std::to_string(m) + ", beyond " +
              std::to_string(c.machines) + " machines";
   return "";
+}
+
+void DrawTraceTasks(const TraceWorkload& w, bool fixed_durations, uint64_t seed,
+                    std::vector<uint32_t>* job_of, std::vector<double>* work,
+                    std::vector<uint32_t>* maps_left, std::vector<uint32_t>* tasks_left) {
+  Rng rng(DurationSeed(seed));
+  job_of->assign(w.num_tasks(), 0);
+  work->assign(w.num_tasks(), 1);
+  maps_left->assign(w.jobs.size(), 0);
+  tasks_left->assign(w.jobs.size(), 0);
+  for (uint32_t j = 0; j < w.jobs.size(); ++j) {
+    const TraceJob& job = w.jobs[j];
+    for (uint32_t t = job.first_task; t < job.first_task + job.tasks; ++t) {
+      (*job_of)[t] = j;
+      if (!fixed_durations) (*work)[t] = -std::log(rng.Unit());
+      (*maps_left)[j] += w.kinds[t] == TaskKind::kMap;
+    }
+    (*tasks_left)[j] = job.tasks;
+  }
 }
 
 TraceSimResult SimulateTrace(const TraceWorkload& w, const TraceSimParams& p) {

@@ -140,7 +140,6 @@ struct TraceSimResult {
 /// "" if the workload and params fit, else "field: what is wrong" (flag names as
 /// locsched-sim spells them).
 std::string ValidateTraceSim(const TraceWorkload& w, const TraceSimParams& p);
-/// Runs the workload through the cluster model (validated by ValidateTraceSim).
 /// The seed of the task-duration stream for run seed `seed`: mixed, so that a policy
 /// seeded with the same number (JSQ's tie-breaks) does not draw the same stream (its
 /// remote picks would get the long durations). Every trace-mode simulator draws from it.
@@ -148,6 +147,14 @@ inline uint64_t DurationSeed(uint64_t seed) {
   return seed * 0x9e3779b97f4a7c15ULL + 0xd0e5;
 }
 
+/// What every trace-mode simulator starts from, so that all draw the same work: per
+/// task, its job and its Exp(1) work in task order from DurationSeed(seed) (1 with
+/// fixed durations); per job, its map and task counts.
+void DrawTraceTasks(const TraceWorkload& w, bool fixed_durations, uint64_t seed,
+                    std::vector<uint32_t>* job_of, std::vector<double>* work,
+                    std::vector<uint32_t>* maps_left, std::vector<uint32_t>* tasks_left);
+
+/// Runs the workload through the cluster model (validated by ValidateTraceSim).
 TraceSimResult SimulateTrace(const TraceWorkload& w, const TraceSimParams& p);
 
 }  // namespace locsched
