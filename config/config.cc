@@ -155,7 +155,7 @@ const ConfigKey kTable[] = {
     // [sockets]
     {.key = "sockets.event_path",
      .default_text = "/run/locsched/events.sock",
-     .help = "path of the event socket (cluster agents, tailer)",
+     .help = "path of the event socket (cluster agents, tailer), at most 103 bytes",
      .apply = ApplyString<kSockets, &SocketsConfig::event_path>,
      .format = FormatString<kSockets, &SocketsConfig::event_path>},
     {.key = "sockets.event_mode",
@@ -171,7 +171,7 @@ const ConfigKey kTable[] = {
      .format = FormatString<kSockets, &SocketsConfig::event_group>},
     {.key = "sockets.control_path",
      .default_text = "/run/locsched/control.sock",
-     .help = "path of the control socket (locschedctl)",
+     .help = "path of the control socket (locschedctl), at most 103 bytes",
      .apply = ApplyString<kSockets, &SocketsConfig::control_path>,
      .format = FormatString<kSockets, &SocketsConfig::control_path>},
     {.key = "sockets.control_mode",

@@ -85,6 +85,10 @@ bool OutOfResources(const boost::system::error_code& ec) {
 constexpr auto kAcceptPause = std::chrono::milliseconds(50);
 constexpr auto kExhaustionLogInterval = std::chrono::seconds(10);
 
+// A socket is bound at its path plus this suffix, then renamed into place.
+constexpr std::string_view kBindSuffix = ".tmp";
+constexpr size_t kMaxSocketPath = sizeof(sockaddr_un::sun_path) - 1 - kBindSuffix.size();
+
 uint64_t FdLimit() {
   rlimit rl{};
   if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return UINT64_MAX;
@@ -120,6 +124,8 @@ struct Server::Impl {
 
   Status Bind(Stream::acceptor& a, std::string_view key, const std::string& path, uint32_t mode,
               const std::string& group, gid_t* gid);
+  Status SetOwnership(std::string_view key, const std::string& path, uint32_t mode,
+                      const std::string& group, gid_t* gid);
   Status ClearStale(std::string_view key, const std::string& path);
   awaitable<void> Accept(Stream::acceptor& a, bool control);
   Status ListenTcp();
@@ -201,16 +207,34 @@ Status Server::Impl::ClearStale(std::string_view key, const std::string& path) {
   return Status::Ok();
 }
 
+// The socket is bound, listening, and given its mode and group at PATH.tmp,
+// then renamed to PATH: a client that finds the path can connect at once, and
+// never meets a socket that refuses it or still has the umask's mode.
 Status Server::Impl::Bind(Stream::acceptor& a, std::string_view key, const std::string& path,
                           uint32_t mode, const std::string& group, gid_t* gid) {
-  if (path.size() >= sizeof(sockaddr_un::sun_path))
-    return Status::InvalidArgument(std::string(key), "path is longer than 107 bytes");
+  const std::string temp = path + std::string(kBindSuffix);
+  if (temp.size() >= sizeof(sockaddr_un::sun_path))
+    return Status::InvalidArgument(
+        std::string(key), "path is longer than " + std::to_string(kMaxSocketPath) +
+                              " bytes (a socket path holds 107, and the daemon binds at PATH" +
+                              std::string(kBindSuffix) + " first)");
   if (Status s = ClearStale(key, path); !s.ok()) return s;
+  if (Status s = ClearStale(key, temp); !s.ok()) return s;
   boost::system::error_code ec;
   a.open(Stream(), ec);
-  if (!ec) a.bind(Stream::endpoint(path), ec);
+  if (!ec) a.bind(Stream::endpoint(temp), ec);
   if (!ec) a.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) return Status::IoError(std::string(key), path + ": " + ec.message());
+  if (ec) return Status::IoError(std::string(key), temp + ": " + ec.message());
+  Status st = SetOwnership(key, temp, mode, group, gid);
+  if (st.ok() && rename(temp.c_str(), path.c_str()) != 0)
+    st = Status::IoError(std::string(key), Errno("rename " + temp + " to " + path));
+  if (!st.ok()) unlink(temp.c_str());
+  return st;
+}
+
+// The bound socket's mode, and its group if one is configured.
+Status Server::Impl::SetOwnership(std::string_view key, const std::string& path, uint32_t mode,
+                                  const std::string& group, gid_t* gid) {
   if (chmod(path.c_str(), mode) != 0) return Status::IoError(std::string(key), Errno(path));
   if (group.empty()) return Status::Ok();
   const struct group* g = getgrnam(group.c_str());
@@ -231,12 +255,15 @@ Status Server::Listen() {
                          &s.event_gid);
       !st.ok())
     return st;
-  if (Status st = s.Bind(s.control, "sockets.control_path", c.control_path, c.control_mode,
-                         c.control_group, &s.control_gid);
-      !st.ok())
+  Status st = s.Bind(s.control, "sockets.control_path", c.control_path, c.control_mode,
+                     c.control_group, &s.control_gid);
+  const bool control_made = st.ok();
+  if (st.ok() && s.hello) st = s.ListenTcp();
+  if (!st.ok()) {  // the sockets made so far go too: a failed start leaves no file
+    unlink(c.event_path.c_str());
+    if (control_made) unlink(c.control_path.c_str());
     return st;
-  if (s.hello)
-    if (Status st = s.ListenTcp(); !st.ok()) return st;
+  }
   asio::co_spawn(s.io, s.Accept(s.event, false), asio::detached);
   asio::co_spawn(s.io, s.Accept(s.control, true), asio::detached);
   if (s.hello) asio::co_spawn(s.io, s.AcceptTcp(), asio::detached);

@@ -12,6 +12,7 @@ import random
 import signal
 import socket
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -100,6 +101,38 @@ class Client:
 
     def close(self):
         self.sock.close()
+
+
+class DirectoryEvents:
+    """inotify on one directory: the names created in it or renamed into it."""
+    IN_CREATE, IN_MOVED_TO = 0x100, 0x80
+
+    def __init__(self, path):
+        import ctypes
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        self.fd = self.libc.inotify_init1(os.O_NONBLOCK)
+        assert self.fd >= 0 and self.libc.inotify_add_watch(
+            self.fd, path.encode(), self.IN_CREATE | self.IN_MOVED_TO) >= 0
+        self.seen = []
+
+    def until(self, done, proc, timeout=10):
+        end = time.time() + timeout
+        while not done(self.seen):
+            assert time.time() < end and proc.poll() is None, "events so far: %s" % self.seen
+            try:
+                data = os.read(self.fd, 4096)
+            except BlockingIOError:
+                time.sleep(0.005)
+                continue
+            while data:
+                _, mask, _, size = struct.unpack_from("iIII", data)
+                name = data[16:16 + size].rstrip(b"\0").decode()
+                self.seen.append(("create" if mask & self.IN_CREATE else "moved_to", name))
+                data = data[16 + size:]
+        return self.seen
+
+    def close(self):
+        os.close(self.fd)
 
 
 class DaemonTest(unittest.TestCase):
@@ -395,6 +428,54 @@ class Sockets(unittest.TestCase):
             d2.terminate()
             d2.wait(timeout=10)
             d.stop()
+
+    def test_control_socket_refused_a_client_that_found_its_file(self):
+        """Regression: the socket file appeared at bind, before listen and chmod,
+        so a client that waited for the file could be refused. Each socket now
+        enters its directory by a rename, never by a create."""
+        tmp = tempfile.TemporaryDirectory(prefix="locschedd-test-")
+        names = DirectoryEvents(tmp.name)
+        event, control = os.path.join(tmp.name, "e.sock"), os.path.join(tmp.name, "c.sock")
+        proc = subprocess.Popen([DAEMON, "--set", "sockets.event_path=" + event,
+                                 "--set", "sockets.control_path=" + control,
+                                 "--set", "log.target=stderr"], stderr=subprocess.DEVNULL)
+        try:
+            seen = names.until(lambda got: ("moved_to", "c.sock") in got, proc)
+            self.assertNotIn(("create", "e.sock"), seen)
+            self.assertNotIn(("create", "c.sock"), seen)
+            self.assertIn(("moved_to", "e.sock"), seen)
+            self.assertEqual(sorted(os.listdir(tmp.name)), ["c.sock", "e.sock"])
+        finally:
+            proc.terminate()
+            self.assertEqual(proc.wait(timeout=10), 0)
+            names.close()
+            tmp.cleanup()
+
+    def test_a_socket_that_cannot_get_its_group_leaves_no_file(self):
+        tmp = tempfile.TemporaryDirectory(prefix="locschedd-test-")
+        r = subprocess.run([DAEMON, "--set", "sockets.event_path=" + tmp.name + "/e.sock",
+                            "--set", "sockets.control_path=" + tmp.name + "/c.sock",
+                            "--set", "sockets.event_group=no-such-group-locsched",
+                            "--set", "log.target=stderr"], capture_output=True, text=True,
+                           timeout=10)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("sockets.event_group", r.stderr)
+        self.assertEqual(os.listdir(tmp.name), [])
+        tmp.cleanup()
+
+    def test_a_socket_path_past_103_bytes_is_refused_naming_the_key(self):
+        tmp = tempfile.TemporaryDirectory(prefix="locschedd-test-")
+        long_path = os.path.join(tmp.name, "c" * (104 - len(tmp.name) - 1))
+        self.assertEqual(len(long_path), 104)
+        r = subprocess.run([DAEMON, "--set", "sockets.event_path=" + tmp.name + "/e.sock",
+                            "--set", "sockets.control_path=" + long_path,
+                            "--set", "log.target=stderr"], capture_output=True, text=True,
+                           timeout=10)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("sockets.control_path", r.stderr)
+        self.assertIn("103 bytes", r.stderr)
+        self.assertEqual(os.listdir(tmp.name), [])
+        tmp.cleanup()
 
     @unittest.skipUnless(os.geteuid() == 0, "needs root to connect as another uid")
     def test_admin_commands_need_an_authorized_peer(self):
