@@ -32,6 +32,26 @@ std::vector<size_t> SmithOrder(const BacklogInstance& in) {
   return jobs;
 }
 
+// Per LP job, the factor on its completion cost: 1 + age_tiebreak for the oldest,
+// falling with arrival rank to 1 for the newest (equal arrivals, equal factors). The LP
+// is degenerate wherever jobs are alike, and the simplex then finished an arbitrary one
+// first; solve after solve, an old job could be ranked behind newer ones until the
+// aging bound ran it off its holders. The factor makes the oldest win those ties.
+std::vector<double> AgeScale(const BacklogInstance& in, const std::vector<size_t>& jobs,
+                             double age_tiebreak) {
+  std::vector<uint64_t> arrivals;
+  for (size_t j : jobs) arrivals.push_back(in.jobs[j].arrival);
+  std::sort(arrivals.begin(), arrivals.end());
+  const double span = static_cast<double>(std::max<size_t>(1, jobs.size() - 1));
+  std::vector<double> scale;
+  for (size_t j : jobs) {  // jobs arriving after j, over all but one
+    const auto newer =
+        arrivals.end() - std::upper_bound(arrivals.begin(), arrivals.end(), in.jobs[j].arrival);
+    scale.push_back(1 + age_tiebreak * static_cast<double>(newer) / span);
+  }
+  return scale;
+}
+
 Status Validate(const BacklogInstance& in) {
   if (in.running.size() != in.slots.size())
     return Status::InvalidArgument("running", "needs one list per class");
@@ -86,8 +106,8 @@ std::vector<double> Grid(const BacklogInstance& in, const std::vector<size_t>& j
 class Model {
  public:
   Model(glp_prob* lp, const BacklogInstance& in, const std::vector<size_t>& jobs,
-        const std::vector<double>& d)
-      : lp_(lp), in_(in), jobs_(jobs), d_(d), L_(d.size() - 1) {
+        const std::vector<double>& d, const std::vector<double>& scale)
+      : lp_(lp), in_(in), jobs_(jobs), d_(d), scale_(scale), L_(d.size() - 1) {
     ia_.push_back(0), ja_.push_back(0), ar_.push_back(0);
   }
   void Build();
@@ -105,6 +125,7 @@ class Model {
   const BacklogInstance& in_;
   const std::vector<size_t>& jobs_;
   const std::vector<double>& d_;
+  const std::vector<double>& scale_;  // per LP job: AgeScale
   size_t L_;
   // Per LP job: u[k][l] (local in class k), v[l] (remote), x[l]; 0 = no column.
   struct JobColumns {
@@ -147,7 +168,7 @@ void Model::AddColumns() {
       for (size_t k = 0; k < in_.slots.size(); ++k)
         if (local_fits && b.local[k] > 0) c.u[k][l] = Column(0, b.local[k]);
       if (b.duration * in_.remote_penalty <= d_[l] * (1 + kSlack)) c.v[l] = Column(0, INFINITY);
-      c.x[l] = Column(b.weight * std::max(d_[l - 1], b.duration), 1.0);
+      c.x[l] = Column(b.weight * scale_[i] * std::max(d_[l - 1], b.duration), 1.0);
     }
   }
 }
@@ -319,7 +340,8 @@ Status BacklogLpSolver::Solve(const BacklogInstance& in, const BacklogLpOptions&
   glp_term_out(GLP_OFF);
   GlpkProblem lp(glp_create_prob());
   glp_set_obj_dir(lp.get(), GLP_MIN);
-  Model model(lp.get(), in, jobs, d);
+  const std::vector<double> scale = AgeScale(in, jobs, options.age_tiebreak);
+  Model model(lp.get(), in, jobs, d, scale);
   model.Build();
   result->rows = static_cast<size_t>(glp_get_num_rows(lp.get()));
   result->columns = static_cast<size_t>(glp_get_num_cols(lp.get()));
@@ -331,7 +353,8 @@ Status BacklogLpSolver::Solve(const BacklogInstance& in, const BacklogLpOptions&
   shape_ = std::move(shape);
   SaveBasis(lp.get(), result->rows, result->columns);
 
-  result->objective = glp_get_obj_val(lp.get());
+  // No cost is more than the largest factor times the true one: nor is the optimum.
+  result->objective = glp_get_obj_val(lp.get()) / *std::max_element(scale.begin(), scale.end());
   std::vector<double> completion(n);
   for (size_t i = 0; i < n; ++i) completion[i] = model.Completion(i);
   for (size_t i : ByCompletion(jobs, completion, in)) {

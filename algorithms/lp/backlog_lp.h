@@ -42,12 +42,16 @@ struct BacklogLpOptions {
   size_t max_jobs = 128;        ///< jobs in the LP; the rest follow in Smith order
   size_t max_intervals = 40;    ///< the last interval is stretched to the horizon
   double time_limit_ms = 1000;  ///< GLPK's time limit; hitting it is an overrun
+  /// Older jobs' completion costs weigh up to this much more (the oldest 1 + this, the
+  /// newest 1), so that among equally good schedules the LP finishes older jobs first.
+  double age_tiebreak = 1e-3;
 };
 
 /// The LP's answer.
 struct BacklogLpResult {
-  std::vector<uint32_t> order;     ///< every job's key, first to serve first
-  double objective = 0;            ///< the LP optimum: lower bound on sum w_j C_j from now
+  std::vector<uint32_t> order;  ///< every job's key, first to serve first
+  /// Lower bound on sum w_j C_j from now: the optimum over the largest AgeScale factor.
+  double objective = 0;
   size_t rows = 0;                 ///< LP rows
   size_t columns = 0;              ///< LP columns
   size_t intervals = 0;            ///< L
