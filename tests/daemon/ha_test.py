@@ -386,14 +386,24 @@ def tail_follows_failover(instances, tmp):
     with open(log, "w") as f:
         for k, name in enumerate(names):
             f.write(json.dumps(submit(name, k)) + "\n")
-    active, _ = find_active(instances)
+    active, conn = find_active(instances)
     env = dict(os.environ, LOCSCHED_SECRET_FILE=os.path.join(tmp, "secret"))
-    # One event in flight at a time, so the log takes seconds and the kill lands mid-way.
+    # One event in flight at a time, so the log takes a while; the kill lands once the
+    # active has applied a tenth of it, however fast this machine commits.
     tail = subprocess.Popen(
         [TAIL, "--format", "locsched", "--socket", "tcp:" + ",".join(i.address for i in instances),
          "--window", "1", "--retry-for", "30", "--json", "-q", log],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1)
+    applied = lambda: (conn.send([{"op": "job", "job": names[len(names) // 10]}]) or  # noqa: E731
+                       conn.replies(1)[0].get("ok"))
+    end = time.time() + 30
+    while not applied():
+        if tail.poll() is not None or time.time() > end:
+            fail("the tailer's events did not reach the active in time (tail exit %s): %s"
+                 % (tail.poll(), tail.stderr.read()[-2000:] if tail.poll() is not None else ""))
+        time.sleep(0.005)
+    if tail.poll() is not None:
+        fail("the tailer sent the whole log before the kill: nothing to fail over")
     active.proc.kill()
     active.proc.wait()
     out, err = tail.communicate(timeout=60)
