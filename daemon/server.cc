@@ -212,12 +212,12 @@ Status Server::Impl::ClearStale(std::string_view key, const std::string& path) {
 // never meets a socket that refuses it or still has the umask's mode.
 Status Server::Impl::Bind(Stream::acceptor& a, std::string_view key, const std::string& path,
                           uint32_t mode, const std::string& group, gid_t* gid) {
-  const std::string temp = path + std::string(kBindSuffix);
-  if (temp.size() >= sizeof(sockaddr_un::sun_path))
+  if (path.size() > kMaxSocketPath)
     return Status::InvalidArgument(
         std::string(key), "path is longer than " + std::to_string(kMaxSocketPath) +
                               " bytes (a socket path holds 107, and the daemon binds at PATH" +
                               std::string(kBindSuffix) + " first)");
+  const std::string temp = path + std::string(kBindSuffix);
   if (Status s = ClearStale(key, path); !s.ok()) return s;
   if (Status s = ClearStale(key, temp); !s.ok()) return s;
   boost::system::error_code ec;

@@ -1,7 +1,5 @@
 #include "algorithms/sim/jct_summary.h"
 
-#include <algorithm>
-#include <cmath>
 #include <iterator>
 
 #include "base/stats.h"

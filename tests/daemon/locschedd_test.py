@@ -26,6 +26,16 @@ SOURCE = pathlib.Path(os.environ.get("LOCSCHED_SOURCE_DIR",
                                      pathlib.Path(__file__).resolve().parents[2]))
 
 
+def daemon_argv(event, control, *sets):
+    """locschedd's command line on the given sockets, logging to stderr, plus `sets`
+    (each a KEY=VALUE for --set)."""
+    argv = [DAEMON, "--set", "sockets.event_path=" + event,
+            "--set", "sockets.control_path=" + control, "--set", "log.target=stderr"]
+    for s in sets:
+        argv += ["--set", s]
+    return argv
+
+
 class Daemon:
     """A locschedd on temporary sockets; extra `--set` overrides in `sets`."""
 
@@ -33,12 +43,9 @@ class Daemon:
         self.dir = tempfile.TemporaryDirectory(prefix="locschedd-test-")
         self.event = os.path.join(self.dir.name, "events.sock")
         self.control = os.path.join(self.dir.name, "control.sock")
-        argv = [DAEMON, "--set", "sockets.event_path=" + self.event,
-                "--set", "sockets.control_path=" + self.control, "--set", "log.target=stderr"]
+        argv = daemon_argv(self.event, self.control, *sets)
         if config:
             argv += ["--config", config]
-        for s in sets:
-            argv += ["--set", s]
         self.stderr = open(os.path.join(self.dir.name, "stderr.log"), "w+")
         self.proc = subprocess.Popen(argv, stderr=self.stderr)
         self.wait_for(lambda: os.path.exists(self.control), "sockets to appear")
@@ -406,9 +413,7 @@ class Sockets(unittest.TestCase):
     def test_a_second_daemon_on_the_same_socket_is_refused(self):
         d = Daemon()
         try:
-            r = subprocess.run([DAEMON, "--set", "sockets.event_path=" + d.event,
-                                "--set", "sockets.control_path=" + d.control + "2",
-                                "--set", "log.target=stderr"],
+            r = subprocess.run(daemon_argv(d.event, d.control + "2"),
                                capture_output=True, text=True, timeout=10)
             self.assertEqual(r.returncode, 1)
             self.assertIn("sockets.event_path", r.stderr)
@@ -422,9 +427,7 @@ class Sockets(unittest.TestCase):
         d.proc.kill()
         d.proc.wait()
         self.assertTrue(os.path.exists(d.event))  # left behind by kill -9
-        d2 = subprocess.Popen([DAEMON, "--set", "sockets.event_path=" + d.event,
-                               "--set", "sockets.control_path=" + d.control,
-                               "--set", "log.target=stderr"], stderr=subprocess.PIPE)
+        d2 = subprocess.Popen(daemon_argv(d.event, d.control), stderr=subprocess.PIPE)
         try:
             deadline = time.time() + 10
             while True:
@@ -447,9 +450,7 @@ class Sockets(unittest.TestCase):
         tmp = tempfile.TemporaryDirectory(prefix="locschedd-test-")
         names = DirectoryEvents(tmp.name)
         event, control = os.path.join(tmp.name, "e.sock"), os.path.join(tmp.name, "c.sock")
-        proc = subprocess.Popen([DAEMON, "--set", "sockets.event_path=" + event,
-                                 "--set", "sockets.control_path=" + control,
-                                 "--set", "log.target=stderr"], stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(daemon_argv(event, control), stderr=subprocess.DEVNULL)
         try:
             seen = names.until(lambda got: ("moved_to", "c.sock") in got, proc)
             self.assertNotIn(("create", "e.sock"), seen)
@@ -464,11 +465,9 @@ class Sockets(unittest.TestCase):
 
     def test_a_socket_that_cannot_get_its_group_leaves_no_file(self):
         tmp = tempfile.TemporaryDirectory(prefix="locschedd-test-")
-        r = subprocess.run([DAEMON, "--set", "sockets.event_path=" + tmp.name + "/e.sock",
-                            "--set", "sockets.control_path=" + tmp.name + "/c.sock",
-                            "--set", "sockets.event_group=no-such-group-locsched",
-                            "--set", "log.target=stderr"], capture_output=True, text=True,
-                           timeout=10)
+        r = subprocess.run(daemon_argv(tmp.name + "/e.sock", tmp.name + "/c.sock",
+                                       "sockets.event_group=no-such-group-locsched"),
+                           capture_output=True, text=True, timeout=10)
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertIn("sockets.event_group", r.stderr)
         self.assertEqual(os.listdir(tmp.name), [])
@@ -478,10 +477,8 @@ class Sockets(unittest.TestCase):
         tmp = tempfile.TemporaryDirectory(prefix="locschedd-test-")
         long_path = os.path.join(tmp.name, "c" * (104 - len(tmp.name) - 1))
         self.assertEqual(len(long_path), 104)
-        r = subprocess.run([DAEMON, "--set", "sockets.event_path=" + tmp.name + "/e.sock",
-                            "--set", "sockets.control_path=" + long_path,
-                            "--set", "log.target=stderr"], capture_output=True, text=True,
-                           timeout=10)
+        r = subprocess.run(daemon_argv(tmp.name + "/e.sock", long_path),
+                           capture_output=True, text=True, timeout=10)
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertIn("sockets.control_path", r.stderr)
         self.assertIn("103 bytes", r.stderr)
@@ -626,9 +623,7 @@ class Systemd(unittest.TestCase):
         sink.settimeout(10)
         env = dict(os.environ, NOTIFY_SOCKET=path, WATCHDOG_USEC="200000")
         ev, ctl = os.path.join(tmp.name, "e.sock"), os.path.join(tmp.name, "c.sock")
-        proc = subprocess.Popen([DAEMON, "--set", "sockets.event_path=" + ev,
-                                 "--set", "sockets.control_path=" + ctl,
-                                 "--set", "log.target=stderr"], env=env, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(daemon_argv(ev, ctl), env=env, stderr=subprocess.DEVNULL)
         messages = []
 
         def until(word, times=1):
