@@ -68,6 +68,7 @@ struct Job {
   double weight = 1;          ///< weight in weighted completion time
   uint64_t seq = 0;           ///< arrival order (FIFO key), unique, increasing
   uint32_t running = 0;       ///< tasks running now (the fair-share key)
+  uint32_t running_off = 0;   ///< of those, tasks running off their replica holders
   uint32_t queued = 0;        ///< tasks runnable and waiting
   uint32_t maps_left = 0;     ///< maps not yet done (reduces wait for 0)
   uint32_t done = 0;          ///< tasks finished

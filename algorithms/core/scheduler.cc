@@ -119,6 +119,7 @@ Assignment Scheduler::Settle(const Claim& c) {
   const bool local = task.IsLocalTo(c.machine);
   ++task.generation;
   task.ran_local = local;
+  if (!local) ++cluster_.job(c.job).running_off;
   ++task.attempts;
   if (observer_) observer_->OnUnqueued(c.task);
   return Assignment{c.task, c.job, c.machine, local};
@@ -127,7 +128,9 @@ Assignment Scheduler::Settle(const Claim& c) {
 void Scheduler::StopRunning(Task& task) {
   assert(task.state == TaskState::kRunning);
   --cluster_.machine(task.machine).running;
-  --cluster_.job(task.job).running;
+  Job& job = cluster_.job(task.job);
+  --job.running;
+  if (!task.ran_local) --job.running_off;
   --running_;
 }
 
