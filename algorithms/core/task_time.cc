@@ -1,0 +1,48 @@
+#include "algorithms/core/task_time.h"
+
+#include <algorithm>
+#include <boost/math/special_functions/gamma.hpp>
+#include <cmath>
+
+namespace locsched {
+
+namespace {
+
+// Below this cv the time is taken as fixed; above the gamma shape 1/cv^2 gets too small
+// for the incomplete gamma function to be accurate, and the tail is taken as exponential.
+constexpr double kFixedCv = 1e-3;
+
+// The harmonic number H(n) = 1 + 1/2 + ... + 1/n (asymptotic past 32 terms).
+double Harmonic(uint32_t n) {
+  if (n < 32) {
+    double h = 0;
+    for (uint32_t k = 1; k <= n; ++k) h += 1.0 / k;
+    return h;
+  }
+  const double x = n;
+  return std::log(x) + 0.5772156649015329 + 0.5 / x - 1 / (12 * x * x);
+}
+
+}  // namespace
+
+double ExpectedExcess(double mean, double cv, double y) {
+  if (y <= 0) return mean - y;
+  if (cv < kFixedCv) return std::max(0.0, mean - y);
+  if (std::abs(cv - 1) < kFixedCv) return mean * std::exp(-y / mean);
+  // Gamma(k, theta) with k = 1/cv^2, theta = mean/k:
+  // E[(X - y)^+] = mean * Q(k + 1, y/theta) - y * Q(k, y/theta).
+  const double k = 1 / (cv * cv), z = y * k / mean;
+  return std::max(0.0, mean * boost::math::gamma_q(k + 1, z) - y * boost::math::gamma_q(k, z));
+}
+
+double ExpectedLargest(uint32_t n, double mean, double cv) {
+  return n == 0 ? 0 : mean * (1 + cv * (Harmonic(n) - 1));
+}
+
+double OffHolderCost(double off_mean, double wait, double local_mean, double cv,
+                     double others_end) {
+  return ExpectedExcess(off_mean, cv, others_end) -
+         ExpectedExcess(local_mean, cv, others_end - wait);
+}
+
+}  // namespace locsched
