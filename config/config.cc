@@ -288,6 +288,17 @@ const ConfigKey kTable[] = {
              "first (0: no bound)",
      .apply = ApplyDouble<kSched, &SchedulerConfig::job_aging>,
      .format = FormatDoubleField<kSched, &SchedulerConfig::job_aging>},
+    {.key = "scheduler.duration_cv",
+     .type = ConfigType::kDouble,
+     .min_real = 0,
+     .max_real = 10,
+     .default_text = "1",
+     .reloadable = false,
+     .help = "late-binding: coefficient of variation of task times (1: exponential, 0: fixed); "
+             "a job ends with its last task, so the wider the spread, the longer a task of a "
+             "job with other tasks running or queued waits for a replica holder",
+     .apply = ApplyDouble<kSched, &SchedulerConfig::duration_cv>,
+     .format = FormatDoubleField<kSched, &SchedulerConfig::duration_cv>},
     {.key = "scheduler.beta",
      .type = ConfigType::kDouble,
      .min_real = 0,

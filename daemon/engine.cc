@@ -24,6 +24,7 @@ PolicyParams PolicyFrom(const SchedulerConfig& s) {
   p.seed = s.seed;
   p.job_order = s.job_order.value_or(DefaultJobOrder(p.kind));
   p.job_aging = s.job_aging;
+  p.duration_cv = s.duration_cv;
   p.beta = s.beta;
   return p;
 }

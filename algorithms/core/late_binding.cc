@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <limits>
 
 #include "algorithms/core/job_order.h"
+#include "algorithms/core/task_time.h"
 
 namespace locsched {
 
@@ -14,12 +16,16 @@ LateBinding::LateBinding(const PolicyParams& params, Cluster& cluster)
       index_(cluster),
       ranks_(cluster),
       order_(MakeJobLess(params.job_order, cluster, &ranks_)),
+      back_([less = MakeJobLess(params.job_order, cluster, &ranks_)](JobId a, JobId b) {
+        return less(b, a);
+      }),
       local_(cluster, index_.stamps()),
       alpha_(params.alpha),
       gamma_(params.gamma),
       racks_(cluster),
       beta_(params.beta),
-      aging_(params.job_aging) {
+      aging_(params.job_aging),
+      cv_(params.duration_cv) {
   SetRates(params.alpha, params.gamma);
 }
 
@@ -71,6 +77,7 @@ void LateBinding::OnJobChanged(JobId j) {
     if (order_.Contains(j) && !walk_stale_)
       walk_stale_ = std::find(walk_.begin(), walk_.end(), j) != walk_.end();
     order_.Erase(j);
+    back_.Erase(j);
     return;
   }
   const uint32_t key = JobOrderKey(job_order_, job);
@@ -81,6 +88,7 @@ void LateBinding::OnJobChanged(JobId j) {
     const bool forward = key < order_key_[j] && job_order_ != JobOrder::kSmith;
     order_key_[j] = key;
     order_.Update(j);
+    back_.Update(j);
     if (forward)
       WalkAdmit(j);
     else
@@ -91,6 +99,7 @@ void LateBinding::OnJobChanged(JobId j) {
   if (order_key_.size() <= j) order_key_.resize(j + 1);
   order_key_[j] = key;
   order_.Insert(j);
+  back_.Insert(j);
   WalkAdmit(j);
   if (since_.size() <= j) since_.resize(j + 1, 0);
   MarkProgress(j);
@@ -152,10 +161,27 @@ JobId LateBinding::LongestWaiting() {
   return kNoId;
 }
 
+// The share of the other queued tasks (all but job j's oldest, the one that asks) that
+// its holders serve before it or that are j's own: those of the jobs before j in the walk
+// and j's other ones, or all of them once j is past the walk (the walk is the order's front).
+double LateBinding::AheadShare(JobId j) const {
+  if (queued_ <= 1) return 0;
+  uint64_t ahead = 0;
+  for (const JobId w : walk_) {
+    if (w == j) {
+      ahead += cluster_.job(j).queued - 1;
+      return static_cast<double>(ahead) / static_cast<double>(queued_ - 1);
+    }
+    ahead += cluster_.job(w).queued;
+  }
+  return 1;
+}
+
 double LateBinding::ExpectedLocalWait(TaskId t) const {
   // Tasks queued at t's holders other than t (each is counted at each of its holders, and
-  // any of them may take it: a holder's share is its count over the replication), the
-  // holders' free slots, and the rate at which their busy slots free up.
+  // any of them may take it: a holder's share is its count over the replication) that they
+  // serve first (AheadShare: a job the order puts first waits for little but its own
+  // tasks), the holders' free slots, and the rate at which their busy slots free up.
   double others = 0, slots = 0, free = 0;
   const ReplicaList& replicas = cluster_.task(t).replicas;
   for (MachineId h : replicas) {
@@ -166,17 +192,39 @@ double LateBinding::ExpectedLocalWait(TaskId t) const {
     free += machine.slots > machine.running ? machine.slots - machine.running : 0;
   }
   if (slots == 0) return std::numeric_limits<double>::infinity();
-  // t is served after the others (the job offered a remote run is the one its holders
-  // reach last); the first `free` of them start at once, and each later one waits for
-  // one of the holders' slots to end a task: they end at rate alpha * slots together.
-  const double ahead = others / static_cast<double>(replicas.size()) + 1 - free;
+  // The first `free` of those start at once, and each later one waits for one of the
+  // holders' slots to end a task: they end at rate alpha * slots together.
+  const double share = AheadShare(cluster_.task(t).job);
+  const double ahead = share * others / static_cast<double>(replicas.size()) + 1 - free;
   return ahead <= 0 ? 0 : ahead / (alpha_ * slots);
 }
 
-// Running t remotely now finishes after 1/gamma; waiting for a holder after the wait
-// plus 1/alpha. Remote pays once the expected wait exceeds 1/gamma - 1/alpha.
-bool LateBinding::MayRunRemote(TaskId t) const {
-  return ExpectedLocalWait(t) > remote_wait_;
+// When job j's other tasks are expected to end, from now: the largest of its running
+// tasks' times (at their holders and off them), and, with more of its tasks queued, the
+// wait of its oldest one plus a local run.
+double LateBinding::OthersEnd(JobId j, double wait) const {
+  const Job& job = cluster_.job(j);
+  const double local = 1 / alpha_, off = remote_wait_ + local;
+  double end = std::max(ExpectedLargest(job.running - job.running_off, local, cv_),
+                        ExpectedLargest(job.running_off, off, cv_));
+  if (job.queued > 1) end = std::max(end, wait + local);
+  return end;
+}
+
+// Running t off its holders now takes `off_mean` on average; waiting for a holder, the
+// expected wait plus 1/alpha. A job ends with its last task, so what counts is how far each
+// is expected to run past the job's other tasks (OffHolderCost): running off pays when it
+// is less. With no other task of its job left, that is: the wait exceeds off_mean - 1/alpha
+// (1/gamma - 1/alpha off-rack). A job whose other tasks end late gains nothing from a
+// fast start but risks a slow tail, so its tasks wait longer before running off.
+bool LateBinding::MayRunOff(TaskId t, double off_mean) const {
+  const double wait = ExpectedLocalWait(t);
+  if (wait <= 0) return false;        // never past an idle holder
+  if (std::isinf(wait)) return true;  // no live holder: nothing to wait for
+  const double end = OthersEnd(cluster_.task(t).job, wait);
+  // A tie (fixed times: both end before the job's other tasks) runs off: it frees a
+  // holder's slot for the tasks queued behind.
+  return OffHolderCost(off_mean, wait, 1 / alpha_, cv_, end) <= 0;
 }
 
 // Job j's oldest queued task with a replica in m's rack (kNoId without racks).
@@ -217,25 +265,38 @@ Pick LateBinding::PickFor(MachineId m) {
     if (const TaskId t = index_.FindLocal(j, m); t != kNoId) return Take(t, j);
   // Else any task local to m, oldest first: a local run is never slower than waiting.
   if (const TaskId t = local_.Front(m); t != kNoId) return Take(t, cluster_.task(t).job);
-  // Nothing local. Only the job waiting longest may run off its holders, and only when
-  // that is expected to finish sooner. (Offering remote runs to the first jobs of the
-  // order instead sent tasks remote that their holders were about to take: their
-  // holders serve those jobs first, so the queue-based wait overstates theirs.)
-  // With racks, its task with a replica in m's rack goes first, once the wait exceeds the
-  // (shorter) rack-level one.
+  // Nothing local: a task may run off its holders (OffHolder).
+  JobId from = kNoId;
   TaskId any = kNoId;
-  if (oldest != kNoId) {
-    const TaskId near = RackLocal(oldest, m);
-    if (near != kNoId && ExpectedLocalWait(near) > rack_wait_) return Take(near, oldest);
-    any = index_.FindAny(oldest);
-    if (!MayRunRemote(any)) any = kNoId;
-  }
+  if (const Pick near = OffHolder(m, &from, &any); near.task != kNoId) return near;
   // A task a rebalance plan sends off its holders (RemotePermits) goes first unless the
   // rule's remote run is quick (QuickRemote): on a skewed cluster, running a large job's
   // tasks off its few holders leaves them to the small jobs, whose holders serve them first.
   if (permits_.size() > 0 && (any == kNoId || !QuickRemote(any)))
     if (const TaskId t = permits_.Take(cluster_); t != kNoId) return Take(t, cluster_.task(t).job);
-  if (any != kNoId) return Take(any, oldest);
+  if (any != kNoId) return Take(any, from);
+  return Pick{};
+}
+
+// The jobs whose tasks may run off their holders on m: the last of the order, whose
+// holders serve it last, then the job waiting longest (the two differ when the order's
+// front is made of old jobs, as with single-task jobs). (Offering remote runs to the first
+// jobs of the order sent tasks remote that their holders were about to take.) With racks,
+// a job's task with a replica in m's rack runs there once that pays at the rack-local
+// rate (returned as the pick); else the first off-rack task that pays is left in *any.
+Pick LateBinding::OffHolder(MachineId m, JobId* from, TaskId* any) {
+  const JobId last = back_.Top(), oldest = LongestWaiting();
+  for (const JobId j : {last, oldest == last ? kNoId : oldest}) {
+    if (j == kNoId) continue;
+    const TaskId near = RackLocal(j, m);
+    if (near != kNoId && MayRunOff(near, rack_wait_ + 1 / alpha_)) return Take(near, j);
+    if (*any != kNoId) continue;
+    const TaskId t = index_.FindAny(j);
+    if (MayRunOff(t, remote_wait_ + 1 / alpha_)) {
+      *any = t;
+      *from = j;
+    }
+  }
   return Pick{};
 }
 
@@ -246,9 +307,15 @@ bool LateBinding::SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint
   jobs.reserve(order_.size());
   for (JobId j = 0; j < cluster_.job_capacity(); ++j)
     if (order_.Contains(j)) jobs.push_back(j);
-  for (const JobId j : jobs) order_.Erase(j);
+  for (const JobId j : jobs) {
+    order_.Erase(j);
+    back_.Erase(j);
+  }
   ranks_.Set(std::move(ranks), std::move(seqs));
-  for (const JobId j : jobs) order_.Insert(j);
+  for (const JobId j : jobs) {
+    order_.Insert(j);
+    back_.Insert(j);
+  }
   walk_stale_ = true;
   return true;
 }

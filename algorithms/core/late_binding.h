@@ -66,7 +66,10 @@ class LateBinding final : public Policy {
   void MarkProgress(JobId j);
   void WalkAdmit(JobId j);
   bool Waiting(JobId j, double stamp) const;
-  bool MayRunRemote(TaskId t) const;
+  double AheadShare(JobId j) const;
+  double OthersEnd(JobId j, double wait) const;
+  bool MayRunOff(TaskId t, double off_mean) const;
+  Pick OffHolder(MachineId m, JobId* from, TaskId* any);
   TaskId RackLocal(JobId j, MachineId m);
   bool QuickRemote(TaskId t) const;
 
@@ -75,6 +78,7 @@ class LateBinding final : public Policy {
   JobIndex index_;
   JobRanks ranks_;  // the `lp` order's ranks (read by order_'s comparator)
   JobHeap order_;
+  JobHeap back_;  // the same jobs, the order's last first
   RemotePermits permits_;
   MachineFifos local_;                             // each machine's local tasks, oldest first
   std::vector<double> since_;                      // by job: last start, or when it queued
@@ -90,6 +94,7 @@ class LateBinding final : public Policy {
   bool racks_in_use_ = false;
   double beta_, rack_wait_ = 0;
   double aging_;
+  double cv_;  // task times' coefficient of variation (PolicyParams::duration_cv)
   double now_ = 0;
   uint64_t queued_ = 0;
 };

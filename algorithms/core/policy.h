@@ -70,6 +70,9 @@ struct PolicyParams {
   /// Late binding: a job with queued tasks that started none for this long (in the
   /// driver's clock, see SetNow) is served before any other; 0 turns the bound off.
   double job_aging = 0;
+  /// Late binding: the coefficient of variation of task times (1: exponential, 0: fixed),
+  /// which its off-holder rule weighs a job's last task by (task_time.h).
+  double duration_cv = 1;
 };
 
 /// Queue figures for status and tests.

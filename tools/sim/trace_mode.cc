@@ -198,6 +198,8 @@ TraceSimParams Params(const TraceModeOptions& o, const TraceRunSettings& s, Poli
   p.cluster.rack_slowdown = o.rack_slowdown;
   p.cluster.heartbeat_s = o.heartbeat;
   p.cluster.fixed_durations = o.fixed_durations;
+  // The policy knows the model's task-time spread as it knows its rates: none when fixed.
+  p.policy.duration_cv = o.fixed_durations ? 0 : 1;
   // A rack-local task's true rate (the cluster model's).
   p.policy.beta = p.policy.alpha / RackSlowdown(p.cluster);
   if (o.lp_priority) {

@@ -68,15 +68,22 @@ TEST_CASE("Late binding runs remotely only once waiting is expected to cost more
     s.SetNow(50);
     CHECK_FALSE(s.Assign(2));
   }
-  SECTION("a long queue at a busy holder: remote finishes sooner") {
+  SECTION("a lone task behind a long queue at a busy holder: remote finishes sooner") {
     Submit(s, {{1}});
     REQUIRE(s.Assign(1));  // machine 1 busy
-    // 4 tasks local to machine 1 only: the last waits 4 / 0.8 = 5 > 3.75.
-    Submit(s, std::vector<std::vector<MachineId>>(4, std::vector<MachineId>{1}));
+    // A job of 4 tasks local to machine 1 only, then a single task held by machine 1: it is
+    // last in the order and waits (4 + 1) / 0.8 = 6.25 > 3.75, with no other task of its job.
+    const JobId big = Submit(s, std::vector<std::vector<MachineId>>(4, std::vector<MachineId>{1}));
+    const JobId lone = Submit(s, {{1}});
+    CHECK(policy.ExpectedLocalWait(s.cluster().job(lone).tasks[0]) == Approx(5 / 0.8));
     const auto b = s.Assign(3);
     REQUIRE(b);
+    CHECK(b->job == lone);
     CHECK_FALSE(b->local);
-    CHECK_FALSE(s.Assign(2));  // 3 left: 3 / 0.8 < 3.75
+    // The 4-task job's first task waits 4 / 0.8 = 5 > 3.75 too, but its other 3 end after
+    // it anyway: a slow remote run would more likely end the job late than early.
+    CHECK(policy.ExpectedLocalWait(s.cluster().job(big).tasks[0]) == Approx(4 / 0.8));
+    CHECK_FALSE(s.Assign(2));
   }
   SECTION("replicas share the queue, and free holder slots start tasks at once") {
     Submit(s, {{0}, {1}});
@@ -87,6 +94,26 @@ TEST_CASE("Late binding runs remotely only once waiting is expected to cost more
     // takes one of the two at once, the other waits for the first of 3 slots to end.
     CHECK(policy.ExpectedLocalWait(s.cluster().job(j).tasks[0]) == Approx(1 / (0.8 * 3)));
   }
+}
+
+TEST_CASE("Late binding offers a remote run to the job its holders serve last", "[late]") {
+  // Six single-task jobs held by busy machine 0: the first, which waited longest, is the
+  // one machine 0 serves next (1 / 0.8 = 1.25 s); the last waits for all six to start
+  // (6 / 0.8 = 7.5 s > 3.75), so it is the one that runs elsewhere.
+  auto owner = MakeLate(3);
+  Scheduler& s = *owner;
+  auto& policy = dynamic_cast<LateBinding&>(s.policy());
+  Submit(s, {{0}});
+  REQUIRE(s.Assign(0));
+  std::vector<JobId> jobs;
+  for (int i = 0; i < 6; ++i) jobs.push_back(Submit(s, {{0}}));
+  REQUIRE(s.Assign(0 + 1).has_value());
+  CHECK(s.cluster().job(jobs.back()).running == 1);
+  CHECK(policy.ExpectedLocalWait(s.cluster().job(jobs.front()).tasks[0]) == Approx(1 / 0.8));
+  // With five left the last waits 5 / 0.8 = 6.25: machine 2 runs it too.
+  const auto b = s.Assign(2);
+  REQUIRE(b);
+  CHECK(b->job == jobs[4]);
 }
 
 TEST_CASE("Late binding's longest-waiting list stays as long as the waiting jobs", "[late]") {

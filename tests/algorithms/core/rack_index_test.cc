@@ -71,9 +71,10 @@ TEST_CASE("Late binding runs in a holder's rack once the rack-level wait is exce
   CHECK(policy.rack_wait() == Approx(1 / 0.4 - 1 / 0.8));
   Submit(s, {{0}});
   REQUIRE(s.Assign(0));  // machine 0 busy
-  // Two tasks held by machine 0 only: the first waits 2 / 0.8 = 2.5 s, past the rack wait
-  // (1.25) but short of the remote one (3.75).
-  const JobId j = Submit(s, {{0}, {0}});
+  // Two single-task jobs held by machine 0 only: the later, last in the order, waits
+  // 2 / 0.8 = 2.5 s, past the rack wait (1.25) but short of the remote one (3.75).
+  const JobId first = Submit(s, {{0}});
+  const JobId j = Submit(s, {{0}});
   CHECK(policy.ExpectedLocalWait(s.cluster().job(j).tasks[0]) == Approx(2.5));
   CHECK_FALSE(s.Assign(2));    // another rack (or, without racks, anywhere): waiting is sooner
   const auto a = s.Assign(1);  // machine 0's rack
@@ -85,7 +86,9 @@ TEST_CASE("Late binding runs in a holder's rack once the rack-level wait is exce
   CHECK(a->job == j);
   CHECK_FALSE(a->local);
   CHECK(LocalityOf(s.cluster(), a->task, 1, true) == Locality::kRack);
-  CHECK_FALSE(s.Assign(3));  // off-rack for the one left: 1 / 0.8 < 3.75
+  // The one left waits 1 / 0.8 = 1.25: off-rack (3.75) does not pay.
+  CHECK(policy.ExpectedLocalWait(s.cluster().job(first).tasks[0]) == Approx(1.25));
+  CHECK_FALSE(s.Assign(3));
 }
 
 TEST_CASE("Late binding prefers its longest-waiting job's rack-local task to an off-rack one",
@@ -96,17 +99,21 @@ TEST_CASE("Late binding prefers its longest-waiting job's rack-local task to an 
   Submit(s, {{3}});
   REQUIRE(s.Assign(0));
   REQUIRE(s.Assign(3));  // machines 0 and 3 busy
-  // Five tasks on machine 3 (rack 1) come first, then two on machine 0 (rack 0): the oldest
-  // task would pay off-rack (5 / 0.8 = 6.25 > 3.75), but machine 1 is in machine 0's rack.
-  const JobId j = Submit(s, {{3}, {3}, {3}, {3}, {3}, {0}, {0}});
+  // Five single-task jobs on machine 3 (rack 1) come first, then two on machine 0 (rack 0).
+  std::vector<JobId> on3, on0;
+  for (int i = 0; i < 5; ++i) on3.push_back(Submit(s, {{3}}));
+  for (int i = 0; i < 2; ++i) on0.push_back(Submit(s, {{0}}));
+  // The last job waits 2 / 0.8 = 2.5 for machine 0: past the rack wait, and machine 1 is in
+  // machine 0's rack.
   const auto a = s.Assign(1);
   REQUIRE(a);
-  CHECK(a->task == s.cluster().job(j).tasks[5]);
+  CHECK(a->job == on0[1]);
   CHECK(LocalityOf(s.cluster(), a->task, 1, true) == Locality::kRack);
-  // Machine 2 (rack 1) takes a task of machine 3 rack-locally, the oldest one.
+  // Machine 2 (rack 1): the last job now is machine 0's other one, whose 1.25 s wait does not
+  // pay off-rack; the job waiting longest, the first on machine 3, runs in machine 3's rack.
   const auto b = s.Assign(2);
   REQUIRE(b);
-  CHECK(b->task == s.cluster().job(j).tasks[0]);
+  CHECK(b->job == on3[0]);
   CHECK(LocalityOf(s.cluster(), b->task, 2, true) == Locality::kRack);
 }
 
