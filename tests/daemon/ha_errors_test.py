@@ -10,6 +10,9 @@ two locschedd instances: the first started is the active, the second a standby.
 - A standby refusing a write names itself and the active.
 - `locschedctl status` shows role, instance, active and epoch, without the local
   journal's snapshot line; the dashboard shows the role, the active and the epoch.
+- ha.zookeeper_auth_file: the daemon's nodes get a digest ACL; zkCli.sh without
+  the credential can neither read nor change them; another credential, or a bad
+  credential file, stops the start naming the key.
 
 Usage: ha_errors_test.py LOCSCHEDD LOCSCHEDCTL LOCSCHED-TAIL LOCSCHED-AGENTS [unittest options]
 """
@@ -258,6 +261,75 @@ class HaErrors(unittest.TestCase):
             self.assertEqual(code, 0)
             self.assertRegex(dom, r'<span class="tag" id="ha" data-role="[a-z]+">' + want + "<",
                              dom[:1500])
+
+
+def zk_cli(commands):
+    """zkCli.sh's stdout and stderr (where it reports refusals) for `commands`."""
+    r = subprocess.run(["/usr/share/zookeeper/bin/zkCli.sh", "-server", ZK.hosts],
+                       input="\n".join(commands) + "\nquit\n", capture_output=True, text=True,
+                       timeout=60)
+    return r.stdout + r.stderr
+
+
+class ZooKeeperAcl(unittest.TestCase):
+    """ha.zookeeper_auth_file: the daemon's nodes carry a digest ACL; a ZooKeeper client
+    without the credential can neither read nor change them; the folder above stays open."""
+    ROOT = "/acl/cluster"
+
+    def auth_file(self, name, text):
+        path = os.path.join(TMP, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def start(self, n, auth_path):
+        return Instance(TMP, n, ZK.hosts, path=self.ROOT,
+                        extra=["ha.zookeeper_auth_file=" + auth_path])
+
+    def test_nodes_refuse_a_client_without_the_credential(self):
+        inst = self.start(10, self.auth_file("zk-auth", "locsched:zk-password-0123\n"))
+        try:
+            inst.wait_role("active")
+            refused = zk_cli(["get %s/epoch" % self.ROOT, "ls %s" % self.ROOT,
+                              "create %s/intruder x" % self.ROOT, "set %s/epoch 9" % self.ROOT,
+                              "ls %s/log" % self.ROOT, "ls /acl"])
+            for path in ("%s/epoch" % self.ROOT, self.ROOT, "%s/intruder" % self.ROOT,
+                         "%s/log" % self.ROOT):
+                self.assertIn("Insufficient permission : " + path, refused)
+            self.assertIn("[cluster]", refused)  # the folder above is left open
+            allowed = zk_cli(["addauth digest locsched:zk-password-0123", "ls " + self.ROOT,
+                              "getAcl %s/log" % self.ROOT])
+            self.assertIn("[election, epoch, log, snapshots]", allowed)
+            self.assertIn("'digest,'locsched:", allowed)
+            self.assertNotIn("'world,'anyone", allowed)
+            # The instance still works under its ACL: a write is committed.
+            out = subprocess.run([CTL, "--socket", inst.control, "snapshot"],
+                                 capture_output=True, text=True, timeout=30)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            # Another credential is refused at start, naming the key.
+            other = self.start(11, self.auth_file("zk-other", "locsched:another-password\n"))
+            self.assertEqual(other.proc.wait(timeout=30), 1)
+            other.stop()
+            with open(other.log.name) as f:
+                log = f.read()
+            self.assertIn("ha.zookeeper_auth_file", log)
+            self.assertIn("ZooKeeper refused access", log)
+        finally:
+            inst.stop()
+
+    def test_a_bad_credential_file_is_named(self):
+        for name, text, want in (("zk-none", None, "No such file or directory"),
+                                 ("zk-bad", "no-colon-here\n", "USER:PASSWORD"),
+                                 ("zk-empty-password", "locsched:\n", "USER:PASSWORD")):
+            path = os.path.join(TMP, name) if text is None else self.auth_file(name, text)
+            inst = self.start(20, path)
+            self.assertEqual(inst.proc.wait(timeout=30), 1)
+            inst.stop()
+            with open(inst.log.name) as f:
+                log = f.read()
+            self.assertIn("ha.zookeeper_auth_file: %s: " % path, log)
+            self.assertIn(want, log)
+            os.unlink(inst.log.name)
 
 
 if __name__ == "__main__":
