@@ -82,6 +82,10 @@ class Status {
   std::string subject() const;
   /// "subject: what", empty on success.
   const std::string& message() const { return message_; }
+  /// The message without its subject: "what" ("" on success).
+  std::string detail() const {
+    return message_.size() > subject_size_ + 2 ? message_.substr(subject_size_ + 2) : "";
+  }
 
  private:
   Status(Code code, std::string subject, std::string what)

@@ -701,6 +701,14 @@ const ConfigKey kTable[] = {
              "in high-availability mode",
      .apply = ApplyString<kHa, &HaConfig::secret_file>,
      .format = FormatString<kHa, &HaConfig::secret_file>},
+    {.key = "ha.zookeeper_auth_file",
+     .default_text = "",
+     .help = "file holding USER:PASSWORD, the same on every instance: the daemon authenticates "
+             "to ZooKeeper with it (digest) and creates its nodes under ha.path with an ACL "
+             "granting that identity alone every right; \"\" = nodes open to every ZooKeeper "
+             "client",
+     .apply = ApplyString<kHa, &HaConfig::zookeeper_auth_file>,
+     .format = FormatString<kHa, &HaConfig::zookeeper_auth_file>},
     {.key = "ha.snapshot_mb",
      .type = ConfigType::kInt,
      .min_int = 1,

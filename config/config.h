@@ -133,10 +133,11 @@ struct HaConfig {
   std::string zookeeper;               ///< "HOST:PORT,..." of the ensemble; "" = single-node mode
   std::string path = "/locsched";      ///< this cluster's folder in ZooKeeper
   uint32_t session_timeout_ms = 4000;  ///< a silent instance loses its session after this
-  std::string instance;       ///< "IP:PORT": this instance's TCP listener, as clients reach it
-  std::string secret_file;    ///< file holding the shared secret TCP clients present
-  uint64_t snapshot_mb = 16;  ///< snapshot into ZooKeeper past this much log
-  uint64_t snapshot_entries = 20000;                   ///< ... or past this many log entries
+  std::string instance;     ///< "IP:PORT": this instance's TCP listener, as clients reach it
+  std::string secret_file;  ///< file holding the shared secret TCP clients present
+  std::string zookeeper_auth_file;    ///< file holding USER:PASSWORD (digest ACL); "" = open ACL
+  uint64_t snapshot_mb = 16;          ///< snapshot into ZooKeeper past this much log
+  uint64_t snapshot_entries = 20000;  ///< ... or past this many log entries
   bool enabled() const { return !zookeeper.empty(); }  ///< HA mode is on
   bool operator==(const HaConfig&) const = default;    ///< field-wise equality
 };

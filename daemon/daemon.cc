@@ -424,15 +424,23 @@ std::string Daemon::StatusLine() const {
 int RunDaemon(const Config& cfg, const DaemonOptions& opts) {
   std::signal(SIGPIPE, SIG_IGN);  // a vanished client is an error code, not a death
   std::unique_ptr<ZkCoordinator> coord;
-  std::string secret;
+  std::string secret, auth;
   if (cfg.ha.enabled()) {
     Status s = ReadSecretFile(cfg.ha.secret_file, &secret);
+    if (s.ok() && !cfg.ha.zookeeper_auth_file.empty())
+      s = ReadZooKeeperAuth(cfg.ha.zookeeper_auth_file, &auth);
+    if (s.ok() && auth.empty())
+      spdlog::warn(
+          "ha: ha.zookeeper_auth_file is not set: the nodes under {} are open to every "
+          "ZooKeeper client (docs/operations.md, ZooKeeper ACL)",
+          cfg.ha.path);
     if (s.ok())
       s = ZkCoordinator::Open({.hosts = cfg.ha.zookeeper,
                                .root = cfg.ha.path,
                                .session_timeout_ms = static_cast<int>(cfg.ha.session_timeout_ms),
                                .op_timeout_ms = static_cast<int>(
-                                   std::min<uint32_t>(1000, cfg.ha.session_timeout_ms / 2))},
+                                   std::min<uint32_t>(1000, cfg.ha.session_timeout_ms / 2)),
+                               .auth = auth},
                               &coord);
     if (!s.ok()) {
       spdlog::error("cannot start high-availability mode: {}", s.message());

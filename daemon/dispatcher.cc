@@ -221,7 +221,8 @@ void OpenReply(bool ok, const Request& r, std::string* out) {
 }
 
 // A not_active error names the active instance (null if none is known) instead
-// of a field.
+// of a field; its message is its detail alone, which names this instance and the
+// active in words.
 void AppendErrorBody(const Status& s, std::string* out) {
   JsonWriter w(out);
   w.ResumeObject(true);
@@ -233,7 +234,8 @@ void AppendErrorBody(const Status& s, std::string* out) {
   } else {
     w.Field("field", "op").Key("active").Null();
   }
-  w.Field("message", s.message()).EndObject();
+  w.Field("message", s.code() == Status::Code::kNotActive ? s.detail() : s.message());
+  w.EndObject();
   out->append("}\n");
 }
 

@@ -48,10 +48,9 @@ const char* HaNode::role() const {
 Status HaNode::Admit() const {
   if (active_) return Status::Ok();
   if (leader_.empty() || leader_ == cfg_.instance)
-    return Status::NotActive("",
-                             "this instance is not active and no active is known yet; "
-                             "retry shortly");
-  return Status::NotActive(leader_, "this instance is a standby; the active is " + leader_);
+    return Status::NotActive(
+        "", cfg_.instance + " is not active and no active is known yet; retry shortly");
+  return Status::NotActive(leader_, cfg_.instance + " is a standby; the active is " + leader_);
 }
 
 Status HaNode::Start() {

@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 namespace locsched {
@@ -61,8 +63,10 @@ bool HelloGate::Greet(std::string_view line, bool* control, std::string* out) co
 Status ReadSecretFile(const std::string& path, std::string* secret) {
   std::ifstream in(path);
   std::string line;
-  if (!in || !std::getline(in, line))
-    return Status::InvalidArgument("ha.secret_file", path + ": cannot read the shared secret");
+  if (!in)
+    return Status::InvalidArgument(
+        "ha.secret_file", path + ": cannot read the shared secret: " + std::strerror(errno));
+  std::getline(in, line);
   const size_t b = line.find_first_not_of(" \t\r");
   const size_t e = line.find_last_not_of(" \t\r");
   *secret = b == std::string::npos ? "" : line.substr(b, e - b + 1);

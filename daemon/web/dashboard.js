@@ -72,7 +72,19 @@ function showStatus(s) {
   for (const k of ["live", "done", "failed", "cancelled"]) setText("jobs-" + k, fmt(s.jobs[k]));
   setText("requests-rate", fmt(s.daemon.requests_per_s, 1));
   setText("clients", fmt(s.daemon.clients));
+  showHa(s.ha);
   showRates(s);
+}
+
+// High-availability mode only: this instance's role, the active and the active's epoch.
+function showHa(ha) {
+  const tag = $("ha");
+  tag.hidden = !ha;
+  if (!ha) return;
+  tag.dataset.role = ha.role;
+  tag.textContent = ha.role === "active"
+    ? "active " + ha.instance + " · epoch " + fmt(ha.epoch)
+    : ha.role + " " + ha.instance + " · the active is " + (ha.active || "not known yet");
 }
 
 // The policy, every field of the learnt rates, and the LP and rebalance summaries.

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -28,6 +29,11 @@ Status Deposed(const std::string& what) {
 // A ZooKeeper error as a Status: a lost session fences, anything else is an outage.
 Status FromRc(int rc, const std::string& what) {
   if (rc == ZOK) return Status::Ok();
+  if (rc == ZNOAUTH)
+    return Status::PermissionDenied(
+        "ha.zookeeper_auth_file",
+        what + ": ZooKeeper refused access (" + zerror(rc) +
+            "): the nodes carry an ACL this instance's credential does not match");
   if (rc == ZSESSIONEXPIRED || rc == ZINVALIDSTATE || rc == ZAUTHFAILED)
     return Deposed(what + ": the ZooKeeper session ended (" + zerror(rc) + ")");
   return Unavailable(what + ": " + zerror(rc));
@@ -122,8 +128,27 @@ struct ZkCoordinator::Call {
   }
 };
 
+Status ReadZooKeeperAuth(const std::string& path, std::string* auth) {
+  const std::string key = "ha.zookeeper_auth_file";
+  std::ifstream in(path);
+  if (!in) return Status::InvalidArgument(key, path + ": cannot be read: " + std::strerror(errno));
+  std::string line;
+  std::getline(in, line);
+  const size_t b = line.find_first_not_of(" \t\r");
+  const size_t e = line.find_last_not_of(" \t\r");
+  *auth = b == std::string::npos ? "" : line.substr(b, e - b + 1);
+  const size_t colon = auth->find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == auth->size())
+    return Status::InvalidArgument(
+        key, path +
+                 ": its first line must be USER:PASSWORD (both non-empty), for ZooKeeper's "
+                 "digest authentication");
+  return Status::Ok();
+}
+
 ZkCoordinator::ZkCoordinator(ZkOptions opts)
     : opts_(std::move(opts)),
+      acl_(opts_.auth.empty() ? &ZOO_OPEN_ACL_UNSAFE : &ZOO_CREATOR_ALL_ACL),
       state_(std::make_shared<std::atomic<CoordSession>>(CoordSession::kConnecting)) {}
 
 Status ZkCoordinator::Open(const ZkOptions& opts, std::unique_ptr<ZkCoordinator>* out) {
@@ -138,6 +163,14 @@ Status ZkCoordinator::Open(const ZkOptions& opts, std::unique_ptr<ZkCoordinator>
   if (!c->zh_)
     return Status::InvalidArgument(std::string(kZkSubject),
                                    "cannot use '" + opts.hosts + "': " + std::strerror(errno));
+  // Queued now, sent with the first connection and again on every reconnection.
+  if (!opts.auth.empty()) {
+    const int rc = zoo_add_auth(c->zh_, "digest", opts.auth.data(),
+                                static_cast<int>(opts.auth.size()), nullptr, nullptr);
+    if (rc != ZOK)
+      return Status::InvalidArgument(
+          "ha.zookeeper_auth_file", std::string("ZooKeeper refused the credential: ") + zerror(rc));
+  }
   *out = std::move(c);
   return Status::Ok();
 }
@@ -224,13 +257,14 @@ Status ZkCoordinator::Children(const std::string& path, std::vector<std::string>
   return Status::Ok();
 }
 
-// Creates a persistent node; one that exists already is fine.
-Status ZkCoordinator::Create(const std::string& path, std::string_view data) {
+// Creates a persistent node with `acl`; one that exists already is fine.
+Status ZkCoordinator::Create(const std::string& path, std::string_view data,
+                             const ACL_vector* acl) {
   if (Status s = Ready(); !s.ok()) return s;
   auto call = std::make_shared<Call>();
   call->what = "creating " + path;
   const int rc = zoo_acreate(
-      zh_, path.c_str(), data.data(), static_cast<int>(data.size()), &ZOO_OPEN_ACL_UNSAFE, 0,
+      zh_, path.c_str(), data.data(), static_cast<int>(data.size()), acl, 0,
       [](int code, const char*, const void* ctx) { Call::Take(ctx)->Finish(code); },
       Call::Context(call));
   if (rc != ZOK) return FromRc(rc, call->what);
@@ -239,13 +273,18 @@ Status ZkCoordinator::Create(const std::string& path, std::string_view data) {
   return FromRc(call->rc, call->what);
 }
 
+// The folders above the root hold nothing of ours and stay open (they may be shared
+// with other users of the ensemble); the root and everything under it get acl_.
 Status ZkCoordinator::Prepare() {
   for (size_t slash = opts_.root.find('/', 1);; slash = opts_.root.find('/', slash + 1)) {
-    if (Status s = Create(opts_.root.substr(0, slash), ""); !s.ok()) return s;
-    if (slash == std::string::npos) break;
+    const bool root = slash == std::string::npos;
+    if (Status s = Create(opts_.root.substr(0, slash), "", root ? acl_ : &ZOO_OPEN_ACL_UNSAFE);
+        !s.ok())
+      return s;
+    if (root) break;
   }
   for (const char* dir : {"/election", "/epoch", "/log", "/snapshots"})
-    if (Status s = Create(opts_.root + dir, ""); !s.ok()) return s;
+    if (Status s = Create(opts_.root + dir, "", acl_); !s.ok()) return s;
   return Status::Ok();
 }
 
@@ -255,7 +294,7 @@ Status ZkCoordinator::Join(std::string_view instance) {
   call->what = "joining the election";
   const std::string path = opts_.root + "/election/n_";
   const int rc = zoo_acreate(
-      zh_, path.c_str(), instance.data(), static_cast<int>(instance.size()), &ZOO_OPEN_ACL_UNSAFE,
+      zh_, path.c_str(), instance.data(), static_cast<int>(instance.size()), acl_,
       ZOO_EPHEMERAL_SEQUENTIAL,
       [](int code, const char* name, const void* ctx) {
         std::shared_ptr<Call> c = Call::Take(ctx);
@@ -329,8 +368,8 @@ Status ZkCoordinator::Fenced(uint64_t epoch, std::vector<std::pair<int, std::str
     const MultiOp& p = call->parts[i];
     zoo_op_t* op = &call->ops[i + 1];
     if (p.kind == MultiOp::kCreate)
-      zoo_create_op_init(op, p.path.c_str(), p.data.data(), static_cast<int>(p.data.size()),
-                         &ZOO_OPEN_ACL_UNSAFE, 0, &call->created[i * 128], 128);
+      zoo_create_op_init(op, p.path.c_str(), p.data.data(), static_cast<int>(p.data.size()), acl_,
+                         0, &call->created[i * 128], 128);
     else if (p.kind == MultiOp::kDelete)
       zoo_delete_op_init(op, p.path.c_str(), -1);
     else

@@ -3,7 +3,9 @@
 // candidates, data = instance address), R/epoch (its version is the epoch),
 // R/log/<index> (20 digits, data = 8-byte epoch + entry), R/snapshots/<index>
 // (data = chunk count once whole) with children <chunk> (6 digits). Every write
-// is a multi-op whose first op checks R/epoch's version. The client's own
+// is a multi-op whose first op checks R/epoch's version. With ZkOptions::auth,
+// the session authenticates (digest) and R and everything under it get an ACL
+// granting that identity alone every right (ZOO_CREATOR_ALL_ACL). The client's own
 // threads deliver completions; calls wait for them with a timeout. Event-loop
 // thread for the calls; session() from any thread.
 #pragma once
@@ -15,6 +17,7 @@
 #include "io/coord/coordinator.h"
 
 typedef struct _zhandle zhandle_t;
+struct ACL_vector;
 
 namespace locsched {
 
@@ -24,7 +27,14 @@ struct ZkOptions {
   std::string root;               ///< e.g. "/locsched"
   int session_timeout_ms = 4000;  ///< the session dies this long after the last contact
   int op_timeout_ms = 1000;       ///< a call gives up after this long (IoError)
+  /// "USER:PASSWORD" for digest authentication: the nodes at and under `root` are
+  /// created with an ACL granting that identity alone every right. "" = open ACL.
+  std::string auth;
 };
+
+/// Reads ZkOptions::auth from `path` (its first line, whitespace trimmed); the error
+/// names ha.zookeeper_auth_file and says what is wrong (unreadable, not USER:PASSWORD).
+Status ReadZooKeeperAuth(const std::string& path, std::string* auth);
 
 /// The Coordinator on ZooKeeper.
 class ZkCoordinator final : public Coordinator {
@@ -54,7 +64,7 @@ class ZkCoordinator final : public Coordinator {
   Status Wait(const std::shared_ptr<Call>& call) const;
   Status Get(const std::string& path, std::string* data, bool* found, int* version = nullptr);
   Status Children(const std::string& path, std::vector<std::string>* names);
-  Status Create(const std::string& path, std::string_view data);
+  Status Create(const std::string& path, std::string_view data, const ACL_vector* acl);
   Status Fenced(uint64_t epoch, std::vector<std::pair<int, std::string>> ops, bool wait);
   Status ClearSnapshotAt(uint64_t epoch, const std::string& dir, bool* whole);
   Status SnapshotIndexes(std::vector<std::pair<uint64_t, uint32_t>>* whole,
@@ -65,6 +75,7 @@ class ZkCoordinator final : public Coordinator {
   std::string SnapshotPath(uint64_t index) const;
 
   ZkOptions opts_;
+  const ACL_vector* acl_;  // of every node at and under the root: open, or the creator's
   zhandle_t* zh_ = nullptr;
   // Shared with the watcher, which the C client may call while this closes.
   std::shared_ptr<std::atomic<CoordSession>> state_;

@@ -66,6 +66,8 @@ Status LineClient::Connect(const std::string& path, std::string_view socket) {
   if (rc < 0) {
     const int err = errno;
     ::close(fd);
+    if (err == EACCES)  // the socket's mode or group: retrying will not help
+      return Status::PermissionDenied(path, "cannot connect: " + ErrnoText(err));
     return Status::IoError(path, "cannot connect: " + ErrnoText(err));
   }
   Adopt(fd, path);
@@ -106,17 +108,28 @@ Status DialTcp(const std::string& address, int timeout_ms, int* out) {
   return Status::Ok();
 }
 
-Status ReadSecret(std::string* secret) {
-  const char* file = std::getenv("LOCSCHED_SECRET_FILE");
-  if (!file || !*file)
-    return Status::InvalidArgument("LOCSCHED_SECRET_FILE",
-                                   "must name the file holding the cluster's shared secret");
-  std::ifstream in(file);
-  if (!in || !std::getline(in, *secret))
-    return Status::IoError("LOCSCHED_SECRET_FILE", std::string(file) + ": cannot be read");
+// The shared secret from the file $LOCSCHED_SECRET_FILE names (its first line, trimmed),
+// and that file's name in *file. Every failure is permission_denied naming the
+// variable and the file: without the secret no instance lets the client in.
+Status ReadSecret(std::string* secret, std::string* file) {
+  const char* path = std::getenv("LOCSCHED_SECRET_FILE");
+  if (!path || !*path)
+    return Status::PermissionDenied(
+        "LOCSCHED_SECRET_FILE",
+        "is not set; a tcp: address needs it to name the file holding the cluster's "
+        "shared secret (the daemon's ha.secret_file)");
+  *file = path;
+  std::ifstream in(path);
+  if (!in)
+    return Status::PermissionDenied("LOCSCHED_SECRET_FILE",
+                                    *file + ": cannot read the shared secret: " + ErrnoText(errno));
+  std::getline(in, *secret);
   const size_t b = secret->find_first_not_of(" \t\r");
   const size_t e = secret->find_last_not_of(" \t\r");
   *secret = b == std::string::npos ? "" : secret->substr(b, e - b + 1);
+  if (secret->empty())
+    return Status::PermissionDenied("LOCSCHED_SECRET_FILE",
+                                    *file + ": holds no shared secret (its first line is empty)");
   return Status::Ok();
 }
 
@@ -148,7 +161,13 @@ Status LineClient::Hello(const std::string& address, std::string_view socket,
   timeout_ = std::chrono::milliseconds(2000);
   Status s = Call(line, &reply);
   timeout_ = saved;
-  if (s.ok() && reply.rfind("{\"ok\":true", 0) != 0) s = Status::PermissionDenied(address, reply);
+  if (s.ok() && reply.rfind("{\"ok\":true", 0) != 0) {
+    // The daemon's error, without its JSON: a refused secret is permission_denied.
+    const std::string said = StringField(reply, "message");
+    s = StringField(reply, "code") == "permission_denied"
+            ? Status::PermissionDenied(address, said)
+            : Status::IoError(address, "refused the hello: " + said);
+  }
   *active = StringField(reply, "active");
   if (s.ok() && StringField(reply, "role") != "active")
     s = Status::FailedPrecondition(
@@ -161,8 +180,8 @@ Status LineClient::Hello(const std::string& address, std::string_view socket,
 // Tries the listed instances, and the active a standby names, once each.
 Status LineClient::ConnectTcp(const std::string& list, std::string_view socket) {
   Close();
-  std::string secret;
-  if (Status s = ReadSecret(&secret); !s.ok()) return s;
+  std::string secret, file;
+  if (Status s = ReadSecret(&secret, &file); !s.ok()) return s;
   std::deque<std::string> queue;
   for (size_t at = 0; at <= list.size();) {
     const size_t comma = std::min(list.find(',', at), list.size());
@@ -179,7 +198,10 @@ Status LineClient::ConnectTcp(const std::string& list, std::string_view socket) 
     std::string active;
     Status s = Hello(address, socket, secret, &active);
     if (s.ok()) return s;
-    if (s.code() == Status::Code::kPermissionDenied) return s;  // a wrong secret stays wrong
+    if (s.code() == Status::Code::kPermissionDenied)  // a wrong secret stays wrong: no retry
+      return Status::PermissionDenied(address, "refused the shared secret in " + file +
+                                                   " ($LOCSCHED_SECRET_FILE); it must "
+                                                   "match the daemon's ha.secret_file");
     reasons += (reasons.empty() ? "" : "; ") + s.message();
     if (!active.empty()) queue.push_front(active);
   }

@@ -35,7 +35,9 @@ class LineClient {
   /// cluster instead: each is tried in turn with a hello (the shared secret read
   /// from the file in $LOCSCHED_SECRET_FILE) for the given `socket` ("event" or
   /// "control") until the active one answers; a standby's reply names the active,
-  /// which is tried next.
+  /// which is tried next. `permission_denied` means retrying cannot help: the Unix
+  /// socket refused this user (EACCES), or the secret is missing, unreadable or
+  /// refused (the message names the file and $LOCSCHED_SECRET_FILE).
   Status Connect(const std::string& path, std::string_view socket = "event");
   /// Adopts an already connected stream socket (tests use a socketpair); takes ownership.
   void Adopt(int fd, std::string name);

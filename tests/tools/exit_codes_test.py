@@ -42,6 +42,13 @@ def run(program, *args, **kw):
     return subprocess.run([BIN[program]] + list(args), capture_output=True, text=True, **kw)
 
 
+def no_secret():
+    """The environment without $LOCSCHED_SECRET_FILE: a tcp: address is refused (77)."""
+    env = dict(os.environ)
+    env.pop("LOCSCHED_SECRET_FILE", None)
+    return env
+
+
 def as_nobody():
     os.setgid(65534)
     os.setgroups([])
@@ -161,6 +168,9 @@ class ExitCodes(unittest.TestCase):
         self.expect(1, run("locsched-agents", "--socket", str(self.dir / "none.sock"),
                            "--duration", "5"), "locsched-agents", "no daemon")
         self.expect(2, run("locsched-agents", "--no-such-flag"), "locsched-agents", "unknown flag")
+        self.expect(77, run("locsched-agents", "--socket", "tcp:127.0.0.1:%d" %
+                            zookeeper.free_port(), "--duration", "5", env=no_secret()),
+                    "locsched-agents", "tcp: without $LOCSCHED_SECRET_FILE")
 
     def test_locsched_sim(self):
         self.expect(0, run("locsched-sim", "--list-policies"), "locsched-sim", "--list-policies")
@@ -192,6 +202,9 @@ class ExitCodes(unittest.TestCase):
         self.expect(1, run("locsched-tail", "--check", "--format", "swim", "/nonexistent.tsv"),
                     "locsched-tail", "unreadable file")
         self.expect(2, run("locsched-tail", "--no-such-flag"), "locsched-tail", "unknown flag")
+        self.expect(77, run("locsched-tail", "--format", "swim", "--socket",
+                            "tcp:127.0.0.1:%d" % zookeeper.free_port(), swim, env=no_secret()),
+                    "locsched-tail", "tcp: without $LOCSCHED_SECRET_FILE")
 
     def test_help_lists_the_documented_codes(self):
         table = documented_codes()

@@ -175,7 +175,8 @@ class SocketTransport : public Transport {
       do {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
         s = client_->Connect(address_);
-      } while (!s.ok() && std::chrono::steady_clock::now() < deadline);
+      } while (!s.ok() && s.code() != Status::Code::kPermissionDenied &&
+               std::chrono::steady_clock::now() < deadline);
       if (!s.ok()) return s;
       ++reconnects_;
     }
@@ -195,8 +196,15 @@ class SocketTransport : public Transport {
   std::vector<std::string> tagged_;
 };
 
-// Throws the error of `s`, if any, as a runtime_error.
+// A refusal that retrying cannot change (exit 77).
+struct Refused : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Throws the error of `s`, if any: Refused for permission_denied (the socket's mode,
+// the shared secret), else a runtime_error.
 void Check(const Status& s) {
+  if (s.code() == Status::Code::kPermissionDenied) throw Refused(s.message());
   if (!s.ok()) throw std::runtime_error(s.message());
 }
 
@@ -447,7 +455,10 @@ int main(int argc, char** argv) {
       "  0    ok\n"
       "  1    the scheduler refused a request, contradicted the emulator's bookkeeping or\n"
       "       could not be reached\n"
-      "  2    bad command line");
+      "  2    bad command line\n"
+      "  77   permission denied: the socket refused this user, or with tcp: the shared\n"
+      "       secret ($LOCSCHED_SECRET_FILE unset, its file unreadable, or refused); never\n"
+      "       retried");
   app.set_version_flag("--version", std::string("locsched-agents ") + LOCSCHED_VERSION);
   Options o;
   AddClusterFlags(app, o);
@@ -464,6 +475,9 @@ int main(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "locsched-agents: %s\nRun with --help for the options.\n", e.what());
     return 2;
+  } catch (const Refused& e) {
+    std::fprintf(stderr, "locsched-agents: %s\n", e.what());
+    return 77;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "locsched-agents: %s\n", e.what());
     return 1;

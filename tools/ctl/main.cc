@@ -102,16 +102,21 @@ json BuildRequest(const Verb& v) {
   return req;
 }
 
+// A refused connection as an exit code: 77 where retrying cannot help (the socket's
+// mode or group, or the shared secret of a tcp: address), else 69.
 LineClient Connect(const Options& o) {
   const std::string path = SocketPath(o);
   LineClient c;
   if (Status s = c.Connect(path, "control"); !s.ok()) {
+    const bool tcp = path.rfind("tcp:", 0) == 0;
+    if (s.code() == Status::Code::kPermissionDenied)
+      throw CtlError{kExitNoPermission, tcp ? s.message()
+                                            : "permission denied on " + path +
+                                                  " (is your user in the socket's group?)"};
     const std::string& m = s.message();
-    if (m.find("ermission denied") != std::string::npos)
-      throw CtlError{kExitNoPermission,
-                     "permission denied on " + path + " (is your user in the socket's group?)"};
-    throw CtlError{kExitUnavailable, "locschedd is not running (cannot connect to " + path + ": " +
-                                         m.substr(m.rfind(": ") + 2) + ")"};
+    throw CtlError{kExitUnavailable, tcp ? m
+                                         : "locschedd is not running (cannot connect to " + path +
+                                               ": " + m.substr(m.rfind(": ") + 2) + ")"};
   }
   c.set_timeout(std::chrono::milliseconds(static_cast<int64_t>(o.timeout * 1000)));
   return c;
@@ -292,7 +297,8 @@ int Main(int argc, char** argv) {
       "  1    the daemon refused the request (the message says why)\n"
       "  2    bad command line\n"
       "  69   locschedd is not running or not reachable\n"
-      "  77   permission denied (the socket, or an admin command)");
+      "  77   permission denied (the socket, an admin command, or with tcp: the shared\n"
+      "       secret: $LOCSCHED_SECRET_FILE unset, its file unreadable, or refused)");
   app.require_subcommand(1);
   app.fallthrough();  // `locschedctl status --json` as well as `locschedctl --json status`
   Options o;

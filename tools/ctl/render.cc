@@ -43,19 +43,38 @@ Rows ObjectRows(const json& items, const std::vector<std::string>& keys) {
 }
 
 // The journal line of `status`: whether events are accepted, and failing snapshots.
-std::string RenderJournal(const json& j) {
+// In high-availability mode (`ha`) the log is in ZooKeeper: the local snapshot
+// counts do not apply, and a standby has no journal of its own.
+std::string RenderJournal(const json& j, bool ha) {
   std::string out = "journal    ";
   if (j["unavailable"].is_string())
     out += "UNAVAILABLE, " + Cell(j["held_events"]) +
            " events held, state-changing requests refused: " + j["unavailable"].get<std::string>();
+  else if (ha)
+    out += "ok, committed to ZooKeeper before each acknowledgement";
   else
     out += "ok, " + Cell(j["snapshots"]) + " snapshots since start";
   out += "\n";
-  if (j["snapshot_failures"].get<uint64_t>() > 0)
+  if (!ha && j["snapshot_failures"].get<uint64_t>() > 0)
     out += "snapshots  " + Cell(j["snapshot_failures"]) + " failed in a row, next attempt in " +
            Cell(j["next_snapshot_in_s"]) + " s: " + j["last_snapshot_error"].get<std::string>() +
            "\n";
   return out;
+}
+
+// The high-availability line: this instance's role, the active and its epoch, the
+// ZooKeeper session; a standby's progress through the log.
+std::string RenderHa(const json& ha) {
+  const std::string role = Cell(ha["role"]);
+  std::string out = "ha         " + role + " at " + Cell(ha["instance"]);
+  if (role == "active")
+    out +=
+        ", epoch " + Cell(ha["epoch"]) + "; " + Cell(ha["snapshots"]) + " snapshots into ZooKeeper";
+  else
+    out += "; the active is " +
+           (ha["active"].is_string() ? ha["active"].get<std::string>() : "not known yet") + "; " +
+           Cell(ha["applied_entries"]) + " log entries applied";
+  return out + "; ZooKeeper session " + Cell(ha["session"]) + "\n";
 }
 
 std::string RenderStatus(const json& r) {
@@ -88,7 +107,10 @@ std::string RenderStatus(const json& r) {
   out += "daemon     " + Cell(r["daemon"]["clients"]) + " clients, " +
          Cell(r["daemon"]["requests"]) + " requests, " + Cell(r["daemon"]["requests_per_s"]) +
          "/s over the last 10 s\n";
-  if (r["daemon"].contains("journal")) out += RenderJournal(r["daemon"]["journal"]);
+  const bool ha = r.contains("ha");
+  if (ha) out += RenderHa(r["ha"]);
+  // Only where a journal is attached: a standby has none (the active commits to ZooKeeper).
+  if (r["daemon"].contains("journal")) out += RenderJournal(r["daemon"]["journal"], ha);
   return out;
 }
 

@@ -18,12 +18,15 @@ EventSender::EventSender(std::string socket, size_t window, std::chrono::millise
 Status EventSender::Connect() {
   const auto deadline = std::chrono::steady_clock::now() + retry_for_;
   // Shape: try, sleep 100 ms, try again until the deadline; the last error is returned.
+  // A refusal (permission_denied: the socket's mode, a missing or wrong secret) is
+  // returned at once: waiting will not change it.
   for (;;) {
     Status s = client_.Connect(socket_);
     if (s.ok()) {
       client_.set_timeout(timeout_);
       return s;
     }
+    if (s.code() == Status::Code::kPermissionDenied) return s;
     if (std::chrono::steady_clock::now() >= deadline) return s;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

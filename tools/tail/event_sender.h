@@ -32,7 +32,7 @@ class EventSender {
   /// Sends to `socket`; gives up when no connection succeeds for `retry_for`.
   EventSender(std::string socket, size_t window, std::chrono::milliseconds timeout,
               std::chrono::milliseconds retry_for, OnReply on_reply);
-  /// Connects (retrying up to `retry_for`).
+  /// Connects (retrying up to `retry_for`; a permission_denied refusal is not retried).
   Status Connect();
   /// Queues `line`; blocks reading replies while `window` requests are unanswered.
   Status Submit(std::string line, uint64_t token);

@@ -117,7 +117,10 @@ int main(int argc, char** argv) {
       "  0    ok\n"
       "  1    a file could not be read, the daemon could not be reached or refused a\n"
       "       request, or (--check) every record of a file is malformed\n"
-      "  2    bad command line");
+      "  2    bad command line\n"
+      "  77   permission denied: the socket refused this user, or with tcp: the shared\n"
+      "       secret ($LOCSCHED_SECRET_FILE unset, its file unreadable, or refused); never\n"
+      "       retried");
   app.set_version_flag("--version", std::string("locsched-tail ") + LOCSCHED_VERSION);
   TailOptions o;
   std::string format;

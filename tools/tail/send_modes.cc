@@ -64,7 +64,8 @@ int Summarize(const TailOptions& o, const char* mode, const Tally& t, const Send
         static_cast<unsigned long long>(s.reconnects), secs, j["requests_per_s"].get<double>());
   if (!failure.ok()) {
     std::fprintf(stderr, "locsched-tail: %s\n", failure.message().c_str());
-    return 1;
+    // 77: the socket refused this user, or the shared secret is missing or refused.
+    return failure.code() == Status::Code::kPermissionDenied ? 77 : 1;
   }
   if (s.rejected > 0) {
     std::fprintf(stderr,

@@ -1,8 +1,11 @@
 // Tests io/wire/client: LineClient against a socketpair and a listening Unix socket:
 // buffered line splitting, partial writes of big lines, pipelined batches, and
-// errors that name the path (no such socket, peer gone, timeout, overlong line).
+// errors that name the path (no such socket, peer gone, timeout, overlong line);
+// a tcp: address's secret missing or refused (permission_denied, naming the file).
 #include "io/wire/client.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -10,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -194,6 +198,83 @@ TEST_CASE("Connect names the path it could not reach", "[client]") {
   CHECK_FALSE(c.Connect(std::string(200, 'p')).ok());
   std::string line;
   CHECK(c.ReadLine(&line).code() == Status::Code::kFailedPrecondition);
+}
+
+// Sets $LOCSCHED_SECRET_FILE for one scope (unset with nullptr), and restores it.
+struct SecretEnv {
+  std::string saved;
+  bool had;
+  explicit SecretEnv(const char* value) {
+    const char* old = std::getenv("LOCSCHED_SECRET_FILE");
+    had = old != nullptr;
+    if (had) saved = old;
+    if (value)
+      ::setenv("LOCSCHED_SECRET_FILE", value, 1);
+    else
+      ::unsetenv("LOCSCHED_SECRET_FILE");
+  }
+  ~SecretEnv() {
+    if (had)
+      ::setenv("LOCSCHED_SECRET_FILE", saved.c_str(), 1);
+    else
+      ::unsetenv("LOCSCHED_SECRET_FILE");
+  }
+};
+
+TEST_CASE("A tcp: address without its secret is permission_denied naming the variable and file",
+          "[client]") {
+  LineClient c;
+  {
+    SecretEnv env(nullptr);
+    const Status s = c.Connect("tcp:127.0.0.1:1");
+    CHECK(s.code() == Status::Code::kPermissionDenied);
+    CHECK(s.message().rfind("LOCSCHED_SECRET_FILE: is not set", 0) == 0);
+  }
+  SecretEnv env("/nonexistent/locsched.secret");
+  const Status s = c.Connect("tcp:127.0.0.1:1");
+  CHECK(s.code() == Status::Code::kPermissionDenied);
+  CHECK(s.message() ==
+        "LOCSCHED_SECRET_FILE: /nonexistent/locsched.secret: cannot read the shared secret: No "
+        "such file or directory");
+}
+
+TEST_CASE("A refused hello is permission_denied naming the instance and the file, without JSON",
+          "[client]") {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(listener, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
+  socklen_t len = sizeof addr;
+  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  REQUIRE(::listen(listener, 4) == 0);
+  const std::string address = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  std::thread server([&] {  // answers one hello as the daemon does a wrong secret
+    const int conn = ::accept(listener, nullptr, nullptr);
+    char buf[512];
+    (void)::read(conn, buf, sizeof buf);
+    const std::string refusal =
+        R"({"ok":false,"error":{"code":"permission_denied","field":"secret",)"
+        R"("message":"secret: wrong or missing shared secret"}})"
+        "\n";
+    (void)::write(conn, refusal.data(), refusal.size());
+    ::close(conn);
+  });
+  const std::string file = TempSocketPath() + ".secret";
+  FILE* f = std::fopen(file.c_str(), "w");
+  REQUIRE(f);
+  std::fputs("not-the-secret-0123456789\n", f);
+  std::fclose(f);
+  SecretEnv env(file.c_str());
+  LineClient c;
+  const Status s = c.Connect("tcp:" + address);
+  server.join();
+  ::close(listener);
+  std::remove(file.c_str());
+  CHECK(s.code() == Status::Code::kPermissionDenied);
+  CHECK(s.message() == address + ": refused the shared secret in " + file +
+                           " ($LOCSCHED_SECRET_FILE); it must match the daemon's ha.secret_file");
+  CHECK_FALSE(c.connected());
 }
 
 TEST_CASE("Connect reaches a listening Unix socket", "[client]") {
