@@ -44,8 +44,8 @@ if [ "${1:-}" = "--sim" ]; then
   echo
   python3 - "$out/late-binding.json" "$out/jsq-maxweight.json" <<'PY'
 import json, sys
-print("== side by side (delays in slots); the bound is the least mean job delay any schedule")
-print("   of the same draws could reach (docs/simulator.md, \"Lower bound on mean JCT\")")
+print("== side by side (delays in slots); no schedule of the same draws has a mean job delay")
+print("   below the bound (docs/simulator.md, \"Lower bound on mean JCT\")")
 print("%-14s %8s %8s %10s %12s %10s %9s" % ("policy", "load", "stable", "locality", "mean delay",
                                             "bound", "x bound"))
 for path in sys.argv[1:]:
