@@ -13,7 +13,8 @@
 #   bash tools/demo.sh --trace FILE a real trace (bash tools/fetch-traces.sh DIR fetches
 #                                   the public ones; --format for non-SWIM files)
 #   bash tools/demo.sh --synthetic  the emulator's own Poisson job stream on 1000 machines
-#   bash tools/demo.sh --sim        the simulator instead: late binding vs JSQ+MaxWeight
+#   bash tools/demo.sh --sim        the simulator instead: late binding vs JSQ+MaxWeight, each
+#                                   with its mean job delay's ratio to the run's lower bound
 # Extra arguments go to tools/replay.sh (e.g. --policy fair; see its --help), or after
 # --synthetic to locsched-agents, or after --sim to locsched-sim. With --build DIR the
 # binaries in DIR are used and nothing is installed or built.
@@ -34,10 +35,30 @@ fi
 
 if [ "${1:-}" = "--sim" ]; then
   shift
+  out=$(mktemp -d /tmp/locsched-demo-XXXXXX)
+  trap 'rm -rf "$out"' EXIT
   echo "== late binding (the default), the paper's model (1000 machines, data on 800, alpha 0.8, gamma 0.2, load 640)"
-  "$bin/tools/locsched-sim" "$@"
+  "$bin/tools/locsched-sim" --json "$@" >"$out/late-binding.json"
   echo "== JSQ+MaxWeight, the paper's policy, same load and seed"
-  "$bin/tools/locsched-sim" --policy jsq-maxweight "$@"
+  "$bin/tools/locsched-sim" --policy jsq-maxweight --json "$@" >"$out/jsq-maxweight.json"
+  echo
+  python3 - "$out/late-binding.json" "$out/jsq-maxweight.json" <<'PY'
+import json, sys
+print("== side by side (delays in slots); no schedule of the same draws has a mean job delay")
+print("   below the bound (docs/simulator.md, \"Lower bound on mean JCT\")")
+print("%-14s %8s %8s %10s %12s %10s %9s" % ("policy", "load", "stable", "locality", "mean delay",
+                                            "bound", "x bound"))
+for path in sys.argv[1:]:
+    for line in open(path):
+        r = json.loads(line)
+        if r["mean_job_delay"] is None:
+            print("%-14s %8.1f %8s   (stopped before its measurement window)" % (r["policy"], r["load"], "no"))
+            continue
+        ratio = r["mean_job_delay_over_bound"]
+        print("%-14s %8.1f %8s %10.3f %12.2f %10.2f %9s" % (
+            r["policy"], r["load"], "yes" if r["stable"] else "no", r["locality"], r["mean_job_delay"],
+            r["lower_bound_mean_job_delay"], "%.2fx" % ratio if ratio is not None else "-"))
+PY
   exit 0
 fi
 

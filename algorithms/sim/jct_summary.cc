@@ -2,6 +2,7 @@
 
 #include <iterator>
 
+#include "algorithms/sim/jct_bound.h"
 #include "base/stats.h"
 
 namespace locsched {
@@ -12,7 +13,8 @@ constexpr uint32_t kBucketMax[] = {1, 10, 100, 1000, UINT32_MAX};
 
 }  // namespace
 
-void SummarizeJct(const TraceWorkload& w, TraceSimResult* r) {
+void SummarizeJct(const TraceWorkload& w, const std::vector<double>& work,
+                  const TraceClusterModel& c, TraceSimResult* r) {
   std::vector<double> done;
   std::vector<std::vector<double>> by_bucket(std::size(kBucketMax));
   r->weighted_jct_s = 0;
@@ -34,6 +36,12 @@ void SummarizeJct(const TraceWorkload& w, TraceSimResult* r) {
                                    Quantile(by_bucket[b], 0.95)});
     lo = kBucketMax[b] == UINT32_MAX ? lo : kBucketMax[b] + 1;
   }
+  const JctBound bound =
+      TraceJctBound(w, work, c.local_mean_s, uint64_t{c.machines} * c.slots_per_machine, r->jct_s);
+  r->lower_bound_mean_jct_s = bound.mean;
+  r->lower_bound_critical_path_s = bound.critical_path_mean;
+  r->lower_bound_srpt_s = bound.srpt_mean;
+  r->lower_bound_weighted_jct_s = bound.weighted;
 }
 
 }  // namespace locsched

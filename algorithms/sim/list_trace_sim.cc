@@ -172,7 +172,7 @@ void ListRun::Summarize(TraceSimResult* r) const {
   r->jobs_done = jobs_done_;
   r->tasks_done = done_;
   r->jct_s = jct_;
-  SummarizeJct(w_, r);
+  SummarizeJct(w_, work_, c_, r);
   const double starts = static_cast<double>(std::max<uint64_t>(1, starts_));
   r->mean_task_wait_s = starts_ ? wait_sum_ / starts : 0;
   r->locality = static_cast<double>(where_[0]) / starts;

@@ -8,6 +8,7 @@
 
 #include "algorithms/core/scheduler.h"
 #include "algorithms/sim/arrival_pipeline.h"
+#include "algorithms/sim/jct_bound.h"
 #include "algorithms/sim/workload.h"
 
 namespace locsched {
@@ -76,6 +77,12 @@ class Simulation {
   };
   bool FillSpecs(uint32_t size);
   void KeepWideRuns(JobId j, uint32_t size);
+  void BoundJob(JobId j, uint32_t size, uint64_t t);
+
+  // A measured job's total local run and its own lower bound, for WindowJctBound.
+  struct JobBound {
+    double work = 0, path = 0;
+  };
 
   SimParams p_;
   SimReplan replan_;
@@ -91,8 +98,11 @@ class Simulation {
   std::array<Claim, kClaimRound> claims_;  // ServeIdle's current round
   std::vector<TaskSpec> specs_;            // reused across arrivals
   std::vector<uint64_t> job_arrival_;      // by job id
+  std::vector<JobBound> job_bound_;        // by job id: jobs arrived in the window
+  std::vector<double> local_runs_;         // BoundJob's scratch
   uint64_t warmup_;
   uint64_t cap_;
+  WindowJctBound bound_;
   // Window accumulators.
   double sum_tasks_ = 0, sum_jobs_ = 0, sum_job_delay_ = 0, sum_task_delay_ = 0;
   double sum_weighted_delay_ = 0, sum_weights_ = 0;
@@ -112,6 +122,7 @@ Simulation::Simulation(const SimParams& p, const SimReplan& replan)
       wheel_(kWheel),
       warmup_(static_cast<uint64_t>(p.warmup_fraction * static_cast<double>(p.slots))),
       cap_(p.max_backlog ? p.max_backlog : uint64_t{200} * p.machines),
+      bound_(static_cast<double>(uint64_t{p.machines} * p.slots_per_machine)),
       block_sum_(kTraceBlocks, 0) {
   for (uint32_t m = 0; m < p.machines; ++m) {
     Machine machine;
@@ -137,6 +148,7 @@ void Simulation::Arrive(uint64_t t) {
       started_.resize(sched_.cluster().task_capacity());
     if (wide) [[unlikely]]
       KeepWideRuns(j, size);
+    if (t >= warmup_) BoundJob(j, size, t);
     next_task_ += size;
     tasks_arrived_ += size;
     ++r_.jobs_arrived;
@@ -167,6 +179,24 @@ void Simulation::KeepWideRuns(JobId j, uint32_t size) {
   }
 }
 
+// Job j of `size` tasks arrived at t, in the window: its local runs (the least time each
+// task can hold a slot; a remote run is drawn from the same uniform, never shorter) give
+// its work and its own bound, a whole number of slots as its delay is.
+void Simulation::BoundJob(JobId j, uint32_t size, uint64_t t) {
+  const uint32_t* runs = batch_->runs.data() + next_task_;
+  const std::vector<TaskId>& tasks = sched_.cluster().job(j).tasks;
+  local_runs_.resize(size);
+  double work = 0;
+  for (uint32_t i = 0; i < size; ++i) {
+    local_runs_[i] = runs[i] == kWideRuns ? wide_runs_[tasks[i]].local : PackedRun(runs[i], true);
+    work += local_runs_[i];
+  }
+  if (job_bound_.size() <= j) job_bound_.resize(j + 1);
+  const uint64_t slots = uint64_t{p_.machines} * p_.slots_per_machine;
+  job_bound_[j] = JobBound{work, std::ceil(PhaseBound(local_runs_, slots))};
+  bound_.Arrive(static_cast<double>(t), work);
+}
+
 void Simulation::CompleteDue(uint64_t t) {
   // Tasks due at t finished at the end of slot t-1: their machines are idle now.
   auto finish = [&](const Due& f) {
@@ -185,6 +215,7 @@ void Simulation::CompleteDue(uint64_t t) {
       sum_weighted_delay_ += weight * static_cast<double>(t - arrival);
       sum_weights_ += weight;
       ++r_.jobs_done;
+      bound_.Done(static_cast<double>(arrival), job_bound_[j].work, job_bound_[j].path, weight);
     }
   };
   std::vector<Due>& bucket = wheel_[t % kWheel];
@@ -297,6 +328,11 @@ void Simulation::Summarize() {
               r_.growth <= 0.3 * r_.mean_tasks_in_system + 0.005 * arrived_in_window;
   r_.mean_job_delay = r_.jobs_done ? sum_job_delay_ / static_cast<double>(r_.jobs_done) : 0;
   r_.weighted_mean_job_delay = sum_weights_ > 0 ? sum_weighted_delay_ / sum_weights_ : 0;
+  const JctBound bound = bound_.Finish(static_cast<double>(r_.slots));
+  r_.lower_bound_mean_job_delay = bound.mean;
+  r_.lower_bound_critical_path = bound.critical_path_mean;
+  r_.lower_bound_srpt = bound.srpt_mean;
+  r_.lower_bound_weighted_mean_job_delay = bound.weighted_mean();
   r_.throughput = static_cast<double>(window_finished_) / w;
   r_.mean_task_delay =
       window_tasks_done_ ? sum_task_delay_ / static_cast<double>(window_tasks_done_) : 0;

@@ -54,15 +54,21 @@ struct SimResult {
   double mean_job_delay = 0;   ///< slots from arrival to last task done (jobs arrived in window)
   double mean_task_delay = 0;  ///< slots from arrival to done (tasks of those jobs)
   double weighted_mean_job_delay = 0;  ///< sum w_j C_j / sum w_j over the same jobs
-  double throughput = 0;               ///< tasks finished per slot in the window (any arrival)
-  double locality = 0;                 ///< share of tasks started in the window that ran local
-  double offered_load = 0;             ///< measured task arrivals per slot
-  double mean_job_size = 0;            ///< the size distribution's exact mean
-  uint64_t slots = 0;                  ///< slots actually simulated
-  double capacity = 0;                 ///< K*alpha + (M-K)*gamma, times slots per machine
-  uint64_t jobs_arrived = 0;           ///< over the whole run
-  uint64_t jobs_done = 0;              ///< jobs that arrived in the window and finished
-  uint64_t tasks_done = 0;             ///< over the whole run
+  /// Lower bounds over the same jobs, from each task's drawn local run (WindowJctBound):
+  /// on mean_job_delay (the larger of its two parts: the mean critical path, and SRPT on
+  /// one server as fast as every slot) and on weighted_mean_job_delay.
+  double lower_bound_mean_job_delay = 0;
+  double lower_bound_critical_path = 0, lower_bound_srpt = 0;
+  double lower_bound_weighted_mean_job_delay = 0;
+  double throughput = 0;      ///< tasks finished per slot in the window (any arrival)
+  double locality = 0;        ///< share of tasks started in the window that ran local
+  double offered_load = 0;    ///< measured task arrivals per slot
+  double mean_job_size = 0;   ///< the size distribution's exact mean
+  uint64_t slots = 0;         ///< slots actually simulated
+  double capacity = 0;        ///< K*alpha + (M-K)*gamma, times slots per machine
+  uint64_t jobs_arrived = 0;  ///< over the whole run
+  uint64_t jobs_done = 0;     ///< jobs that arrived in the window and finished
+  uint64_t tasks_done = 0;    ///< over the whole run
   std::vector<double> trace;  ///< tasks in system, averaged over 100 equal blocks of the run
 };
 

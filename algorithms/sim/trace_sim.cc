@@ -310,7 +310,7 @@ void TraceRun::Summarize() {
     r_.lp_solves = planner_->solves();
     r_.lp_failures = planner_->failures();
   }
-  SummarizeJct(w_, &r_);
+  SummarizeJct(w_, work_, p_.cluster, &r_);
   const double starts = static_cast<double>(std::max<uint64_t>(1, starts_));
   r_.mean_task_wait_s = starts_ ? wait_sum_ / starts : 0;
   r_.locality = static_cast<double>(where_[0]) / starts;

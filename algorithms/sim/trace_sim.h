@@ -113,7 +113,13 @@ struct JctBucket {
 struct TraceSimResult {
   uint64_t jobs = 0, jobs_done = 0, tasks = 0, tasks_done = 0;
   double mean_jct_s = 0, p95_jct_s = 0;
-  double weighted_jct_s = 0;    ///< sum of weight * JCT over the jobs done
+  double weighted_jct_s = 0;  ///< sum of weight * JCT over the jobs done
+  /// Lower bounds over the jobs done, from the run's drawn work (TraceJctBound): on
+  /// mean_jct_s (the larger of the two parts: the mean critical path, and SRPT on one
+  /// server as fast as every slot), and on weighted_jct_s (sum of weight * critical path).
+  double lower_bound_mean_jct_s = 0;
+  double lower_bound_critical_path_s = 0, lower_bound_srpt_s = 0;
+  double lower_bound_weighted_jct_s = 0;
   double mean_task_wait_s = 0;  ///< runnable (submitted, or released after its maps) to start
   double locality = 0;          ///< node-local share of started tasks
   double rack_local = 0;        ///< rack-local (not node-local) share

@@ -47,6 +47,16 @@ class SinglePoint(unittest.TestCase):
         self.assertIsInstance(result["stable"], bool)
         self.assertEqual(result["slots"], 2000)
         self.assertTrue(0 <= result["locality"] <= 1)
+        # The lower bound on the mean job delay, its parts, and the run's ratio to it.
+        bound = result["lower_bound_mean_job_delay"]
+        self.assertGreaterEqual(bound, 1)  # every job takes a slot at least
+        self.assertEqual(bound, max(result["lower_bound_critical_path"],
+                                    result["lower_bound_srpt"]))
+        self.assertGreaterEqual(result["mean_job_delay"], bound)
+        self.assertAlmostEqual(result["mean_job_delay_over_bound"],
+                               result["mean_job_delay"] / bound)
+        self.assertGreaterEqual(result["weighted_mean_job_delay"],
+                                result["lower_bound_weighted_mean_job_delay"])
 
     def test_same_seed_same_figures(self):
         a, b, c = (run("--json", seed=seed) for seed in ("7", "7", "8"))
@@ -96,6 +106,8 @@ class SinglePoint(unittest.TestCase):
         out = run()
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("locality", out.stdout)
+        self.assertRegex(out.stdout, r"lower bound on mean job delay [0-9.]+ slots .*"
+                                     r"mean [0-9.]+x bound")
 
     def test_help(self):
         out = subprocess.run([SIM, "--help"], capture_output=True, text=True, timeout=30)
@@ -181,6 +193,15 @@ class TraceMode(unittest.TestCase):
         self.assertAlmostEqual(fifo["mean_task_wait_s"], (1.5 + 3) / 2)
         self.assertAlmostEqual(fifo["locality"], 0.5)
         self.assertEqual(fifo["policy"], "fifo")
+        # The bound: each job needs its 10 s task (critical path 10 s); one server twice a
+        # slot's speed ends them at 5 and 10 s (SRPT 7.5 s). FIFO is 27.25 / 10 from it.
+        self.assertAlmostEqual(fifo["lower_bound_critical_path_s"], 10)
+        self.assertAlmostEqual(fifo["lower_bound_srpt_s"], 7.5)
+        self.assertAlmostEqual(fifo["lower_bound_mean_jct_s"], 10)
+        self.assertAlmostEqual(fifo["mean_jct_over_bound"], 2.725)
+        self.assertAlmostEqual(fifo["lower_bound_weighted_jct"], 20)
+        self.assertAlmostEqual(fifo["lower_bound_weighted_mean_jct_s"], 10)
+        self.assertAlmostEqual(fifo["lower_bound_weighted_completion"], 20)
         # Delay scheduling waiting 20 s: b passes m1 over at 3, 6 and 9 s and runs on m0 when
         # a ends at 11.5 s, until 21.5 s. Waiting 5 s: b runs remote on m1 at 6 s, until 46 s.
         self.assertAlmostEqual(
@@ -265,6 +286,12 @@ class TraceMode(unittest.TestCase):
             runs.append(result)
         self.assertEqual(runs[0], runs[1])
         self.assertNotEqual(runs[0]["mean_jct_s"], runs[2]["mean_jct_s"], "the seed changes nothing")
+        # The bound follows each seed's drawn work, and no run goes below its own.
+        self.assertNotEqual(runs[0]["lower_bound_mean_jct_s"], runs[2]["lower_bound_mean_jct_s"])
+        for r in runs:
+            self.assertGreater(r["lower_bound_mean_jct_s"], 0)
+            self.assertGreaterEqual(r["mean_jct_s"], r["lower_bound_mean_jct_s"])
+            self.assertGreaterEqual(r["mean_jct_over_bound"], 1)
 
     def test_lists_run_each_combination(self):
         out = run_trace(self.trace, *self.HAND, "--policy", "fifo,delay", "--delay-wait", "5,20",
@@ -366,6 +393,7 @@ class TraceMode(unittest.TestCase):
         out = run_trace(self.trace, "--format", "locsched", "--machines", "2")
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("JCT mean", out.stdout)
+        self.assertRegex(out.stdout, r"lower bound on mean JCT [0-9.]+ s .*mean [0-9.]+x bound")
 
     def test_list_policies(self):
         out = subprocess.run([SIM, "--list-policies"], capture_output=True, text=True, timeout=30)
@@ -445,6 +473,8 @@ class TraceListPolicies(unittest.TestCase):
             self.assertAlmostEqual(r["weighted_mean_jct_s"], (10 + worse) / 2)
             self.assertAlmostEqual(r["weighted_completion"], 10 + worse)
             self.assertEqual(r["weights"], "equal")
+            self.assertAlmostEqual(r["lower_bound_mean_jct_s"], 10)
+            self.assertAlmostEqual(r["mean_jct_over_bound"], (10 + worse) / 2 / 10)
         self.assertGreaterEqual(rows[0]["resolves"], 1)
         # Weights drawn per seed: the same seed, the same sums; the core's policies get them too.
         a = self.rows("--policy", "synchpack,fifo", "--weights", "uniform", "--seed", "3")

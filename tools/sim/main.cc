@@ -276,43 +276,54 @@ nlohmann::json Measured(const SimResult& r, double value) {
   return r.measured ? nlohmann::json(value) : nlohmann::json(nullptr);
 }
 
+// value / bound, null where no job counted (no bound) or the window was not reached.
+nlohmann::json OverBound(const SimResult& r, double value, double bound) {
+  return r.measured && bound > 0 ? nlohmann::json(value / bound) : nlohmann::json(nullptr);
+}
+
 nlohmann::json ToJson(const Point& pt, const SimParams& p) {
   const SimResult& r = pt.result;
-  return {{"policy", PolicyKindName(pt.policy)},
-          {"load", pt.load},
-          {"machines", p.machines},
-          {"data_machines", p.data_machines},
-          {"alpha", p.policy.alpha},
-          {"gamma", p.policy.gamma},
-          {"seed", p.seed},
-          {"capacity", r.capacity},
-          {"mean_tasks_in_system", Measured(r, r.mean_tasks_in_system)},
-          {"mean_jobs_in_system", Measured(r, r.mean_jobs_in_system)},
-          {"tasks_in_system_end", r.tasks_in_system_end},
-          {"stable", r.stable},
-          {"stopped_early", r.stopped_early},
-          {"growth", r.growth},
-          {"intra", IntraQueueName(p.policy.intra)},
-          {"job_order", JobOrderName(pt.job_order)},
-          {"weight_max", p.weight_max},
-          {"remote_bias", p.policy.remote_bias},
-          {"delay_wait", p.policy.delay_wait},
-          {"priority_slack", p.policy.priority_slack},
-          {"mean_job_delay", Measured(r, r.mean_job_delay)},
-          {"weighted_mean_job_delay", Measured(r, r.weighted_mean_job_delay)},
-          {"throughput", Measured(r, r.throughput)},
-          {"mean_task_delay", Measured(r, r.mean_task_delay)},
-          {"locality", Measured(r, r.locality)},
-          {"offered_load", r.offered_load},
-          {"mean_job_size", r.mean_job_size},
-          {"jobs_arrived", r.jobs_arrived},
-          {"jobs_done", r.jobs_done},
-          {"tasks_done", r.tasks_done},
-          {"slots", r.slots},
-          {"wall_seconds", pt.wall_seconds},
-          {"lp_solves", pt.lp_solves},
-          {"lp_failures", pt.lp_failures},
-          {"lp_seconds", pt.lp_seconds}};
+  return {
+      {"policy", PolicyKindName(pt.policy)},
+      {"load", pt.load},
+      {"machines", p.machines},
+      {"data_machines", p.data_machines},
+      {"alpha", p.policy.alpha},
+      {"gamma", p.policy.gamma},
+      {"seed", p.seed},
+      {"capacity", r.capacity},
+      {"mean_tasks_in_system", Measured(r, r.mean_tasks_in_system)},
+      {"mean_jobs_in_system", Measured(r, r.mean_jobs_in_system)},
+      {"tasks_in_system_end", r.tasks_in_system_end},
+      {"stable", r.stable},
+      {"stopped_early", r.stopped_early},
+      {"growth", r.growth},
+      {"intra", IntraQueueName(p.policy.intra)},
+      {"job_order", JobOrderName(pt.job_order)},
+      {"weight_max", p.weight_max},
+      {"remote_bias", p.policy.remote_bias},
+      {"delay_wait", p.policy.delay_wait},
+      {"priority_slack", p.policy.priority_slack},
+      {"mean_job_delay", Measured(r, r.mean_job_delay)},
+      {"weighted_mean_job_delay", Measured(r, r.weighted_mean_job_delay)},
+      {"lower_bound_mean_job_delay", Measured(r, r.lower_bound_mean_job_delay)},
+      {"lower_bound_critical_path", Measured(r, r.lower_bound_critical_path)},
+      {"lower_bound_srpt", Measured(r, r.lower_bound_srpt)},
+      {"mean_job_delay_over_bound", OverBound(r, r.mean_job_delay, r.lower_bound_mean_job_delay)},
+      {"lower_bound_weighted_mean_job_delay", Measured(r, r.lower_bound_weighted_mean_job_delay)},
+      {"throughput", Measured(r, r.throughput)},
+      {"mean_task_delay", Measured(r, r.mean_task_delay)},
+      {"locality", Measured(r, r.locality)},
+      {"offered_load", r.offered_load},
+      {"mean_job_size", r.mean_job_size},
+      {"jobs_arrived", r.jobs_arrived},
+      {"jobs_done", r.jobs_done},
+      {"tasks_done", r.tasks_done},
+      {"slots", r.slots},
+      {"wall_seconds", pt.wall_seconds},
+      {"lp_solves", pt.lp_solves},
+      {"lp_failures", pt.lp_failures},
+      {"lp_seconds", pt.lp_seconds}};
 }
 
 double Since(std::chrono::steady_clock::time_point start) {
@@ -363,6 +374,12 @@ void PrintText(const Point& pt) {
       r.mean_jobs_in_system, r.locality, r.mean_job_delay, r.mean_task_delay);
   std::printf("  weighted mean job delay %.2f slots  throughput %.2f tasks/slot\n",
               r.weighted_mean_job_delay, r.throughput);
+  if (r.lower_bound_mean_job_delay > 0)
+    std::printf(
+        "  lower bound on mean job delay %.2f slots (critical path %.2f, SRPT %.2f): "
+        "mean %.2fx bound\n",
+        r.lower_bound_mean_job_delay, r.lower_bound_critical_path, r.lower_bound_srpt,
+        r.mean_job_delay / r.lower_bound_mean_job_delay);
   if (pt.lp_solves + pt.lp_failures > 0)
     std::printf("  LP re-solves %llu (failed %llu), %.2fs in the solver\n",
                 static_cast<unsigned long long>(pt.lp_solves),

@@ -59,11 +59,17 @@ struct RunLabel {
   ListRunStats list;  // list policies only
 };
 
-// sum w_j JCT_j / sum w_j over the done jobs.
-double WeightedMeanJct(const TraceSimResult& r, const std::vector<double>& w) {
+// sum w_j over the done jobs.
+double DoneWeight(const TraceSimResult& r, const std::vector<double>& w) {
   double weight = 0;
   for (size_t j = 0; j < r.jct_s.size(); ++j)
     if (r.jct_s[j] >= 0) weight += w[j];
+  return weight;
+}
+
+// sum w_j JCT_j / sum w_j over the done jobs.
+double WeightedMeanJct(const TraceSimResult& r, const std::vector<double>& w) {
+  const double weight = DoneWeight(r, w);
   return weight > 0 ? WeightedJct(r.jct_s, w) / weight : 0;
 }
 
@@ -74,6 +80,17 @@ double WeightedCompletion(const TraceSimResult& r, const TraceWorkload& wl,
   for (size_t j = 0; j < r.jct_s.size(); ++j)
     if (r.jct_s[j] >= 0) sum += w[j] * (wl.jobs[j].submit_s + r.jct_s[j]);
   return sum;
+}
+
+// lower_bound_weighted_jct / sum w_j over the done jobs: bounds weighted_mean_jct_s.
+double WeightedMeanBound(const TraceSimResult& r, const std::vector<double>& w) {
+  const double weight = DoneWeight(r, w);
+  return weight > 0 ? r.lower_bound_weighted_jct_s / weight : 0;
+}
+
+// value / bound; null where no job finished (no bound).
+nlohmann::json OverBound(double value, double bound) {
+  return bound > 0 ? nlohmann::json(value / bound) : nlohmann::json(nullptr);
 }
 
 nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const TraceSimParams& p,
@@ -114,6 +131,10 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
           {"tasks_done", r.tasks_done},
           {"mean_jct_s", r.mean_jct_s},
           {"p95_jct_s", r.p95_jct_s},
+          {"lower_bound_mean_jct_s", r.lower_bound_mean_jct_s},
+          {"lower_bound_critical_path_s", r.lower_bound_critical_path_s},
+          {"lower_bound_srpt_s", r.lower_bound_srpt_s},
+          {"mean_jct_over_bound", OverBound(r.mean_jct_s, r.lower_bound_mean_jct_s)},
           {"mean_task_wait_s", r.mean_task_wait_s},
           {"locality", r.locality},
           {"node_local", r.locality},
@@ -149,6 +170,11 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
           {"weighted_jct", WeightedJct(r.jct_s, *label.weights)},
           {"weighted_mean_jct_s", WeightedMeanJct(r, *label.weights)},
           {"weighted_completion", WeightedCompletion(r, wl, *label.weights)},
+          {"lower_bound_weighted_jct", r.lower_bound_weighted_jct_s},
+          {"lower_bound_weighted_mean_jct_s", WeightedMeanBound(r, *label.weights)},
+          {"lower_bound_weighted_completion", WeightedCompletion(r, wl, *label.weights) -
+                                                  WeightedJct(r.jct_s, *label.weights) +
+                                                  r.lower_bound_weighted_jct_s},
           {"resolves", label.list.lp_solves},
           {"resolve_failures", label.list.lp_failures},
           {"resolve_first_s", label.list.first_interval_s},
@@ -169,6 +195,12 @@ void PrintText(const TraceSimResult& r, const TraceSimParams& p, double wall,
               r.idle_holder_task_s, r.makespan_s);
   std::printf("  weighted JCT sum %.6g s (weighted mean %.1f s)\n",
               WeightedJct(r.jct_s, *label.weights), WeightedMeanJct(r, *label.weights));
+  if (r.lower_bound_mean_jct_s > 0)
+    std::printf(
+        "  lower bound on mean JCT %.1f s (critical path %.1f s, SRPT %.1f s): mean %.2fx "
+        "bound; on weighted JCT sum %.6g s\n",
+        r.lower_bound_mean_jct_s, r.lower_bound_critical_path_s, r.lower_bound_srpt_s,
+        r.mean_jct_s / r.lower_bound_mean_jct_s, r.lower_bound_weighted_jct_s);
   for (const JctBucket& b : r.buckets) {
     if (b.jobs == 0) continue;
     std::printf("  jobs of %s tasks: %llu, JCT mean %.1f s  p95 %.1f s\n", BucketName(b).c_str(),

@@ -40,7 +40,8 @@ TEST_CASE("JCT summary matches a sorting reference, per bucket and weighted", "[
     TraceSimResult r;
     for (size_t j = 0; j < w.jobs.size(); ++j)
       r.jct_s.push_back(rng.Below(5) == 0 ? -1 : static_cast<double>(rng.Below(1000)) / 7);
-    SummarizeJct(w, &r);
+    const std::vector<double> work(w.num_tasks(), 1);
+    SummarizeJct(w, work, TraceClusterModel{}, &r);
     std::vector<double> done;
     std::vector<std::vector<double>> bucket(5);
     double weighted = 0;
@@ -77,11 +78,13 @@ TEST_CASE("JCT summary of a run with no job done is all zero", "[jct_summary]") 
   w.AddTask(TaskKind::kMap, {0});
   TraceSimResult r;
   r.jct_s = {-1};
-  SummarizeJct(w, &r);
+  SummarizeJct(w, {1}, TraceClusterModel{}, &r);
   REQUIRE(r.mean_jct_s == 0);
   REQUIRE(r.p95_jct_s == 0);
   REQUIRE(r.weighted_jct_s == 0);
   REQUIRE(r.buckets[0].jobs == 0);
+  REQUIRE(r.lower_bound_mean_jct_s == 0);
+  REQUIRE(r.lower_bound_weighted_jct_s == 0);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Tests the trace simulator's centralized mode (algorithms/sim/list_trace_sim.h) with each
-// list policy: no task is lost or started twice, runs repeat per seed, and a hand-worked
-// trace gives the JCTs worked out below.
+// list policy: no task is lost or started twice, runs repeat per seed, no run goes below
+// its JCT bound, and a hand-worked trace gives the JCTs worked out below.
 #include "algorithms/sim/list_trace_sim.h"
 
 #include <catch2/catch.hpp>
@@ -11,6 +11,7 @@
 
 #include "algorithms/lp/online_synchpack.h"
 #include "algorithms/lp/packing_baselines.h"
+#include "algorithms/sim/trace_shape.h"
 #include "base/rng.h"
 
 namespace locsched {
@@ -94,6 +95,33 @@ TEST_CASE("list trace sim: every task runs once, and runs repeat per seed", "[li
         for (const int n : policy.picks()) REQUIRE(n == 1);
         if (run == 0) first_jct = r.jct_s;
         REQUIRE(r.jct_s == first_jct);
+      }
+    }
+  }
+}
+
+TEST_CASE("list trace sim: no list policy's run goes below its JCT bound", "[list_trace_sim]") {
+  // Uniform placement and every replica on 30% of the machines; drawn and fixed works.
+  TraceClusterModel c;
+  c.machines = 20;
+  c.slots_per_machine = 2;
+  c.local_mean_s = 10;
+  for (const std::string name : {"synchpack", "tetris", "jsq-mw"}) {
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      for (const double share : {1.0, 0.3}) {
+        TraceWorkload w = RandomWorkload(seed, 40, 150);
+        if (share < 1) ConcentrateReplicas(w, c.machines, share);
+        for (size_t j = 0; j < w.jobs.size(); ++j)
+          w.weights.push_back(1 + static_cast<double>(j % 3));
+        c.fixed_durations = seed == 2;
+        const LpInstance model = TraceListModel(w, c, w.weights);  // the policy keeps it
+        const std::unique_ptr<ListPolicy> policy = MakePolicy(name, model);
+        TraceSimResult r;
+        INFO(name << " seed " << seed << " hot share " << share);
+        REQUIRE(SimulateTraceList(w, c, seed, *policy, &r).ok());
+        REQUIRE(r.lower_bound_mean_jct_s > 0);
+        CHECK(r.mean_jct_s >= r.lower_bound_mean_jct_s * (1 - 1e-9));
+        CHECK(r.weighted_jct_s >= r.lower_bound_weighted_jct_s * (1 - 1e-9));
       }
     }
   }

@@ -301,5 +301,58 @@ TEST_CASE("weights: unit weights give the plain mean, others change only the wei
   CHECK(unit.throughput == Approx(unit.offered_load).epsilon(0.05));
 }
 
+TEST_CASE("No policy's slotted run goes below its job delay bound", "[simulator]") {
+  // Each policy at half and at 82% of capacity (where fair's backlog grows, and jobs are
+  // left unfinished), weighted, over seeds; the window counts only the jobs that arrived
+  // in it and finished, and so does the bound.
+  struct Case {
+    PolicyKind kind;
+    JobOrder order;
+  };
+  const Case cases[] = {
+      {PolicyKind::kFifo, JobOrder::kFair},           {PolicyKind::kFair, JobOrder::kFair},
+      {PolicyKind::kDelay, JobOrder::kFair},          {PolicyKind::kJsqMaxWeight, JobOrder::kFair},
+      {PolicyKind::kBalancedPandas, JobOrder::kFair}, {PolicyKind::kLateBinding, JobOrder::kFair},
+      {PolicyKind::kLateBinding, JobOrder::kSrpt},    {PolicyKind::kLateBinding, JobOrder::kSmith}};
+  for (const Case& c : cases) {
+    for (const double load : {17.0, 28.0}) {
+      for (uint64_t seed = 1; seed <= 2; ++seed) {
+        SimParams p = SmallCluster(load, 1500, c.kind, seed);
+        p.policy.job_order = c.order;
+        p.policy.delay_wait = 3;
+        p.weight_max = 5;
+        p.pipeline = false;
+        const SimResult r = Simulate(p);
+        INFO(PolicyKindName(c.kind)
+             << " " << JobOrderName(c.order) << " load " << load << " seed " << seed);
+        REQUIRE(r.measured);
+        REQUIRE(r.jobs_done > 0);
+        CHECK(r.lower_bound_critical_path >= 1);  // a job takes a slot at least
+        CHECK(r.lower_bound_mean_job_delay ==
+              std::max(r.lower_bound_critical_path, r.lower_bound_srpt));
+        CHECK(r.mean_job_delay >= r.lower_bound_mean_job_delay * (1 - 1e-9));
+        CHECK(r.weighted_mean_job_delay >= r.lower_bound_weighted_mean_job_delay * (1 - 1e-9));
+      }
+    }
+  }
+}
+
+TEST_CASE("The slotted bound counts each job's waves over every slot", "[simulator]") {
+  // Fixed jobs of 120 tasks on 50 machines: at least three waves of each job's local runs
+  // (one slot each at alpha 1), and one slot per task on one machine each beyond that.
+  SimParams p = SmallCluster(3, 2000, PolicyKind::kJsqMaxWeight);
+  p.size_dist = JobSizeDist::kFixed;
+  p.job_size_mean = 120;
+  p.policy.alpha = 1;
+  p.policy.gamma = 0.5;
+  p.pipeline = false;
+  const SimResult r = Simulate(p);
+  REQUIRE(r.jobs_done > 0);
+  CHECK(r.lower_bound_critical_path == 3);
+  CHECK(r.mean_job_delay >= 3);
+  p.slots_per_machine = 3;  // 150 slots: one wave
+  CHECK(Simulate(p).lower_bound_critical_path == 1);
+}
+
 }  // namespace
 }  // namespace locsched
