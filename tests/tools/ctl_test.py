@@ -197,6 +197,29 @@ class Ctl(unittest.TestCase):
             self.assertIn(" %s) " % name, completion)
         self.assertNotIn("job_submit", help_text)  # event-socket only
 
+    def test_every_admin_op_leaves_an_audit_line_with_its_peer(self):
+        table = json.loads(self.ctl("--json", "help").stdout)["commands"]
+        admin = {c["command"] for c in table if c["admin"]}
+        runs = {"machine_drain": ["n1"], "machine_undrain": ["n1"], "machine_down": ["n2"],
+                "job_cancel": ["wc"], "reload": [], "snapshot": [], "rebalance": [],
+                "resolve_lp": []}
+        self.assertLessEqual(admin, set(runs), "an admin op this test does not run")
+        expected = {"machine_drain": ' machine="n1" drain=true',
+                    "machine_undrain": ' machine="n1" drain=false',
+                    "machine_down": ' machine="n2"', "job_cancel": ' job="wc"'}
+        for verb, args in runs.items():
+            proc = subprocess.Popen([CTL, "--socket", self.d.control, verb] + args,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            proc.communicate(timeout=20)
+            op = "machine_drain" if verb == "machine_undrain" else verb
+            line = "audit op=%s%s socket=control uid=%d pid=%d result=" % (
+                op, expected.get(verb, ""), os.getuid(), proc.pid)
+            self.d.wait_for(lambda: line in self.d.log(), "the audit line of " + verb)
+            outcome = self.d.log().split(line)[1].split()[0]
+            self.assertEqual(outcome == "ok", proc.returncode == 0, (verb, outcome))
+        # Reads and agents' events are not audited.
+        self.assertEqual(self.d.log().count("audit op="), len(runs))
+
 
 if __name__ == "__main__":
     CTL = sys.argv.pop(1)
