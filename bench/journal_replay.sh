@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Journal bytes of a trace replay (docs/benchmarks.md, "Journal bytes of a trace
 # replay"): tools/replay.sh on the first PARTS parts of Google's 2011 job_events
-# (one-task jobs, 600 machines, 60x, the emulator's default heartbeats) with a
+# (one-task jobs, 600 machines, 60x, replay.sh's emulator settings) with a
 # journal at the default journal.snapshot_mb, then the journal bytes written: the
 # sum of what each snapshot reports ("the journal was N bytes", the last at the
 # clean stop), with the requests the daemon handled and, where the daemon reports
@@ -40,9 +40,9 @@ journal = status["daemon"].get("journal", {})
 out = {"parts": parts, "speed": speed, "jobs_done": status["jobs"]["done"],
        "requests": status["daemon"]["requests"], "snapshots": len(sizes),
        "journal_bytes": sum(sizes), "bytes_per_request": round(sum(sizes) / status["daemon"]["requests"], 1)}
-for key in ("records", "bytes", "skipped_heartbeats"):
+for key in ("records", "bytes", "skipped_heartbeats"):  # status' figures, where it has them
     if key in journal:
-        out["journal_" + key] = journal[key]
+        out["status_journal_" + key] = journal[key]
 if "records" in journal and journal["records"]:
     out["bytes_per_record"] = round(journal["bytes"] / journal["records"], 1)
 print(json.dumps(out))
