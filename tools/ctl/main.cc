@@ -344,7 +344,8 @@ int Main(int argc, char** argv) {
   CLI::App app{"locschedctl: inspect and steer a running locschedd over its control socket.",
                "locschedctl"};
   app.footer(
-      "Each verb has its own --help. See docs/operations.md.\n\n"
+      "Each verb has its own --help. See docs/operations.md (installed in "
+      "share/doc/locsched/docs/).\n\n"
       "Exit codes:\n"
       "  0    ok\n"
       "  1    the daemon refused the request (the message says why)\n"
