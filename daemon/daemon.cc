@@ -109,7 +109,8 @@ class Daemon final : public DaemonControl {
             cfg.lp.enabled ? &arrivals_ : nullptr),
         log_(clock_, EventLogConfig(cfg), DiskCheck(cfg)),
         planner_(cfg.lp.enabled ? MakePlanner() : nullptr),
-        dispatcher_(engine_, cfg, &log_, planner_.get(), this),
+        dispatcher_(engine_, cfg, &log_, planner_.get(), this,
+                    [](const std::string& line) { spdlog::info("{}", line); }),
         ha_(coord ? std::make_unique<HaNode>(io_, *coord, dispatcher_, log_, clock_, cfg.ha,
                                              LeaveDeposed)
                   : nullptr),

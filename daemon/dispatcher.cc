@@ -265,12 +265,29 @@ Status Conflict(const Request& r) {
 }  // namespace
 
 Dispatcher::Dispatcher(Engine& engine, const Config& cfg, EventLog* log, LpPlanner* planner,
-                       DaemonControl* control)
+                       DaemonControl* control, Audit audit)
     : engine_(engine),
       log_(log),
       planner_(planner),
       control_(control),
+      audit_(std::move(audit)),
       dedupe_(cfg.limits.dedupe_window) {}
+
+std::string AuditLine(const Request& r, const Caller& caller, const Status& s) {
+  std::string line = "audit op=" + std::string(SpecOf(r.op).name);
+  if (!r.machine.empty()) line.append(" machine="), AppendJsonString(r.machine, &line);
+  if (!r.job.empty()) line.append(" job="), AppendJsonString(r.job, &line);
+  if (r.op == Op::kMachineDrain) line.append(r.drain ? " drain=true" : " drain=false");
+  if (!caller.address.empty()) {
+    line.append(caller.control ? " socket=tcp-control" : " socket=tcp-event");
+    line.append(" address=").append(caller.address);
+  } else {
+    line.append(caller.control ? " socket=control" : " socket=event");
+    line.append(" uid=").append(std::to_string(caller.uid));
+    line.append(" pid=").append(std::to_string(caller.pid));
+  }
+  return line.append(" result=").append(s.ok() ? "ok" : s.code_name());
+}
 
 Status Dispatcher::Rebalance(const Request& r, JsonWriter& w) {
   if (control_ && engine_.rebalancer()) return control_->Rebalance(w);
@@ -366,6 +383,8 @@ void Dispatcher::HandleLine(std::string_view line, const Caller& caller, std::st
   ++counters.calls;
   const size_t start = out->size();
   s = Run(r, line, caller, out);
+  if (audit_ && !caller.replay && SpecOf(r.op).access == Access::kAdmin)
+    audit_(AuditLine(r, caller, s));
   if (s.ok()) return;
   ++counters.errors;
   out->resize(start);
@@ -403,10 +422,25 @@ Status Dispatcher::Run(const Request& r, std::string_view line, const Caller& ca
   if (r.op == Op::kHeartbeat)
     heartbeat_latency_.Observe(std::max(0.0, engine_.clock().Fresh() - engine_.Now()));
   const std::string_view body = std::string_view(*out).substr(body_start);
-  if (mutating && log_ && log_->attached()) Record(r, line);
-  if (dedupe) dedupe_.Remember(r.id, hash, std::string(body));
+  const bool unchanged = mutating && ChangedNothing(r);
+  if (mutating && log_ && log_->attached()) {
+    if (unchanged)
+      log_->SkipUnchanged();
+    else
+      Record(r, line);
+  }
+  if (dedupe && !unchanged) dedupe_.Remember(r.id, hash, std::string(body));
   out->append("}\n");
   return Status::Ok();
+}
+
+// A heartbeat that assigned nothing left nothing for replay to rebuild: replay
+// imposes a heartbeat's recorded assignments without asking the policy. It is not
+// journaled, and its id is not remembered (live or replayed alike, so the id window
+// recovers exactly): a retry runs it again, which is safe because the first run
+// changed nothing. This makes idle and full machines' heartbeats free.
+bool Dispatcher::ChangedNothing(const Request& r) const {
+  return r.op == Op::kHeartbeat && engine_.last_assigned().empty();
 }
 
 // The journal record of an applied event; a heartbeat's carries its assignments.

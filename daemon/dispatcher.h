@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,21 +28,33 @@ namespace locsched {
 struct Caller {
   bool control = false;     ///< came in on the control socket (else the event socket)
   bool authorized = false;  ///< the peer may run admin commands, on either socket
-  uint32_t uid = 0;         ///< the peer's uid, for error messages
+  uint32_t uid = 0;         ///< the peer's uid, for error messages and the audit trail
   bool replay = false;      ///< a journal or HA log record being applied again
+  int32_t pid = 0;          ///< the peer's pid (SO_PEERCRED; 0: unknown), for the audit trail
+  std::string address{};    ///< a TCP peer's address:port (empty on a Unix socket)
   /// The journal's replay: events that passed every rule when they were accepted.
   static Caller Journal() { return Caller{false, true, 0, true}; }
 };
 
+/// The audit line of admin command r from `caller` with outcome s: the op, its
+/// target (machine, job, drain), the peer (socket, uid and pid, or TCP address) and
+/// the result (ok or the error code), as key=value pairs with names quoted.
+std::string AuditLine(const Request& r, const Caller& caller, const Status& s);
+
 /// Request line in, reply line out, via the command table.
 class Dispatcher {
  public:
+  /// Receives one audit line per admin command a peer sent (locschedd logs it).
+  using Audit = std::function<void(const std::string&)>;
+
   /// Dispatches to `engine` with limits from cfg. Mutating events are appended to
   /// `log` (none: not journaled); `planner` serves `resolve_lp` and the LP status
   /// (none: LP off); `control` runs reload, snapshot and the worker's rebalance
-  /// (none: those are refused, rebalance runs inline). All must outlive it.
+  /// (none: those are refused, rebalance runs inline). All must outlive it. Every
+  /// admin command from a peer (not a replayed one), run or refused, goes to `audit`
+  /// (none: not audited) as one line: AuditLine.
   Dispatcher(Engine& engine, const Config& cfg, EventLog* log = nullptr,
-             LpPlanner* planner = nullptr, DaemonControl* control = nullptr);
+             LpPlanner* planner = nullptr, DaemonControl* control = nullptr, Audit audit = nullptr);
 
   /// Handles one line (no newline) and appends exactly one reply line, '\n'-terminated.
   void HandleLine(std::string_view line, const Caller& caller, std::string* out);
@@ -99,11 +112,13 @@ class Dispatcher {
  private:
   Status Run(const Request& r, std::string_view line, const Caller& caller, std::string* out);
   void Record(const Request& r, std::string_view line);
+  bool ChangedNothing(const Request& r) const;
 
   Engine& engine_;
   EventLog* log_;
   LpPlanner* planner_;
   DaemonControl* control_;
+  Audit audit_;
   DedupeWindow dedupe_;
   JobAssembly assembly_{engine_};
   std::string_view line_;  // the line Run is handling

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <span>
 #include <utility>
 
 #include "algorithms/core/locality.h"
@@ -196,6 +197,24 @@ void Metric(std::string* out, std::string_view name, std::string_view type, std:
   JsonWriter(out).Double(value);
   out->append("\n");
 }
+
+// One series per row, labelled `label`="row name".
+using Rows = std::span<const std::pair<std::string_view, uint64_t>>;
+void LabelledMetric(std::string* out, std::string_view name, std::string_view type,
+                    std::string_view help, std::string_view label, Rows rows) {
+  out->append("# HELP locsched_").append(name).append(" ").append(help).append("\n");
+  out->append("# TYPE locsched_").append(name).append(" ").append(type).append("\n");
+  for (const auto& [row, value] : rows)
+    out->append("locsched_")
+        .append(name)
+        .append("{")
+        .append(label)
+        .append("=\"")
+        .append(row)
+        .append("\"} ")
+        .append(std::to_string(value))
+        .append("\n");
+}
 }  // namespace
 
 void Engine::AppendMetrics(std::string* out) const {
@@ -217,16 +236,19 @@ void Engine::AppendMetrics(std::string* out) const {
       {LocalityName(Locality::kNode), assigned_local_},
       {LocalityName(Locality::kRack), assigned_rack_},
       {LocalityName(Locality::kOffRack), assigned_remote_ - assigned_rack_}};
-  out->append(
-      "# HELP locsched_tasks_started_total Tasks assigned, by locality level (node, rack, "
-      "off_rack).\n");
-  out->append("# TYPE locsched_tasks_started_total counter\n");
-  for (const auto& [level, count] : levels)
-    out->append("locsched_tasks_started_total{locality=\"")
-        .append(level)
-        .append("\"} ")
-        .append(std::to_string(count))
-        .append("\n");
+  LabelledMetric(out, "tasks_started_total", "counter",
+                 "Tasks assigned, by locality level (node, rack, off_rack).", "locality", levels);
+  // Machines by state and slots by use, a row per state (each state is CountMachines').
+  const MachineTotals m = CountMachines(sched_.cluster());
+  const std::pair<std::string_view, uint64_t> states[] = {
+      {"up", m.up}, {"draining", m.draining}, {"down", m.down}};
+  LabelledMetric(out, "machines", "gauge", "Machines by state (up: taking tasks).", "state",
+                 states);
+  const std::pair<std::string_view, uint64_t> slots[] = {
+      {"busy", m.busy}, {"idle", m.slots > m.busy ? m.slots - m.busy : 0}};
+  LabelledMetric(out, "slots", "gauge",
+                 "Task slots of the machines that are up (draining ones included), by use.",
+                 "state", slots);
   completion_times_.AppendMetrics("locsched_job_completion_time_seconds",
                                   "Seconds from submission to the end of jobs that finished.", out);
   Metric(out, "rate_alpha", "gauge", "Learnt local service rate.", rates_.alpha());

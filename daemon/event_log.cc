@@ -55,7 +55,10 @@ void EventLog::Append(std::string_view line, std::span<const JournaledAssignment
     w.EndArray();
   }
   w.EndObject();
+  const uint64_t before = journal_->size();
   journal_->Append(record_);
+  bytes_ += journal_->size() - before;
+  ++records_;
   ++unsynced_;
 }
 
@@ -122,7 +125,9 @@ void EventLog::WriteStatus(JsonWriter& w) const {
     w.Null();
   else
     w.String(last_snapshot_error_);
-  w.Field("next_snapshot_in_s", SnapshotBackoff(clock_.Now())).EndObject();
+  w.Field("next_snapshot_in_s", SnapshotBackoff(clock_.Now()));
+  w.Field("records", records_).Field("bytes", bytes_).Field("skipped_heartbeats", skipped_);
+  w.EndObject();
 }
 
 void EventLog::AppendMetrics(std::string* text) const {
@@ -138,6 +143,13 @@ void EventLog::AppendMetrics(std::string* text) const {
         static_cast<double>(held_));
   gauge("locsched_journal_write_failures_total", "Failed journal writes and retries.", "counter",
         static_cast<double>(write_failures_));
+  gauge("locsched_journal_records_total", "Journal records appended.", "counter",
+        static_cast<double>(records_));
+  gauge("locsched_journal_bytes_total", "Journal bytes appended, framing included.", "counter",
+        static_cast<double>(bytes_));
+  gauge("locsched_journal_skipped_heartbeats_total",
+        "Heartbeats not journaled because they changed nothing.", "counter",
+        static_cast<double>(skipped_));
   gauge("locsched_snapshot_failures", "Consecutive failed snapshots.", "gauge",
         static_cast<double>(snapshot_failures_));
   gauge("locsched_snapshot_failures_total", "Failed snapshots.", "counter",

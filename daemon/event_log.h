@@ -45,6 +45,17 @@ class EventLog {
   /// Appends the record of one applied event: its time, its request line and, for a
   /// heartbeat, the assignments it made. No-op without a journal.
   void Append(std::string_view line, std::span<const JournaledAssignment> assigned);
+  /// Counts a heartbeat that changed nothing and so has no record (see Dispatcher::Run).
+  /// No-op without a journal.
+  void SkipUnchanged() {
+    if (journal_) ++skipped_;
+  }
+  /// Records appended since the start.
+  uint64_t records() const { return records_; }
+  /// Bytes appended since the start, framing included, across every journal attached.
+  uint64_t bytes() const { return bytes_; }
+  /// Heartbeats not journaled because they changed nothing, since the start.
+  uint64_t skipped() const { return skipped_; }
   /// Makes every appended record durable. On error their replies must not be sent:
   /// the records stay in the journal's buffer (held), every further mutating event
   /// is refused, and Retry writes them again. While held this returns the error.
@@ -83,6 +94,7 @@ class EventLog {
   uint64_t min_free_bytes_;
   uint64_t snapshot_bytes_;
   uint64_t unsynced_ = 0;
+  uint64_t records_ = 0, bytes_ = 0, skipped_ = 0;  // since the start
   uint64_t since_disk_check_ = 0;
   bool disk_low_ = false;
   Status unavailable_;              // the failed write that holds the journal

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "locschedd: the locality-aware task scheduler daemon. It listens on an event socket "
       "(agents, log tailer) and a control socket (locschedctl) and answers newline-delimited "
-      "JSON; see docs/protocol.md."};
+      "JSON; see docs/protocol.md (installed in share/doc/locsched/docs/)."};
   DaemonOptions opts;
   std::string check;
   app.add_option("-c,--config", opts.config_path,
@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
                "record, print which records were lost, exit (see docs/operations.md)");
   app.set_version_flag("--version", std::string("locschedd ") + LOCSCHED_VERSION);
   app.footer(
-      "See docs/operations.md.\n\n"
+      "See docs/operations.md (installed in share/doc/locsched/docs/).\n\n"
       "Exit codes:\n"
       "  0    stopped cleanly (SIGTERM), or --check-config found the file good\n"
       "  1    the configuration was refused, the journal could not be recovered, or a\n"

@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstring>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "daemon/commit_step.h"
@@ -69,6 +70,7 @@ Caller CallerOf(int fd, bool control, const AdminRule& rule) {
   socklen_t len = sizeof cred;
   if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return c;
   c.uid = cred.uid;
+  c.pid = cred.pid;
   c.authorized = MayAdmin(PeerCred{cred.uid, cred.gid}, rule, SystemGroups());
   return c;
 }
@@ -130,7 +132,9 @@ struct Server::Impl {
   awaitable<void> Accept(Stream::acceptor& a, bool control);
   Status ListenTcp();
   awaitable<void> AcceptTcp();
-  void Admit(Generic::socket socket, bool control, bool tcp, const AdminRule& rule);
+  // `address`: a TCP client's address:port, for the audit trail (empty on Unix sockets).
+  void Admit(Generic::socket socket, bool control, bool tcp, const AdminRule& rule,
+             std::string address = {});
   awaitable<void> OutOfFds(Stream::acceptor& a, bool control, const boost::system::error_code& ec);
   void RefuseWithSpare(Stream::acceptor& a);
   void FitLimits();
@@ -301,13 +305,16 @@ awaitable<void> Server::Impl::AcceptTcp() {
     }
     if (ec) continue;
     socket.set_option(Tcp::no_delay(true), ec);
-    Admit(Generic::socket(std::move(socket)), false, true, AdminRule{});
+    const Tcp::endpoint peer = socket.remote_endpoint(ec);
+    std::ostringstream address;  // a.b.c.d:port, or [v6]:port
+    if (!ec) address << peer;
+    Admit(Generic::socket(std::move(socket)), false, true, AdminRule{}, address.str());
   }
 }
 
 // Starts serving an accepted client, or refuses it past its socket's limit.
 void Server::Impl::Admit(Generic::socket socket, bool is_control, bool is_tcp,
-                         const AdminRule& rule) {
+                         const AdminRule& rule, std::string address) {
   uint64_t& open = is_control ? open_control : open_event;
   if (open >= (is_control ? fit.control : fit.event)) {
     Refuse(socket, is_control);
@@ -315,6 +322,7 @@ void Server::Impl::Admit(Generic::socket socket, bool is_control, bool is_tcp,
   }
   auto c = std::make_shared<Connection>(std::move(socket), is_control, is_tcp);
   if (!is_tcp) c->caller = CallerOf(c->socket.native_handle(), is_control, rule);
+  c->caller.address = std::move(address);
   conns.insert(c);
   ++open;
   asio::co_spawn(io, Serve(c), asio::detached);

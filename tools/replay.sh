@@ -29,8 +29,8 @@
 #     --machines M      the cluster, m0..m(M-1) (default: 600, FB-2009's, for swim and google;
 #                       for jobhistory and rumen the number of hosts the trace names)
 #     --json FILE       write the emulator's and the tailer's summaries as JSON to FILE.agents
-#                       and FILE.tail, the daemon's final status to FILE.status (the live
-#                       lines then go to stderr)
+#                       and FILE.tail, the daemon's final status to FILE.status and, once
+#                       it has stopped, its log to FILE.log (the live lines then go to stderr)
 #     --quiet           no live lines
 # The public traces (bash tools/fetch-traces.sh DIR) and their formats:
 #   swim        DIR/swim-fb/FB-2009_samples_24_times_1hr_0.tsv (and _1)
@@ -108,6 +108,7 @@ agents=
 cleanup() {
   [ -n "$agents" ] && kill -TERM "$agents" 2>/dev/null && wait "$agents" 2>/dev/null
   [ -n "$daemon" ] && kill -TERM "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
+  if [ -n "$json" ] && [ -f "$dir/locschedd.log" ]; then cp "$dir/locschedd.log" "$json.log"; fi
   rm -rf "$dir"
 }
 trap cleanup EXIT

@@ -6,7 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "io/store/journal.h"
 #include "tests/daemon/harness.h"
 
 namespace locsched {
@@ -327,6 +329,82 @@ TEST_CASE("reload without a daemon is a clear error, with one reports the change
   Harness d(Config{}, options);
   CHECK(d.Ok(R"({"op":"reload"})", kAdmin)["changed"] == json::array({"log.level"}));
   CHECK(d.Ok(R"({"op":"status"})")["daemon"]["clients"] == 3);
+}
+
+TEST_CASE("a heartbeat that changes nothing adds no journal bytes") {
+  Harness h;
+  std::string disk;
+  MemJournal journal(&disk);
+  h.log.Attach(&journal);
+  h.Machines(2);
+  h.Ok(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]}]})");
+  REQUIRE(h.log.Sync().ok());
+  const uint64_t bytes = journal.size(), records = h.log.records();
+  h.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":1})");  // takes j's task
+  const uint64_t after_assign = journal.size();
+  CHECK(after_assign > bytes);
+  // A full machine, and one offering a slot when nothing can run: 2,000 heartbeats
+  // that assign nothing cost nothing.
+  for (int i = 0; i < 1000; ++i) {
+    h.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":0})");
+    h.Ok(R"({"op":"heartbeat","machine":"m1","free_slots":1})");
+  }
+  REQUIRE(h.log.Sync().ok());
+  CHECK(journal.size() == after_assign);
+  CHECK(h.log.records() == records + 1);
+  CHECK(h.log.skipped() == 2000);
+  CHECK(h.log.bytes() == journal.size());
+  // One with an id neither: its id is not remembered, so a retry runs it again, and
+  // may be given what has become runnable since (the first run changed nothing).
+  CHECK(h.Ok(R"({"op":"heartbeat","machine":"m1","free_slots":1,"id":9})")["assign"].empty());
+  CHECK(h.log.records() == records + 1);
+  h.Ok(R"({"op":"job_submit","job":"k","tasks":[{"task":"b","replicas":["m1"]}]})");
+  const json again = h.Ok(R"({"op":"heartbeat","machine":"m1","free_slots":1,"id":9})");
+  CHECK(!again.contains("duplicate"));
+  CHECK(again["assign"].size() == 1);
+  CHECK(h.Ok(R"({"op":"heartbeat","machine":"m1","free_slots":1,"id":9})").contains("duplicate"));
+  const json status = h.Ok(R"({"op":"status"})")["daemon"]["journal"];
+  CHECK(status["skipped_heartbeats"] == 2001);
+  CHECK(status["records"] == records + 3);
+}
+
+TEST_CASE("every admin op leaves one audit line naming the op, its target and the peer") {
+  std::vector<std::string> lines;
+  HarnessOptions o;
+  o.audit = [&](const std::string& line) { lines.push_back(line); };
+  Harness h(Config{}, std::move(o));
+  h.Machines(1);
+  h.Ok(R"({"op":"job_submit","job":"j","tasks":[{"task":"a","replicas":["m0"]}]})");
+  h.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":1})");
+  CHECK(lines.empty());  // agents' events are not audited
+  const Caller operator_peer{true, true, 1000, false, 4242};
+  h.Ok(R"({"op":"machine_drain","machine":"m0","drain":false})", operator_peer);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0] ==
+        R"(audit op=machine_drain machine="m0" drain=false socket=control uid=1000 pid=4242 )"
+        "result=ok");
+  h.Send(R"({"op":"job_cancel","job":"j"})", Caller{false, false, 1001, false, 77});
+  CHECK(lines.back() ==
+        R"(audit op=job_cancel job="j" socket=event uid=1001 pid=77 result=permission_denied)");
+  Caller tcp{true, true, 0};
+  tcp.address = "127.0.0.1:40312";
+  h.Send(R"({"op":"machine_down","machine":"m0"})", tcp);
+  CHECK(lines.back() ==
+        R"(audit op=machine_down machine="m0" socket=tcp-control address=127.0.0.1:40312 )"
+        "result=ok");
+  // Row by row: each admin op of the command table, run or refused, is one line; no
+  // other op is audited, and replayed records are not.
+  for (const CommandSpec& spec : CommandTable()) {
+    INFO(spec.name);
+    const size_t before = lines.size();
+    const bool control = (spec.flags & kControlSocket) != 0;
+    h.Send(MinimalRequest(spec), Caller{control, true, 5, false, 6});
+    h.Send(MinimalRequest(spec), Caller::Journal());
+    REQUIRE(lines.size() == before + (spec.access == Access::kAdmin ? 1 : 0));
+    if (spec.access != Access::kAdmin) continue;
+    CHECK(lines.back().rfind("audit op=" + std::string(spec.name) + " ", 0) == 0);
+    CHECK(lines.back().find(" uid=5 pid=6 result=") != std::string::npos);
+  }
 }
 
 }  // namespace

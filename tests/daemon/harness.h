@@ -38,6 +38,7 @@ struct HarnessOptions {
   DaemonControl* control = nullptr;  ///< reload, snapshot, worker rebalance
   EventLog::FreeBytes free_bytes;    ///< the journal disk's free bytes (none: unchecked)
   LpPlanner::Executor executor;      ///< where the planner's solves run (none: inline)
+  Dispatcher::Audit audit;           ///< receives the audit lines (none: not audited)
 };
 
 /// The rig over clock type ClockT (FakeClock, or DaemonClock to pin times).
@@ -52,7 +53,7 @@ struct BasicHarness {
                                                    WallTimed(cfg.lp, cfg.scheduler.workload_speed),
                                                    std::move(o.executor))
                      : nullptr),
-        dispatcher(engine, cfg, &log, lp.get(), o.control) {}
+        dispatcher(engine, cfg, &log, lp.get(), o.control, std::move(o.audit)) {}
 
   /// Sends one line; the reply must be exactly one line.
   nlohmann::json Send(const std::string& line, Caller caller = kLocal) {

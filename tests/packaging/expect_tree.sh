@@ -12,8 +12,8 @@ expect_tree() {
     /etc/locsched/locsched.toml /etc/locsched/locsched.toml.default
     "$prefix/share/locsched/plot_sweep.py" "$prefix/share/locsched/swim_synth.py"
     "$prefix/share/bash-completion/completions/locschedctl"
-    "$prefix/share/doc/locsched/operations.md" "$prefix/share/doc/locsched/config.md"
-    "$prefix/share/doc/locsched/protocol.md"
+    "$prefix/share/doc/locsched/README.md" "$prefix/share/doc/locsched/docs/operations.md"
+    "$prefix/share/doc/locsched/docs/config.md" "$prefix/share/doc/locsched/docs/protocol.md"
   )
   if [ "$man" = man ]; then
     files+=("$prefix/share/man/man8/locschedd.8.gz")

@@ -27,6 +27,29 @@ for dir in bin sbin; do
     { echo "docs/operations.md lists [$listed] in PREFIX/$dir, the install has: $(ls "$root/usr/$dir")"; exit 1; }
 done
 echo "docs/operations.md's install table names every installed program"
+# Every link in the installed docs resolves to an installed file (web links aside),
+# and so does the unit's Documentation=.
+python3 - "$root/usr/share/doc/locsched" <<'EOF'
+import glob, os, re, sys
+docdir = sys.argv[1]
+docs = glob.glob(os.path.join(docdir, "**", "*.md"), recursive=True)
+dead = []
+for doc in docs:
+    with open(doc) as f:
+        text = f.read()
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+:", target) or target.startswith("#"):
+            continue
+        path = os.path.normpath(os.path.join(os.path.dirname(doc), target.split("#")[0]))
+        if not os.path.isfile(path):
+            dead.append("%s: %s" % (os.path.relpath(doc, docdir), target))
+if dead:
+    sys.exit("dead links in the installed docs:\n  " + "\n  ".join(dead))
+print("every link in the %d installed docs resolves" % len(docs))
+EOF
+unit_doc=$(sed -n 's|^Documentation=file://||p' "$root/usr/lib/systemd/system/locsched.service")
+[ -f "$root$unit_doc" ] || { echo "the unit's Documentation= $unit_doc is not installed"; exit 1; }
+echo "the unit's Documentation= is installed"
 # A second install keeps the operator's config and refreshes the .default.
 echo "# edited" >> "$root/etc/locsched/locsched.toml"
 out=$(DESTDIR=$root cmake --install "$build" --prefix /usr)

@@ -197,6 +197,57 @@ class Ctl(unittest.TestCase):
             self.assertIn(" %s) " % name, completion)
         self.assertNotIn("job_submit", help_text)  # event-socket only
 
+    def test_help_lists_only_what_it_runs_and_describes_each(self):
+        listing = self.ctl("help")
+        self.assertEqual(listing.returncode, 0, listing.stderr)
+        listed = [line.split()[0] for line in listing.stdout.splitlines()[1:] if line.strip()]
+        table = json.loads(self.ctl("--json", "help").stdout)["commands"]
+        control = {c["command"] for c in table if "control" in c["sockets"]}
+        for name in ("job_submit", "heartbeat", "machine_up", "task_done", "task_add"):
+            self.assertNotIn(name, listed)  # agents' commands: the CLI refuses them
+        self.assertLessEqual(control, set(listed))
+        for name in ("machine_undrain", "watch", "completion"):
+            self.assertIn(name, listed)
+        for name in listed:  # `help X` works for each, and so does `help --command X`
+            r = self.ctl("help", name)
+            self.assertEqual(r.returncode, 0, "help %s: %s" % (name, r.stderr))
+            self.assertTrue(r.stdout.strip(), name)
+            self.assertEqual(self.ctl(name, "--help").returncode, 0, name)
+        self.assertIn("drain", self.ctl("help", "machine_drain").stdout)  # its fields
+        self.assertIn("--interval", self.ctl("help", "watch").stdout)
+        # An agent's command is described, saying the CLI does not send it.
+        r = self.ctl("help", "job_submit")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("tasks_total", r.stdout)
+        self.assertIn("not a locschedctl verb: agents send job_submit on the event socket",
+                      r.stdout)
+        r = self.ctl("help", "stauts")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("'stauts' is not a locschedctl command (did you mean 'status'?)", r.stderr)
+
+    def test_every_admin_op_leaves_an_audit_line_with_its_peer(self):
+        table = json.loads(self.ctl("--json", "help").stdout)["commands"]
+        admin = {c["command"] for c in table if c["admin"]}
+        runs = {"machine_drain": ["n1"], "machine_undrain": ["n1"], "machine_down": ["n2"],
+                "job_cancel": ["wc"], "reload": [], "snapshot": [], "rebalance": [],
+                "resolve_lp": []}
+        self.assertLessEqual(admin, set(runs), "an admin op this test does not run")
+        expected = {"machine_drain": ' machine="n1" drain=true',
+                    "machine_undrain": ' machine="n1" drain=false',
+                    "machine_down": ' machine="n2"', "job_cancel": ' job="wc"'}
+        for verb, args in runs.items():
+            proc = subprocess.Popen([CTL, "--socket", self.d.control, verb] + args,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            proc.communicate(timeout=20)
+            op = "machine_drain" if verb == "machine_undrain" else verb
+            line = "audit op=%s%s socket=control uid=%d pid=%d result=" % (
+                op, expected.get(verb, ""), os.getuid(), proc.pid)
+            self.d.wait_for(lambda: line in self.d.log(), "the audit line of " + verb)
+            outcome = self.d.log().split(line)[1].split()[0]
+            self.assertEqual(outcome == "ok", proc.returncode == 0, (verb, outcome))
+        # Reads and agents' events are not audited.
+        self.assertEqual(self.d.log().count("audit op="), len(runs))
+
 
 if __name__ == "__main__":
     CTL = sys.argv.pop(1)

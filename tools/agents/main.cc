@@ -52,7 +52,9 @@ void AddClusterFlags(CLI::App& app, Options& o) {
   AgentsParams& p = o.params;
   app.add_option("--socket", o.socket,
                  "locschedd's event socket (required), or tcp:HOST:PORT,... the instances of "
-                 "a high-availability cluster (the active is found once, at start)")
+                 "a high-availability cluster: the active is found at start and followed across "
+                 "failovers (a batch whose connection fails is resent whole, with the same ids, "
+                 "to the active found again, for up to 60 s)")
       ->required();
   app.add_option("--machines", p.machines, "Machines to emulate")->capture_default_str();
   app.add_option("--slots", p.slots, "Task slots per machine")->capture_default_str();

@@ -287,11 +287,70 @@ void NormalizeVerb(const VerbList& verbs, std::vector<std::string>* args) {
                      "; locschedctl --help lists them"};
 }
 
+// The CLI's own verbs (aliases, watch, completion): help shows their --help text.
+bool IsLocalVerb(const VerbList& verbs, const std::string& name) {
+  const CommandSpec* spec = FindCommand(name);
+  if (spec && (spec->flags & kControlSocket)) return false;
+  return std::any_of(verbs.begin(), verbs.end(), [&](const auto& v) { return v.first == name; });
+}
+
+// The daemon's command list cut to the verbs this CLI runs, then its own verbs.
+json CliCommands(const json& commands, CLI::App& app, const VerbList& verbs) {
+  json listed = json::array();
+  for (const json& cmd : commands)
+    if (std::find(cmd["sockets"].begin(), cmd["sockets"].end(), "control") != cmd["sockets"].end())
+      listed.push_back(cmd);
+  for (const auto& [verb, flags] : verbs)
+    if (IsLocalVerb(verbs, verb))
+      listed.push_back(
+          {{"command", verb}, {"summary", app.get_subcommand(verb)->get_description()}});
+  return listed;
+}
+
+// help: the daemon's commands cut to the verbs this CLI runs, then its own verbs; or one
+// verb: a daemon command's fields, a local verb's --help. An agent's command (event
+// socket only) is described too, saying that the CLI does not send it.
+int RunHelp(const Options& o, const Verb& v, CLI::App& app, const VerbList& verbs) {
+  std::string name = v.values.at("command");
+  std::replace(name.begin(), name.end(), '-', '_');
+  for (const auto& [old_name, new_name] : kOldVerbs)
+    if (name == old_name) name = new_name;
+  if (!name.empty() && IsLocalVerb(verbs, name)) {
+    std::cout << app.get_subcommand(name)->help();
+    return 0;
+  }
+  const CommandSpec* spec = name.empty() ? nullptr : FindCommand(name);
+  if (!name.empty() && !spec) {
+    std::vector<std::string_view> names;
+    for (const auto& verb : verbs) names.push_back(verb.first);
+    const std::string_view hint = SuggestName(name, names);
+    throw CtlError{kExitUsage,
+                   "'" + name + "' is not a locschedctl command" +
+                       (hint.empty() ? "" : " (did you mean '" + std::string(hint) + "'?)") +
+                       "; locschedctl help lists them"};
+  }
+  LineClient c = Connect(o);
+  json req = {{"op", "help"}};
+  if (spec) req["command"] = name;
+  json reply = Call(c, req);
+  if (o.json) {
+    std::cout << reply.dump() << "\n";
+    return 0;
+  }
+  if (reply.contains("commands")) reply["commands"] = CliCommands(reply["commands"], app, verbs);
+  std::cout << RenderReply("help", reply);
+  if (spec && !(spec->flags & kControlSocket))
+    std::cout << "\n(not a locschedctl verb: agents send " << name
+              << " on the event socket; see docs/protocol.md)\n";
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   CLI::App app{"locschedctl: inspect and steer a running locschedd over its control socket.",
                "locschedctl"};
   app.footer(
-      "Each verb has its own --help. See docs/operations.md.\n\n"
+      "Each verb has its own --help. See docs/operations.md (installed in "
+      "share/doc/locsched/docs/).\n\n"
       "Exit codes:\n"
       "  0    ok\n"
       "  1    the daemon refused the request (the message says why)\n"
@@ -314,6 +373,12 @@ int Main(int argc, char** argv) {
   std::map<CLI::App*, Verb*> by_sub;
   VerbList verbs;
   AddVerbs(app, store, by_sub, &verbs);
+  Verb* help = nullptr;  // `help X` as well as `help --command X`
+  for (const auto& [sub, verb] : by_sub) {
+    if (verb->spec->op != Op::kHelp) continue;
+    help = verb;
+    sub->add_option("COMMAND", verb->values["command"], "a command to describe (default: all)");
+  }
   CLI::App* watch = app.add_subcommand("watch", "a live view of status and queues, like top");
   watch->add_option("-n,--interval", o.interval, "seconds between refreshes")
       ->check(CLI::PositiveNumber);
@@ -344,7 +409,7 @@ int Main(int argc, char** argv) {
     }
     if (watch->parsed()) return RunWatch(o);
     for (const auto& [sub, verb] : by_sub)
-      if (sub->parsed()) return RunVerb(o, *verb);
+      if (sub->parsed()) return verb == help ? RunHelp(o, *verb, app, verbs) : RunVerb(o, *verb);
   } catch (const CtlError& e) {
     std::cerr << "locschedctl: " << e.message << "\n";
     return e.code;
