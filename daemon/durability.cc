@@ -39,6 +39,7 @@ Status Durability::Recover(const JournalConfig& cfg) {
     return Status::Ok();
   }
   const auto start = std::chrono::steady_clock::now();
+  if (Status s = JournalLock::Acquire(cfg.path, &lock_); !s.ok()) return s;
   Recovery rec;
   if (Status s = SnapshotStore::Open(cfg.path, ToSyncMode(cfg.sync), cfg.interval_ms / 1000.0,
                                      &store_, &rec);
@@ -81,8 +82,11 @@ int RecoverJournalFiles(const JournalConfig& cfg, std::FILE* out) {
     std::fprintf(out, "locschedd --recover: journal.path is empty: there is no journal\n");
     return 1;
   }
+  std::unique_ptr<JournalLock> lock;
   SalvageReport report;
-  if (Status s = SalvageStore(cfg.path, &report); !s.ok()) {
+  Status s = JournalLock::Acquire(cfg.path, &lock);
+  if (s.ok()) s = SalvageStore(cfg.path, &report);
+  if (!s.ok()) {
     std::fprintf(out, "locschedd --recover: %s\n", s.message().c_str());
     return 1;
   }

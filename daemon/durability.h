@@ -14,6 +14,7 @@
 #include "daemon/clock.h"
 #include "daemon/dispatcher.h"
 #include "daemon/event_log.h"
+#include "io/store/journal_lock.h"
 #include "io/store/snapshot_store.h"
 #include "io/wire/json_writer.h"
 
@@ -27,8 +28,10 @@ class Durability {
   Durability(Dispatcher& dispatcher, EventLog& log, DaemonClock& clock)
       : dispatcher_(dispatcher), log_(log), clock_(clock) {}
 
-  /// Recovers from cfg.path (snapshot, then journal) and journals from then on.
-  /// With an empty path nothing is durable and this only warns.
+  /// Locks cfg.path (JournalLock, held for the daemon's life), recovers from it
+  /// (snapshot, then journal) and journals from then on. Refused, with nothing
+  /// read, while another process holds the lock. With an empty path nothing is
+  /// durable and this only warns.
   Status Recover(const JournalConfig& cfg);
   /// Syncs the journal, writes a snapshot and starts a new journal; fills the reply
   /// fields into *reply unless it is null.
@@ -48,13 +51,15 @@ class Durability {
   EventLog& log_;
   DaemonClock& clock_;
   JournalConfig cfg_;
+  std::unique_ptr<JournalLock> lock_;  // held from Recover until the daemon ends
   std::unique_ptr<SnapshotStore> store_;
   uint64_t snapshots_ = 0;
 };
 
-/// `locschedd --recover`: keeps each damaged journal file beside cfg.path aside
-/// untouched and rewrites it with every valid record (SalvageStore), printing to
-/// `out` which records were lost. Returns the exit code: 0 done, 1 failed.
+/// `locschedd --recover`: locks cfg.path as the daemon does (refused while a
+/// daemon runs on it), keeps each damaged journal file beside it aside untouched
+/// and rewrites it with every valid record (SalvageStore), printing to `out`
+/// which records were lost. Returns the exit code: 0 done, 1 failed.
 int RecoverJournalFiles(const JournalConfig& cfg, std::FILE* out);
 
 /// The free bytes of the disk holding the journal at `path` (a statvfs; UINT64_MAX

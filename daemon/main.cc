@@ -28,14 +28,16 @@ int main(int argc, char** argv) {
   bool recover = false;
   app.add_flag("--recover", recover,
                "keep each damaged journal file aside untouched, rewrite it with every valid "
-               "record, print which records were lost, exit (see docs/operations.md)");
+               "record, print which records were lost, exit (refused while a daemon runs on "
+               "the journal; see docs/operations.md)");
   app.set_version_flag("--version", std::string("locschedd ") + LOCSCHED_VERSION);
   app.footer(
       "See docs/operations.md (installed in share/doc/locsched/docs/).\n\n"
       "Exit codes:\n"
       "  0    stopped cleanly (SIGTERM), or --check-config found the file good\n"
-      "  1    the configuration was refused, the journal could not be recovered, or a\n"
-      "       socket could not be bound\n"
+      "  1    the configuration was refused, the journal could not be recovered or is\n"
+      "       in use by another locschedd (the message names its pid), or a socket could\n"
+      "       not be bound\n"
       "  2    bad command line\n"
       "  3    high-availability mode: deposed (a newer active, or the ZooKeeper session ended)");
   try {

@@ -32,6 +32,7 @@ Prints the measured failover times (docs/benchmarks.md quotes them).
 """
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -381,6 +382,7 @@ def standby_and_ctl(instances):
 
 
 def tail_follows_failover(instances, tmp):
+    """The tailer replays 3,000 job_submits across a failover; returns the jobs' names."""
     log = os.path.join(tmp, "events.jsonl")
     names = ["tail%d" % k for k in range(3000)]
     with open(log, "w") as f:
@@ -394,6 +396,9 @@ def tail_follows_failover(instances, tmp):
         [TAIL, "--format", "locsched", "--socket", "tcp:" + ",".join(i.address for i in instances),
          "--window", "1", "--retry-for", "30", "--json", "-q", log],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # A replay names its jobs JOB@RUN; the tailer says its run before it sends.
+    run = re.search(r"replay run (\S+) ", tail.stderr.readline()).group(1)
+    names = [name + "@" + run for name in names]
     applied = lambda: (conn.send([{"op": "job", "job": names[len(names) // 10]}]) or  # noqa: E731
                        conn.replies(1)[0].get("ok"))
     end = time.time() + 30
@@ -421,6 +426,7 @@ def tail_follows_failover(instances, tmp):
           "all applied once" % (summary["accepted"], summary["reconnects"],
                                 summary["duplicates"]))
     active.start()
+    return names
 
 
 def agents_follow_failover(instances, tmp, names):
@@ -488,8 +494,8 @@ def main():
         split_brain(instances)
         zookeeper_outage(instances, zk)
         standby_and_ctl(instances)
-        tail_follows_failover(instances, tmp)
-        earlier = ["tail%d" % k for k in range(3000)] + ["outage-a", "outage-b", "partial-snapshot"]
+        earlier = tail_follows_failover(instances, tmp) + ["outage-a", "outage-b",
+                                                           "partial-snapshot"]
         agents_follow_failover(instances, tmp, sorted(ledger) + earlier)
         ok = True
         print("6 passed, 0 failed")

@@ -125,8 +125,10 @@ class BigJobTest(unittest.TestCase):
         swim_trace(trace, [("wide", 0, 5000, 3)])
         sent = self.tail(trace, "--max-line-bytes", "60000")
         self.assertEqual(sent.returncode, 0, sent.stderr)
-        self.assertEqual(json.loads(sent.stdout)["rejected"], 0, sent.stdout)
-        self.assertEqual(d.call({"op": "job", "job": "wide"})["tasks"], 5003)
+        summary = json.loads(sent.stdout)
+        self.assertEqual(summary["rejected"], 0, sent.stdout)
+        # A replay names its jobs JOB@RUN (docs/tail.md, "Runs").
+        self.assertEqual(d.call({"op": "job", "job": "wide@" + summary["run"]})["tasks"], 5003)
         # Parts larger than the daemon's limit are refused, and the tailer says so.
         sent = self.tail(trace, "--max-line-bytes", "200000")
         self.assertEqual(sent.returncode, 1, sent.stderr)

@@ -187,6 +187,48 @@ class Ctl(unittest.TestCase):
         # machine_undrain is locschedctl's spelling of machine_drain --drain false.
         self.assertEqual(names - {"machine_undrain"}, admin)
 
+    def test_submit_sends_a_job_on_the_event_socket(self):
+        r = self.ctl("submit", "hand", "--replicas", "n0,n1", "--tasks", "3", "--reduces", "1",
+                     "--duration", "5", "--event-socket", self.d.event)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "job hand submitted: 4 tasks\n")
+        job = json.loads(self.ctl("--json", "job", "hand").stdout)
+        self.assertEqual([(t["task"], t["kind"]) for t in job["task_list"]],
+                         [("m0", "map"), ("m1", "map"), ("m2", "map"), ("r0", "reduce")])
+        # The event socket from the config file when no --event-socket is given.
+        config = os.path.join(self.d.dir.name, "ctl.toml")
+        with open(config, "w") as f:
+            f.write('[sockets]\nevent_path = "%s"\ncontrol_path = "%s"\n'
+                    % (self.d.event, self.d.control))
+        run = lambda *a: subprocess.run([CTL, "--config", config, *a], capture_output=True,  # noqa
+                                        text=True, timeout=20)
+        r = run("submit", "again", "--replicas", "n2", "--id", "hand-1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = run("--json", "submit", "again", "--replicas", "n2", "--id", "hand-1")
+        self.assertTrue(json.loads(r.stdout)["duplicate"], r.stdout)
+        r = run("submit", "again", "--replicas", "n2", "--id", "hand-1")
+        self.assertIn("answered as a duplicate", r.stdout)
+        self.assertEqual(json.loads(self.ctl("--json", "job", "again").stdout)["tasks"], 1)
+
+    def test_submit_errors(self):
+        ev = ("--event-socket", self.d.event)
+        r = self.ctl("submit", "x", "--replicas", "n0,,n1", *ev)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--replicas", r.stderr)
+        r = self.ctl("submit", "x", "--replicas", "n0", "--tasks", "0", *ev)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        r = self.ctl("submit", "x", *ev)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--replicas", r.stderr)
+        r = self.ctl("submit", "x", "--replicas", "nowhere", *ev)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("nowhere", r.stderr)
+        r = self.ctl("submit", "wc", "--replicas", "n0", *ev)  # live already
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("already live", r.stderr)
+        r = self.ctl("submit", "x", "--replicas", "n0", "--event-socket", self.d.event + ".gone")
+        self.assertEqual(r.returncode, 69, r.stderr)
+
     def test_verbs_and_completion_come_from_the_command_table(self):
         help_text = subprocess.run([CTL, "--help"], capture_output=True, text=True).stdout
         table = json.loads(self.ctl("--json", "help").stdout)["commands"]

@@ -6,6 +6,7 @@ every code produced here is documented, and each program's --help lists the same
 Usage: exit_codes_test.py SOURCE_DIR LOCSCHEDD LOCSCHEDCTL LOCSCHED-AGENTS LOCSCHED-SIM
                           LOCSCHED-SOLVE LOCSCHED-TAIL [unittest options]
 """
+import json
 import os
 import pathlib
 import re
@@ -205,6 +206,21 @@ class ExitCodes(unittest.TestCase):
         self.expect(77, run("locsched-tail", "--format", "swim", "--socket",
                             "tcp:127.0.0.1:%d" % zookeeper.free_port(), swim, env=no_secret()),
                     "locsched-tail", "tcp: without $LOCSCHED_SECRET_FILE")
+        d = locschedd_test.Daemon()
+        try:
+            c = d.connect()
+            for m in ("m0", "m1", "m2"):
+                self.assertTrue(c.call({"op": "machine_up", "machine": m})["ok"])
+            c.close()
+            one = self.file("one.tsv", "job0\t0\t0\t1000\t10\t10\n")
+            tail = ("locsched-tail", "--format", "swim", "--machines", "3", "--socket", d.event,
+                    "--json", "-q")
+            first = run(*tail, one)
+            self.expect(0, first, "locsched-tail", "a replay")
+            self.expect(3, run(*tail, "--resume", json.loads(first.stdout)["run"], one),
+                        "locsched-tail", "a resumed replay the daemon had applied in full")
+        finally:
+            d.stop()
 
     def test_help_lists_the_documented_codes(self):
         table = documented_codes()

@@ -113,8 +113,8 @@ class ReplayTest(unittest.TestCase):
         self.assertEqual(status["tasks"]["queued"] + status["tasks"]["running"], 0, status)
         # Job completion times: the daemon's submit-to-done seconds times the speed.
         seconds = []
-        for name in names:
-            job = self.daemon.call({"op": "job", "job": name})
+        for name in names:  # a replay names its jobs JOB@RUN (docs/tail.md, "Runs")
+            job = self.daemon.call({"op": "job", "job": name + "@" + t["run"]})
             self.assertEqual(job.get("state"), "done", job)
             seconds.append(job["seconds"] * SPEED)
         self.assertAlmostEqual(a["foreign_mean_job_delay"], sum(seconds) / len(seconds),

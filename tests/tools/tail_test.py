@@ -254,16 +254,70 @@ class SendTest(unittest.TestCase):
         self.assertEqual(self.tailer.returncode, 0, err)
         return json.loads(out)
 
-    def test_replay_twice_is_deduplicated_by_ids(self):
+    def replay(self, *args):
+        """A replay of self.log at full speed: (exit code, summary or None, stderr)."""
+        out = run_tail("--format", "swim", "--machines", str(MACHINES), "--socket", self.d.event,
+                       "--json", "-q", *args, self.log)
+        return out.returncode, json.loads(out.stdout) if out.stdout else None, out.stderr
+
+    def live_jobs(self):
+        return {j["job"] for j in self.d.call({"op": "jobs"})["jobs"]}
+
+    def test_replaying_a_file_twice_runs_every_job_twice_under_distinct_names(self):
         self.append(swim_rows(0, 200))
-        for run in range(2):
-            out = run_tail("--format", "swim", "--machines", str(MACHINES), "--socket",
-                           self.d.event, "--json", "-q", self.log)
-            self.assertEqual(out.returncode, 0, out.stderr)
-            s = json.loads(out.stdout)
-            self.assertEqual((s["requests"], s["accepted"], s["rejected"]), (200, 200, 0))
-            self.assertEqual(s["duplicates"], 200 if run else 0)
-        self.assertEqual(self.d.submitted(), 200)
+        runs = []
+        for _ in range(2):
+            code, s, err = self.replay()
+            self.assertEqual(code, 0, err)
+            self.assertEqual((s["requests"], s["accepted"], s["duplicates"], s["rejected"]),
+                             (200, 200, 0, 0), s)
+            runs.append(s.get("run"))
+            self.assertIn("replay run %s " % runs[-1], err)
+        self.assertNotEqual(runs[0], runs[1])
+        self.assertEqual(self.d.submitted(), 400)
+        self.assertEqual(self.live_jobs(), {"job%d@%s" % (i, r) for i in range(200) for r in runs})
+
+    def test_a_replay_killed_midway_and_resumed_sends_each_job_once(self):
+        self.append(swim_rows(0, 300))
+        self.tailer = subprocess.Popen(
+            [TAIL, "--format", "swim", "--machines", str(MACHINES), "--socket", self.d.event,
+             "--speed", "100", "--json", "-q", self.log],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        run = re.search(r"replay run (\S+) ", self.tailer.stderr.readline()).group(1)
+        wait_until(lambda: self.d.submitted() >= 50, "some jobs")
+        self.tailer.kill()  # mid-run: no summary, some requests unanswered
+        self.tailer.communicate()
+        before = self.d.submitted()
+        self.assertLess(before, 300)
+        code, s, err = self.replay("--resume", run)
+        self.assertEqual(code, 0, err)
+        self.assertIn("resuming replay run " + run, err)
+        self.assertEqual(s["run"], run)
+        self.assertEqual((s["requests"], s["rejected"]), (300, 0), s)
+        # What the killed run had applied came back as duplicates; the rest applied once.
+        self.assertGreaterEqual(s["duplicates"], before, s)
+        self.assertEqual(self.d.submitted(), 300)
+        self.assertEqual(self.live_jobs(), {"job%d@%s" % (i, run) for i in range(300)})
+
+    def test_a_replay_that_applies_nothing_says_so_and_exits_3(self):
+        self.append(swim_rows(0, 20))
+        code, s, err = self.replay()
+        self.assertEqual(code, 0, err)
+        code, again, err = self.replay("--resume", s["run"])
+        self.assertEqual(code, 3, err)
+        self.assertEqual((again["accepted"], again["duplicates"]), (20, 20), again)
+        self.assertIn("every one of the 20 requests was answered as a duplicate", err)
+        self.assertIn("applied nothing", err)
+        self.assertEqual(self.d.submitted(), 20)
+
+    def test_resume_flag_errors(self):
+        self.append(swim_rows(0, 1))
+        for args, words in ((["--resume", "a b"], "--resume: a run id is made of"),
+                            (["--resume", ""], "--resume: a run id has 1 to 64"),
+                            (["--resume", "x", "--follow"], "--resume: applies to replays")):
+            out = run_tail("--format", "swim", "--socket", self.d.event, *args, self.log)
+            self.assertEqual(out.returncode, 2, out.stderr)
+            self.assertIn(words, out.stderr)
 
     def test_follow_partial_lines_rotation_truncation_and_checkpoint_restart(self):
         self.follow()  # the file does not exist yet

@@ -1,7 +1,8 @@
 // locschedctl: the operator's CLI on locschedd's control socket. Its verbs are
 // the control-socket rows of the daemon's command table (plus the aliases
-// drain/undrain/cancel and the local verbs watch and completion), so a command
-// added to the table appears here with its fields and help, unchanged.
+// drain/undrain/cancel, the local verbs watch and completion, and submit, a
+// job_submit built from flags for hand tests and sent on the event socket), so
+// a command added to the table appears here with its fields and help, unchanged.
 #include <unistd.h>
 
 #include <sys/stat.h>
@@ -52,20 +53,24 @@ struct CtlError {
   std::string message;
 };
 
-// The control socket: --socket, else the config file's, else the built-in default.
-std::string SocketPath(const Options& o) {
-  if (!o.socket.empty()) return o.socket;
-  Config cfg;
+// The socket at config `key` (sockets.control_path or sockets.event_path): the config
+// file's, else the built-in default `path`.
+std::string ConfigSocket(const Options& o, const char* key, std::string path) {
   const std::string file = o.config.empty() ? "/etc/locsched/locsched.toml" : o.config;
   struct stat st {};
-  std::string path = cfg.sockets.control_path;
   // Only the socket path is read: a file the daemon would refuse (say, before a reload
   // that the daemon then refuses and explains) must not stop locschedctl.
   if (!o.config.empty() || stat(file.c_str(), &st) == 0) {
-    if (Status s = ReadConfigString(file, "sockets.control_path", &path); !s.ok())
+    if (Status s = ReadConfigString(file, key, &path); !s.ok())
       throw CtlError{kExitUsage, s.message()};
   }
   return path;
+}
+
+// The control socket: --socket, else the config file's, else the built-in default.
+std::string SocketPath(const Options& o) {
+  if (!o.socket.empty()) return o.socket;
+  return ConfigSocket(o, "sockets.control_path", Config{}.sockets.control_path);
 }
 
 json FieldValue(const FieldSpec& f, const std::string& text) {
@@ -102,12 +107,12 @@ json BuildRequest(const Verb& v) {
   return req;
 }
 
-// A refused connection as an exit code: 77 where retrying cannot help (the socket's
-// mode or group, or the shared secret of a tcp: address), else 69.
-LineClient Connect(const Options& o) {
-  const std::string path = SocketPath(o);
+// Connects to `path`, locschedd's `socket` ("control" or "event"). A refused connection
+// is an exit code: 77 where retrying cannot help (the socket's mode or group, or the
+// shared secret of a tcp: address), else 69.
+LineClient Connect(const Options& o, const std::string& path, std::string_view socket) {
   LineClient c;
-  if (Status s = c.Connect(path, "control"); !s.ok()) {
+  if (Status s = c.Connect(path, socket); !s.ok()) {
     const bool tcp = path.rfind("tcp:", 0) == 0;
     if (s.code() == Status::Code::kPermissionDenied)
       throw CtlError{kExitNoPermission, tcp ? s.message()
@@ -120,6 +125,10 @@ LineClient Connect(const Options& o) {
   }
   c.set_timeout(std::chrono::milliseconds(static_cast<int64_t>(o.timeout * 1000)));
   return c;
+}
+
+LineClient Connect(const Options& o) {
+  return Connect(o, SocketPath(o), "control");
 }
 
 json Call(LineClient& c, const json& req) {
@@ -141,6 +150,74 @@ int RunVerb(const Options& o, const Verb& v) {
     std::cout << reply.dump() << "\n";
   else
     std::cout << RenderReply(v.spec->name, reply);
+  return 0;
+}
+
+// submit's flags: one job of --tasks maps and --reduces reduces on --replicas.
+struct SubmitOptions {
+  std::string job, replicas, id, event_socket;
+  uint64_t tasks = 1, reduces = 0;
+  double weight = 1, duration = 0;
+};
+
+// The event socket: --event-socket; the instances of a tcp: --socket (their listener
+// takes events too); else the config file's sockets.event_path.
+std::string EventSocketPath(const Options& o, const SubmitOptions& s) {
+  if (!s.event_socket.empty()) return s.event_socket;
+  if (o.socket.starts_with("tcp:")) return o.socket;
+  return ConfigSocket(o, "sockets.event_path", Config{}.sockets.event_path);
+}
+
+// --replicas as names; an empty name is a usage error naming the flag.
+json ReplicaList(const std::string& text) {
+  json names = json::array();
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string name = text.substr(start, comma - start);
+    if (name.empty())
+      throw CtlError{kExitUsage,
+                     "--replicas: '" + text + "' has an empty machine name (give m1,m2,...)"};
+    names.push_back(name);
+    if (comma == std::string::npos) return names;
+    start = comma + 1;
+  }
+}
+
+// The job_submit request: maps m0.., then reduces r0.., every task on the same replicas.
+json SubmitRequest(const SubmitOptions& s) {
+  if (s.tasks + s.reduces == 0) throw CtlError{kExitUsage, "--tasks: the job needs a task"};
+  // One request line (limits.max_line_bytes) holds some 20,000 such tasks: a hand test's job.
+  if (s.tasks > 100000 || s.reduces > 100000)
+    throw CtlError{kExitUsage, "--tasks, --reduces: at most 100000 each in one submit"};
+  const json replicas = ReplicaList(s.replicas);
+  json tasks = json::array();
+  for (uint64_t i = 0; i < s.tasks + s.reduces; ++i) {
+    const bool reduce = i >= s.tasks;
+    json t = {{"task", (reduce ? "r" : "m") + std::to_string(reduce ? i - s.tasks : i)},
+              {"replicas", replicas}};
+    if (reduce) t["kind"] = "reduce";
+    if (s.duration > 0) t["duration"] = s.duration;
+    tasks.push_back(std::move(t));
+  }
+  json req = {{"op", "job_submit"}, {"job", s.job}, {"weight", s.weight}, {"tasks", tasks}};
+  if (!s.id.empty()) req["id"] = s.id;
+  return req;
+}
+
+int RunSubmit(const Options& o, const SubmitOptions& s) {
+  const json req = SubmitRequest(s);
+  LineClient c = Connect(o, EventSocketPath(o, s), "event");
+  const json reply = Call(c, req);
+  if (o.json) {
+    std::cout << reply.dump() << "\n";
+  } else if (reply.value("duplicate", false)) {
+    std::cout << "job " << s.job << ": id " << s.id
+              << " was applied before; answered as a duplicate, not submitted again\n";
+  } else {
+    std::cout << "job " << s.job << " submitted: " << reply.value("tasks", uint64_t{0})
+              << " tasks\n";
+  }
   return 0;
 }
 
@@ -246,6 +323,36 @@ void AddVerbs(CLI::App& app, std::deque<Verb>& store, std::map<CLI::App*, Verb*>
     Verb& v = store.emplace_back(Verb{&SpecOf(a.op), {}, a.fixed});
     by_sub[AddVerb(app, a.name, a.help, v, verbs)] = &v;
   }
+}
+
+// submit: a job from flags, for hand tests (not a row of the table: job_submit is an
+// event-socket command).
+CLI::App* AddSubmit(CLI::App& app, SubmitOptions& s, VerbList* verbs) {
+  CLI::App* sub = app.add_subcommand(
+      "submit",
+      "send a job built from flags, for hand tests, on the event socket (--event-socket, else "
+      "the tcp: instances of --socket, else the config file's sockets.event_path)");
+  sub->add_option("job", s.job, "the job's name")->required();
+  sub->add_option("--replicas", s.replicas,
+                  "comma-separated machines holding every task's input, e.g. m1,m2")
+      ->required();
+  sub->add_option("--tasks", s.tasks, "map tasks, named m0, m1, ...")->capture_default_str();
+  sub->add_option("--reduces", s.reduces,
+                  "reduce tasks, named r0, r1, ..., runnable once every map is done")
+      ->capture_default_str();
+  sub->add_option("--weight", s.weight, "the job's weight")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub->add_option("--duration", s.duration, "each task's expected seconds (default: none)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--id", s.id,
+                  "request id: a resend with the same id is answered as a duplicate and not "
+                  "applied twice (default: none)");
+  sub->add_option("--event-socket", s.event_socket, "locschedd's event socket");
+  verbs->emplace_back("submit",
+                      std::vector<std::string>{"--replicas", "--tasks", "--reduces", "--weight",
+                                               "--duration", "--id", "--event-socket"});
+  return sub;
 }
 
 // Earlier spellings of verbs, still accepted (after '-' became '_').
@@ -384,6 +491,8 @@ int Main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   watch->add_option("--count", o.count, "refreshes before exiting (default: until Ctrl-C)");
   verbs.emplace_back("watch", std::vector<std::string>{"--interval", "--count"});
+  SubmitOptions so;
+  CLI::App* submit = AddSubmit(app, so, &verbs);
   CLI::App* completion = app.add_subcommand("completion", "print the bash completion script");
   verbs.emplace_back("completion", std::vector<std::string>{});
   app.set_version_flag("--version", std::string("locschedctl ") + LOCSCHED_VERSION);
@@ -408,6 +517,7 @@ int Main(int argc, char** argv) {
       return 0;
     }
     if (watch->parsed()) return RunWatch(o);
+    if (submit->parsed()) return RunSubmit(o, so);
     for (const auto& [sub, verb] : by_sub)
       if (sub->parsed()) return verb == help ? RunHelp(o, *verb, app, verbs) : RunVerb(o, *verb);
   } catch (const CtlError& e) {

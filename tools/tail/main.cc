@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "tools/tail/options.h"
+#include "tools/tail/requests.h"
 
 namespace locsched {
 namespace {
@@ -38,6 +39,13 @@ void AddFlags(CLI::App& app, TailOptions& o, std::string& format) {
   app.add_option("--checkpoint", o.checkpoint,
                  "Follow mode: state file (file identity + offset) so a restart neither loses nor "
                  "repeats events");
+  app.add_option("--resume", o.resume,
+                 "Replay: continue run RUN_ID (printed when it started) after a crash or a "
+                 "stop: the files are sent again with that run's ids and job names, and the "
+                 "daemon answers what it applied already as duplicates. Without it a replay is a "
+                 "new run: a fresh run id in every request id and job name (JOB@RUN_ID), so "
+                 "replaying a file twice runs its jobs twice")
+      ->type_name("RUN_ID");
   app.add_option("--speed", o.speed,
                  "Replay: trace seconds per wall second (1 = real time, 60 = accelerated 60x); 0 "
                  "sends as fast as the daemon accepts")
@@ -108,8 +116,10 @@ int main(int argc, char** argv) {
   CLI::App app{
       "locsched-tail: reads workload logs and feeds locschedd's event socket. Job arrivals\n"
       "become job_submit requests (ids derived from the source position, so the daemon drops\n"
-      "duplicates); locsched-format lines are forwarded as they are; task attempts are\n"
-      "counted, not sent (the cluster reports its own). Malformed records are\n"
+      "duplicates; a replay is one run, whose id is in every request id and job name, see\n"
+      "--resume); locsched-format lines are forwarded (a replay's run renames their jobs\n"
+      "and ids); task attempts are counted, not sent (the cluster reports its own).\n"
+      "Malformed records are\n"
       "reported with file and line, counted and skipped. Jobs too big for one request line go\n"
       "in parts (job_submit with tasks_total, then task_add)."};
   app.footer(
@@ -118,6 +128,8 @@ int main(int argc, char** argv) {
       "  1    a file could not be read, the daemon could not be reached or refused a\n"
       "       request, or (--check) every record of a file is malformed\n"
       "  2    bad command line\n"
+      "  3    replay: the daemon answered every request as a duplicate, so nothing was\n"
+      "       applied (a --resume of a run it had applied in full)\n"
       "  77   permission denied: the socket refused this user, or with tcp: the shared\n"
       "       secret ($LOCSCHED_SECRET_FILE unset, its file unreadable, or refused); never\n"
       "       retried");
@@ -140,6 +152,13 @@ int main(int argc, char** argv) {
   if (!o.check && o.socket.empty()) return usage("--socket: is required unless --check");
   if (o.follow && o.speed > 0) return usage("--speed: applies to replays, not to --follow");
   if (!o.follow && !o.checkpoint.empty()) return usage("--checkpoint: applies to --follow only");
+  if (!o.resume.empty() && (o.follow || o.check))
+    return usage(
+        "--resume: applies to replays; --follow resumes from its --checkpoint, and --check "
+        "sends nothing");
+  if (app.count("--resume") > 0)
+    if (const std::string why = RunIdProblem(o.resume); !why.empty())
+      return usage("--resume: " + why);
   if (o.follow && o.map_hosts)
     return usage(
         "--map-hosts: applies to replays and --check (it numbers hosts in reading "

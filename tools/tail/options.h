@@ -19,6 +19,7 @@ struct TailOptions {
   bool follow = false;                          ///< --follow: tail -F the files
   std::string socket;                           ///< --socket: locschedd's event socket
   std::string checkpoint;                       ///< --checkpoint: follow mode's state file
+  std::string resume;                           ///< --resume: the replay run to continue
   double speed = 0;     ///< --speed: replay at trace time / speed; 0 = as fast as accepted
   size_t window = 256;  ///< --window: most requests unanswered at once
   size_t max_line_bytes = 524288;  ///< --max-line-bytes: longer job_submits go in parts
@@ -39,8 +40,12 @@ extern volatile std::sig_atomic_t g_tail_stop;
 
 /// --check: prints one JSON object of counts; 0, or 1 if a file cannot be read.
 int RunCheck(const TailOptions& o);
-/// Replays the files to the daemon once (paced by --speed); 0 if all were accepted, 1 on
-/// failure or when the daemon refused a request.
+/// Exit code of a replay whose every request the daemon answered as a duplicate.
+constexpr int kExitAllDuplicates = 3;
+
+/// Replays the files to the daemon once (paced by --speed) as a new run, or as run
+/// --resume; 0 if all were accepted, 1 on failure or when the daemon refused a request,
+/// kExitAllDuplicates when every request was a duplicate (nothing was applied).
 int RunReplay(const TailOptions& o);
 /// Follows the files until stopped; 0 on a clean stop, 1 on failure or when the daemon
 /// refused a request.

@@ -1,7 +1,10 @@
 #include "tools/tail/requests.h"
 
+#include <cctype>
 #include <cstdint>
+#include <cstdio>
 #include <nlohmann/json.hpp>
+#include <random>
 
 namespace locsched {
 namespace {
@@ -26,6 +29,27 @@ std::string EventId(std::string_view source, uint64_t generation, const TraceEve
       .append(std::to_string(e.pos.offset));
   if (e.index > 0) id.append(".").append(std::to_string(e.index));
   return id;
+}
+
+std::string NewRunId() {
+  std::random_device rd;
+  char text[16];
+  std::snprintf(text, sizeof text, "%08x", static_cast<unsigned>(rd()));
+  return text;
+}
+
+std::string RunIdProblem(std::string_view run) {
+  if (run.empty() || run.size() > 64) return "a run id has 1 to 64 characters";
+  for (const char c : run)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-')
+      return "a run id is made of letters, digits, '.', '_' and '-'";
+  return "";
+}
+
+std::string RunJobName(std::string_view job, std::string_view run) {
+  std::string name(job);
+  if (!run.empty()) name.append("@").append(run);
+  return name;
 }
 
 namespace {
@@ -56,16 +80,19 @@ std::string Line(const std::string& head, std::vector<std::string>& tasks, size_
 // A job's lines: one job_submit, or (past max_bytes) a job_submit with tasks_total and
 // task_add parts. Each task is written once, on its own, never the whole job at once.
 std::vector<std::string> JobLines(const TraceEvent& e, const std::string& id,
-                                  const SynthesisOptions& o, size_t max_bytes) {
+                                  const SynthesisOptions& o, size_t max_bytes,
+                                  std::string_view run) {
   if (e.tasks.empty()) return {};
   // A JobHistory task arrives on its own: it becomes a one-task job "<job>/<task>".
-  const std::string job =
+  // Replicas are placed by the trace's own name, so a run places them as any other.
+  const std::string trace_job =
       e.kind == TraceEventKind::kTaskSubmit ? e.job + "/" + e.tasks[0].task : e.job;
+  const std::string job = RunJobName(trace_job, run);
   std::vector<std::string> tasks;
   tasks.reserve(e.tasks.size());
   size_t bytes = 0;
   for (size_t i = 0; i < e.tasks.size(); ++i) {
-    tasks.push_back(TaskJson(e.tasks[i], job, i, o).dump());
+    tasks.push_back(TaskJson(e.tasks[i], trace_job, i, o).dump());
     bytes += tasks.back().size() + 1;
   }
   const std::string head = Head("job_submit", id, job);
@@ -87,18 +114,36 @@ std::vector<std::string> JobLines(const TraceEvent& e, const std::string& id,
 
 }  // namespace
 
+namespace {
+
+// The own id of a forwarded locsched line, qualified by run `run` (a string id
+// or an integer's digits after "<run>:"); untouched when there is no run.
+void QualifyId(nlohmann::json& j, std::string_view run) {
+  if (run.empty() || !(j["id"].is_string() || j["id"].is_number())) return;
+  const std::string own = j["id"].is_string() ? j["id"].get<std::string>() : j["id"].dump();
+  j["id"] = std::string(run) + ":" + own;
+}
+
+}  // namespace
+
 std::vector<std::string> RequestLines(const TraceEvent& e, const std::string& id,
-                                      const SynthesisOptions& o, size_t max_bytes) {
+                                      const SynthesisOptions& o, size_t max_bytes,
+                                      std::string_view run) {
   switch (e.kind) {
     case TraceEventKind::kRequest: {
       nlohmann::json j = nlohmann::json::parse(e.request, nullptr, false);
       if (j.is_discarded() || !j.is_object()) return {};
-      if (!j.contains("id")) j["id"] = id;
+      if (!j.contains("id"))
+        j["id"] = id;  // the run's already
+      else
+        QualifyId(j, run);
+      if (!run.empty() && j.contains("job") && j["job"].is_string())
+        j["job"] = RunJobName(j["job"].get<std::string>(), run);
       return SplitRequest(j.dump(), max_bytes);
     }
     case TraceEventKind::kJobSubmit:
     case TraceEventKind::kTaskSubmit:
-      return JobLines(e, id, o, max_bytes);
+      return JobLines(e, id, o, max_bytes, run);
     case TraceEventKind::kAttemptStart:
     case TraceEventKind::kAttemptFinish:
       return {};  // the cluster (agents) reports its own starts and finishes
@@ -106,8 +151,9 @@ std::vector<std::string> RequestLines(const TraceEvent& e, const std::string& id
   return {};
 }
 
-std::string RequestLine(const TraceEvent& e, const std::string& id, const SynthesisOptions& o) {
-  std::vector<std::string> lines = RequestLines(e, id, o, SIZE_MAX);
+std::string RequestLine(const TraceEvent& e, const std::string& id, const SynthesisOptions& o,
+                        std::string_view run) {
+  std::vector<std::string> lines = RequestLines(e, id, o, SIZE_MAX, run);
   return lines.empty() ? std::string() : std::move(lines[0]);
 }
 

@@ -1,6 +1,7 @@
-// locsched-tail's sending modes: replay (files read once, paced by --speed) and
-// follow (tail -F with a checkpoint). Both turn events into requests with
-// position-derived ids and feed them to an EventSender; both end with a summary.
+// locsched-tail's sending modes: replay (files read once, paced by --speed, as
+// one run) and follow (tail -F with a checkpoint). Both turn events into
+// requests with position-derived ids (a replay's qualified by its run id) and
+// feed them to an EventSender; both end with a summary.
 #include <unistd.h>
 
 #include <cstdio>
@@ -33,10 +34,11 @@ struct Tally {
   Clock::time_point start = Clock::now();
 };
 
-int Summarize(const TailOptions& o, const char* mode, const Tally& t, const SendStats& s,
-              const Status& failure) {
+int Summarize(const TailOptions& o, const char* mode, const std::string& run, const Tally& t,
+              const SendStats& s, const Status& failure) {
   const double secs = std::chrono::duration<double>(Clock::now() - t.start).count();
   const nlohmann::json j = {{"mode", mode},
+                            {"run", run.empty() ? nlohmann::json() : nlohmann::json(run)},
                             {"events", t.counts.events},
                             {"jobs", t.counts.jobs},
                             {"malformed", t.counts.malformed},
@@ -122,11 +124,12 @@ class Pacer {
   Clock::time_point w0_;
 };
 
-// The requests for `e`: its own line (a big job in parts), preceded by machine_up lines
-// with --announce-machines.
+// The requests for `e` in run `run` ("" in follow mode): its own line (a big job in
+// parts), preceded by machine_up lines with --announce-machines.
 void AppendRequests(const TailOptions& o, const TraceEvent& e, const std::string& id,
-                    MachineAnnouncer* announcer, std::vector<std::string>* out) {
-  for (std::string& line : RequestLines(e, id, o.synth, o.max_line_bytes)) {
+                    const std::string& run, MachineAnnouncer* announcer,
+                    std::vector<std::string>* out) {
+  for (std::string& line : RequestLines(e, id, o.synth, o.max_line_bytes, run)) {
     if (o.announce) announcer->Lines(line, out);
     out->push_back(std::move(line));
   }
@@ -155,11 +158,36 @@ ProgressBar MakeBar(const TailOptions& o) {
   return ProgressBar("replay", total, total > 0);
 }
 
-// Replay mode: the files once, in order, each event paced and sent.
+// Says which run this is, before anything is sent: after a crash it is the way back.
+void AnnounceRun(const TailOptions& o, const std::string& run) {
+  if (o.resume.empty())
+    std::fprintf(stderr,
+                 "locsched-tail: replay run %s (job names end in @%s; after a crash, "
+                 "--resume %s sends the rest without repeating what the daemon applied)\n",
+                 run.c_str(), run.c_str(), run.c_str());
+  else
+    std::fprintf(stderr,
+                 "locsched-tail: resuming replay run %s: what the daemon applied already is "
+                 "answered as a duplicate and not applied again\n",
+                 run.c_str());
+}
+
+// Never a silent no-op: a replay the daemon answered only with duplicates says so.
+int AllDuplicates(const std::string& run, const SendStats& s) {
+  std::fprintf(stderr,
+               "locsched-tail: every one of the %llu requests was answered as a duplicate: the "
+               "daemon had applied run %s in full already and applied nothing now; exiting %d "
+               "(without --resume, a replay is a new run and sends the files as new jobs)\n",
+               static_cast<unsigned long long>(s.accepted), run.c_str(), kExitAllDuplicates);
+  return kExitAllDuplicates;
+}
+
+// Replay mode: the files once, in order, each event paced and sent, as one run.
 class Replayer {
  public:
   explicit Replayer(const TailOptions& o)
       : o_(o),
+        run_(o.resume.empty() ? NewRunId() : o.resume),
         sender_(o.socket, o.window, Millis(o.timeout), Millis(o.retry_for),
                 RejectionLogger(&logged_)),
         bar_(MakeBar(o)),
@@ -167,6 +195,7 @@ class Replayer {
         mapper_(o.synth.machine_prefix, o.synth.machines) {}
 
   int Run() {
+    AnnounceRun(o_, run_);
     Status failure = sender_.Connect();
     for (size_t f = 0; f < o_.files.size() && failure.ok() && !g_tail_stop; ++f) {
       const std::string& path = o_.files[f];
@@ -182,17 +211,22 @@ class Replayer {
     }
     if (failure.ok()) failure = sender_.Drain();
     bar_.Finish(RateNote(t_, sender_.stats()));
-    return Summarize(o_, "replay", t_, sender_.stats(), failure);
+    const SendStats& s = sender_.stats();
+    const int code = Summarize(o_, "replay", run_, t_, s, failure);
+    if (code == 0 && !g_tail_stop && s.accepted > 0 && s.duplicates == s.accepted)
+      return AllDuplicates(run_, s);
+    return code;
   }
 
  private:
   // Sends the requests of one event read from `path` (the path as given: two logs never share
-  // ids), its replica hosts renamed first with --map-hosts.
+  // ids; the run id in front: two runs never share them), its replica hosts renamed first
+  // with --map-hosts.
   Status Send(const std::string& path, TraceEvent* e) {
     if (o_.map_hosts)
       if (Status s = mapper_.Map(e); !s.ok()) return s;
     std::vector<std::string> lines;
-    AppendRequests(o_, *e, EventId(path, 0, *e), &announcer_, &lines);
+    AppendRequests(o_, *e, run_ + ":" + EventId(path, 0, *e), run_, &announcer_, &lines);
     // Only sent events are paced: unsent attempt events may be out of time order.
     Status s = lines.empty() ? Status::Ok() : pacer_.Wait(e->time, &sender_);
     for (std::string& line : lines) {
@@ -204,6 +238,7 @@ class Replayer {
   }
 
   const TailOptions& o_;
+  const std::string run_;
   uint64_t logged_ = 0, reported_ = 0, seq_ = 0, handled_ = 0;
   EventSender sender_;
   ProgressBar bar_;
@@ -293,7 +328,7 @@ class Follower {
     for (const TraceEvent& e : sink.events) {
       tally_.counts.Add(e);
       std::vector<std::string> lines;
-      AppendRequests(o_, e, EventId(source, f.generation(), e), &announcer_, &lines);
+      AppendRequests(o_, e, EventId(source, f.generation(), e), "", &announcer_, &lines);
       for (std::string& line : lines) {
         ++tally_.requests;
         if (Status s = sender_.Submit(std::move(line), submitted_++); !s.ok()) return s;
@@ -344,7 +379,7 @@ int RunFollow(const TailOptions& o) {
   if (failure.ok()) failure = f.Run();
   const Status finished = f.Finish();
   if (failure.ok()) failure = finished;
-  return Summarize(o, "follow", f.tally(), f.stats(), failure);
+  return Summarize(o, "follow", "", f.tally(), f.stats(), failure);
 }
 
 }  // namespace locsched

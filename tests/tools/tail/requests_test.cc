@@ -59,5 +59,38 @@ TEST_CASE("tail requests: a forwarded job_submit line is split the same way") {
   CHECK(SplitRequest(other, 10) == std::vector<std::string>{other});  // the daemon says why
 }
 
+TEST_CASE("tail requests: a run names its jobs JOB@RUN and qualifies every id") {
+  TraceEvent e = BigJob(2);
+  const std::string plain = RequestLine(e, "r1:x", SynthesisOptions{});
+  const auto j = nlohmann::json::parse(RequestLine(e, "r1:x", SynthesisOptions{}, "r1"));
+  CHECK(j["job"] == "big@r1");
+  CHECK(j["id"] == "r1:x");
+  // Replicas are placed by the trace's job name: a run places them as any other.
+  CHECK(j["tasks"] == nlohmann::json::parse(plain)["tasks"]);
+  for (const std::string& part :
+       RequestLines(BigJob(3000), "r1:x", SynthesisOptions{}, 16384, "r1"))
+    CHECK(nlohmann::json::parse(part)["job"] == "big@r1");
+  e.kind = TraceEventKind::kRequest;
+  e.request = R"({"op":"task_done","id":7,"job":"j","task":"t"})";
+  const auto fwd = nlohmann::json::parse(RequestLine(e, "r1:x", SynthesisOptions{}, "r1"));
+  CHECK(fwd["id"] == "r1:7");
+  CHECK(fwd["job"] == "j@r1");
+  e.request = R"({"op":"machine_up","machine":"h"})";
+  CHECK(nlohmann::json::parse(RequestLine(e, "r1:x", SynthesisOptions{}, "r1")) ==
+        nlohmann::json{{"op", "machine_up"}, {"id", "r1:x"}, {"machine", "h"}});
+}
+
+TEST_CASE("tail requests: run ids are fresh, and only safe characters name one") {
+  CHECK(NewRunId().size() == 8);
+  CHECK(NewRunId() != NewRunId());  // 32 random bits: equal once in 4 billion
+  CHECK(RunIdProblem("20261127-a.b_c").empty());
+  CHECK_FALSE(RunIdProblem("").empty());
+  CHECK_FALSE(RunIdProblem(std::string(65, 'a')).empty());
+  CHECK_FALSE(RunIdProblem("a:b").empty());
+  CHECK_FALSE(RunIdProblem("a@b").empty());
+  CHECK(RunJobName("g1", "") == "g1");
+  CHECK(RunJobName("g1", "r") == "g1@r");
+}
+
 }  // namespace
 }  // namespace locsched
