@@ -512,6 +512,7 @@ TEST_CASE("Regression: a full or idle machine was silent; each heartbeats every 
     INFO(m);
     CHECK(std::max(longest[m], 30 - heard) <= 3.02);
   }
+  p = Small();
   p.keepalive = -1;
   CHECK(ValidateAgentsParams(p).rfind("keepalive:", 0) == 0);
 }
