@@ -59,6 +59,7 @@ constexpr HandlerRow kHandlers[] = {
      [](Dispatcher& d, const Request& r, JsonWriter& w) { return d.Rebalance(r, w); }},
     {Op::kResolveLp, ResolveLpCmd},
     {Op::kTaskAdd, TaskAddCmd},
+    {Op::kMachineLost, LOCSCHED_ENGINE(MachineLost)},
 };
 #undef LOCSCHED_ENGINE
 
@@ -426,6 +427,8 @@ Status Dispatcher::ReplayHeartbeat(const Request& r,
   JsonWriter w(&body);
   w.ResumeObject(true);
   w.Key("assign").BeginArray();
+  MachineId m;
+  if (Status s = engine_.Hear(r.machine, &m); !s.ok()) return s;  // a lost machine comes back
   for (const JournaledAssignment& a : assigned)
     if (Status s = engine_.ReplayAssign(r.machine, a.job, a.task, w); !s.ok()) return s;
   w.EndArray();

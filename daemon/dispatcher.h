@@ -31,6 +31,9 @@ struct Caller {
   bool replay = false;      ///< a journal or HA log record being applied again
   /// The journal's replay: events that passed every rule when they were accepted.
   static Caller Journal() { return Caller{false, true, 0, true}; }
+  /// The daemon itself (Liveness: machine_lost, a timed-out task's task_failed), journaled
+  /// like any event.
+  static Caller Daemon() { return Caller{false, true, 0, false}; }
 };
 
 /// Request line in, reply line out, via the command table.
