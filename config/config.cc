@@ -126,6 +126,7 @@ constexpr auto kSockets = &Config::sockets;
 constexpr auto kJournal = &Config::journal;
 constexpr auto kLimits = &Config::limits;
 constexpr auto kSched = &Config::scheduler;
+constexpr auto kMachines = &Config::machines;
 constexpr auto kRebal = &Config::rebalance;
 constexpr auto kLp = &Config::lp;
 constexpr auto kHttp = &Config::http;
@@ -398,6 +399,16 @@ const ConfigKey kTable[] = {
      .help = "times a failed task is requeued before its job fails",
      .apply = ApplyInt<kSched, &SchedulerConfig::max_task_retries>,
      .format = FormatInt<kSched, &SchedulerConfig::max_task_retries>},
+    {.key = "scheduler.task_timeout_s",
+     .type = ConfigType::kDouble,
+     .min_real = 0,
+     .max_real = 1e7,
+     .default_text = "0",
+     .reloadable = true,
+     .help = "workload seconds a task may run on a live machine before it counts as failed "
+             "(retried like a task_failed; on the wall clock divided by workload_speed); 0 = off",
+     .apply = ApplyDouble<kSched, &SchedulerConfig::task_timeout_s>,
+     .format = FormatDoubleField<kSched, &SchedulerConfig::task_timeout_s>},
     {.key = "scheduler.seed",
      .type = ConfigType::kInt,
      .min_int = 0,
@@ -406,6 +417,18 @@ const ConfigKey kTable[] = {
      .help = "seed of the random tie-breaks (same seed + same events = same decisions)",
      .apply = ApplyInt<kSched, &SchedulerConfig::seed>,
      .format = FormatInt<kSched, &SchedulerConfig::seed>},
+    // [machines]
+    {.key = "machines.expiry_s",
+     .type = ConfigType::kDouble,
+     .min_real = 0,
+     .max_real = 86400,
+     .default_text = "30",
+     .reloadable = true,
+     .help = "wall seconds without a heartbeat or machine_up after which a machine is lost: its "
+             "running tasks are requeued (no retry used) and it takes no work until it is heard "
+             "again; 10 heartbeats of the agents' 3 s; 0 = never",
+     .apply = ApplyDouble<kMachines, &MachinesConfig::expiry_s>,
+     .format = FormatDoubleField<kMachines, &MachinesConfig::expiry_s>},
     // [log]
     {.key = "log.level",
      .type = ConfigType::kEnum,
@@ -938,6 +961,11 @@ Status ValidateConfig(const Config& c) {
     return Status::InvalidArgument("scheduler.gamma", FormatDouble(c.scheduler.gamma) +
                                                           " must be <= scheduler.alpha (" +
                                                           FormatDouble(c.scheduler.alpha) + ")");
+  if (c.machines.expiry_s > 0 && c.machines.expiry_s < 1)
+    return Status::InvalidArgument("machines.expiry_s",
+                                   FormatDouble(c.machines.expiry_s) +
+                                       " must be 0 (never) or at least 1 (machines are checked "
+                                       "once a second, and heartbeat every few seconds)");
   if (c.rebalance.max_interval_ms < c.rebalance.base_interval_ms)
     return Status::InvalidArgument("rebalance.max_interval_ms",
                                    std::to_string(c.rebalance.max_interval_ms) +

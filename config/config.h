@@ -62,7 +62,14 @@ struct SchedulerConfig {
   double duration_cv = 1;  ///< late-binding: task times' coefficient of variation
   double beta = 0.4;                    ///< rack-local service rate (balanced-pandas)
   double workload_speed = 1;  ///< workload seconds per wall second of the rebalance and LP timers
+  double task_timeout_s = 0;  ///< a task running longer (workload seconds) fails; 0 = off
   bool operator==(const SchedulerConfig&) const = default;  ///< field-wise equality
+};
+
+/// [machines]: liveness of the machines that run tasks.
+struct MachinesConfig {
+  double expiry_s = 30;  ///< a machine silent this long (wall seconds) is lost; 0 = never
+  bool operator==(const MachinesConfig&) const = default;  ///< field-wise equality
 };
 
 /// [log]: verbosity and destination.
@@ -147,6 +154,7 @@ struct Config {
   SocketsConfig sockets;                           ///< [sockets]
   LimitsConfig limits;                             ///< [limits]
   SchedulerConfig scheduler;                       ///< [scheduler]
+  MachinesConfig machines;                         ///< [machines]
   LogConfig log;                                   ///< [log]
   JournalConfig journal;                           ///< [journal]
   WatchdogConfig watchdog;                         ///< [watchdog]

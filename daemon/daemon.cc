@@ -28,6 +28,7 @@
 #include "daemon/ha/ha_node.h"
 #include "daemon/ha/hello.h"
 #include "daemon/http_server.h"
+#include "daemon/liveness.h"
 #include "daemon/logging.h"
 #include "daemon/lp_planner.h"
 #include "daemon/rebalancer.h"
@@ -154,6 +155,7 @@ class Daemon final : public DaemonControl {
   std::string StatusLine() const;
   void StartFlushTimer();
   void StartRebalanceTimer();
+  void LivenessTick();
   bool StartRebalance(const std::string& trigger);
   void ApplyRebalance();
   std::unique_ptr<LpPlanner> MakePlanner();
@@ -181,6 +183,8 @@ class Daemon final : public DaemonControl {
   asio::steady_timer rebalance_{io_};
   std::unique_ptr<RebalanceRun> run_;  // the rebalance out on the worker, if any
   asio::steady_timer lp_timer_{io_};
+  Liveness liveness_{dispatcher_, cfg_};
+  asio::steady_timer liveness_timer_{io_};
   bool stopping_ = false;
   // The worker (rebalance and LP solves, one at a time): declared last so it is
   // joined before anything its work touches goes.
@@ -237,6 +241,7 @@ int Daemon::Run() {
   StatusTick();
   StartFlushTimer();
   StartRebalanceTimer();
+  LivenessTick();
   asio::post(worker_, [] { YieldToEventLoop(); });
   if (planner_) LpTick();
   sd_notifyf(0, "READY=1\nSTATUS=%s\nMAINPID=%d", StatusLine().c_str(), getpid());
@@ -277,6 +282,7 @@ void Daemon::BeginStop() {
   flush_.cancel();
   rebalance_.cancel();
   lp_timer_.cancel();
+  liveness_timer_.cancel();
   if (ha_) ha_->Stop();
   http_.Stop();
   server_.Stop(2.0, [this] { io_.stop(); });
@@ -302,6 +308,7 @@ Status Daemon::ReloadConfig(std::vector<std::string>* changed) {
     SetLogLevel(cfg_.log.level);
     server_.ApplyLimits(cfg_.limits);
     dispatcher_.ApplyConfig(cfg_);
+    liveness_.ApplyConfig(cfg_);
     log_.ApplyConfig(cfg_.journal);
     spdlog::info("configuration reloaded from {} ({} keys changed)", opts_.config_path,
                  changed->size());
@@ -402,6 +409,20 @@ void Daemon::LpTick() {
   lp_timer_.expires_after(WallPeriod(1, cfg_.scheduler.workload_speed));
   lp_timer_.async_wait([this](boost::system::error_code ec) {
     if (!ec) LpTick();
+  });
+}
+
+// Once a wall second: machines silent past machines.expiry_s are lost, tasks past
+// scheduler.task_timeout_s fail. The events go through a burst of their own, so the
+// commit step syncs them; the first tick after a start or a takeover only grants grace.
+void Daemon::LivenessTick() {
+  if (!stopping_) {
+    commit_.Enter();
+    liveness_.Check(!ha_ || ha_->active());
+  }
+  liveness_timer_.expires_after(std::chrono::seconds(1));
+  liveness_timer_.async_wait([this](boost::system::error_code ec) {
+    if (!ec) LivenessTick();
   });
 }
 

@@ -59,6 +59,7 @@ constexpr HandlerRow kHandlers[] = {
      [](Dispatcher& d, const Request& r, JsonWriter& w) { return d.Rebalance(r, w); }},
     {Op::kResolveLp, ResolveLpCmd},
     {Op::kTaskAdd, TaskAddCmd},
+    {Op::kMachineLost, LOCSCHED_ENGINE(MachineLost)},
 };
 #undef LOCSCHED_ENGINE
 
@@ -439,8 +440,9 @@ Status Dispatcher::Run(const Request& r, std::string_view line, const Caller& ca
 // journaled, and its id is not remembered (live or replayed alike, so the id window
 // recovers exactly): a retry runs it again, which is safe because the first run
 // changed nothing. This makes idle and full machines' heartbeats free.
+// A heartbeat that brought a lost machine back changed its state, and is journaled.
 bool Dispatcher::ChangedNothing(const Request& r) const {
-  return r.op == Op::kHeartbeat && engine_.last_assigned().empty();
+  return r.op == Op::kHeartbeat && engine_.last_assigned().empty() && !engine_.revived();
 }
 
 // The journal record of an applied event; a heartbeat's carries its assignments.
@@ -462,6 +464,8 @@ Status Dispatcher::ReplayHeartbeat(const Request& r,
   JsonWriter w(&body);
   w.ResumeObject(true);
   w.Key("assign").BeginArray();
+  MachineId m;
+  if (Status s = engine_.Hear(r.machine, &m); !s.ok()) return s;  // a lost machine comes back
   for (const JournaledAssignment& a : assigned)
     if (Status s = engine_.ReplayAssign(r.machine, a.job, a.task, w); !s.ok()) return s;
   w.EndArray();

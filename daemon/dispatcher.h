@@ -34,6 +34,9 @@ struct Caller {
   std::string address{};    ///< a TCP peer's address:port (empty on a Unix socket)
   /// The journal's replay: events that passed every rule when they were accepted.
   static Caller Journal() { return Caller{false, true, 0, true}; }
+  /// The daemon itself (Liveness: machine_lost, a timed-out task's task_failed), journaled
+  /// like any event.
+  static Caller Daemon() { return Caller{false, true, 0, false}; }
 };
 
 /// The audit line of admin command r from `caller` with outcome s: the op, its

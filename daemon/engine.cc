@@ -167,6 +167,7 @@ Status Engine::MachineUp(const Request& r, JsonWriter& w) {
     machine_names_.Add(r.machine);
     assert(id + 1 == machine_names_.size());
     (void)id;
+    liveness_.push_back(Liveness{clock_.Now(), false});  // announced counts as heard
     w.Field("new", true);
     return Status::Ok();
   }
@@ -174,6 +175,7 @@ Status Engine::MachineUp(const Request& r, JsonWriter& w) {
   const uint32_t rack = r.rack.empty() ? m.rack : RackId(r.rack);
   sched_.UpdateMachine(*known, static_cast<uint32_t>(r.slots), rack);
   if (!m.up || m.draining) sched_.MachineUp(*known);
+  liveness_[*known] = Liveness{clock_.Now(), false};
   w.Field("new", false);
   return Status::Ok();
 }
@@ -181,23 +183,98 @@ Status Engine::MachineUp(const Request& r, JsonWriter& w) {
 Status Engine::MachineDown(const Request& r, JsonWriter& w) {
   MachineId m;
   if (Status s = FindMachine("machine", r.machine, &m); !s.ok()) return s;
+  liveness_[m].lost = false;  // down by the operator: only machine_up brings it back
   if (!sched_.cluster().machine(m).up) {
     w.Field("requeued", uint64_t{0});
     return Status::Ok();
   }
   const std::vector<TaskId> lost = sched_.MachineDown(m);
-  tasks_requeued_ += lost.size();
+  TakeBack(lost, m);
   Note("machine " + Quoted(r.machine) + " down; " + std::to_string(lost.size()) +
        " running tasks requeued");
   w.Field("requeued", static_cast<uint64_t>(lost.size()));
   return Status::Ok();
 }
 
+Status Engine::MachineLost(const Request& r, JsonWriter& w) {
+  MachineId m;
+  if (Status s = FindMachine("machine", r.machine, &m); !s.ok()) return s;
+  if (!sched_.cluster().machine(m).up) {  // down or lost already
+    w.Field("requeued", uint64_t{0});
+    return Status::Ok();
+  }
+  const double silent = clock_.Now() - liveness_[m].heard;
+  const std::vector<TaskId> lost = sched_.MachineDown(m);  // keeps its draining flag
+  TakeBack(lost, m);
+  liveness_[m].lost = true;
+  ++machines_lost_;
+  Note("machine " + Quoted(r.machine) + " lost: no heartbeat for " +
+       std::to_string(static_cast<int64_t>(silent)) + " s; " + std::to_string(lost.size()) +
+       " running tasks requeued (no retry used)");
+  w.Field("requeued", static_cast<uint64_t>(lost.size()));
+  return Status::Ok();
+}
+
+// The daemon ended these runs of tasks on m without their report: each is requeued
+// already; a late report from m about it is stale.
+void Engine::TakeBack(std::span<const TaskId> tasks, MachineId m) {
+  tasks_requeued_ += tasks.size();
+  for (TaskId t : tasks) taken_from_[t] = m;
+}
+
+Status Engine::Hear(const std::string& machine, MachineId* m) {
+  if (Status s = FindMachine("machine", machine, m); !s.ok()) return s;
+  Liveness& l = liveness_[*m];
+  revived_ = l.lost;
+  if (l.lost) {
+    const bool draining = sched_.cluster().machine(*m).draining;
+    sched_.MachineUp(*m);  // clears draining, which the machine had before it went silent
+    if (draining) sched_.SetDraining(*m, true);
+    l.lost = false;
+    Note("machine " + Quoted(machine) + " is back: heartbeat after it was lost");
+  }
+  if (!sched_.cluster().machine(*m).up)
+    return Status::FailedPrecondition("machine",
+                                      Quoted(machine) + " is down; send machine_up first");
+  l.heard = clock_.Now();
+  return Status::Ok();
+}
+
+void Engine::HearAll() {
+  const double now = clock_.Now();
+  for (Liveness& l : liveness_) l.heard = now;
+}
+
+std::vector<std::string> Engine::SilentSince(double before) const {
+  std::vector<std::string> silent;
+  for (MachineId m = 0; m < liveness_.size(); ++m)
+    if (sched_.cluster().machine(m).up && liveness_[m].heard < before)
+      silent.emplace_back(machine_names_.Name(m));
+  return silent;
+}
+
+std::vector<Engine::RunningTask> Engine::StartedBefore(double before) const {
+  const Cluster& c = sched_.cluster();
+  std::vector<RunningTask> late;
+  // Once a second at most, and only with scheduler.task_timeout_s set: a scan of the table.
+  for (TaskId t = 0; t < c.task_capacity() && t < task_started_.size(); ++t) {
+    const Task& task = c.task(t);
+    if (task.job == kNoId || task.state != TaskState::kRunning || task_started_[t] >= before ||
+        !c.machine(task.machine).up)
+      continue;
+    late.push_back(RunningTask{std::string(JobName(task.job)), std::string(TaskName(t)),
+                               std::string(machine_names_.Name(task.machine))});
+  }
+  return late;
+}
+
 Status Engine::MachineDrain(const Request& r, JsonWriter& w) {
   MachineId m;
   if (Status s = FindMachine("machine", r.machine, &m); !s.ok()) return s;
   const Machine& machine = sched_.cluster().machine(m);
-  if (!machine.up) return Status::FailedPrecondition("machine", Quoted(r.machine) + " is down");
+  if (!machine.up)
+    return Status::FailedPrecondition(
+        "machine", Quoted(r.machine) + (liveness_[m].lost ? " is lost" : " is down"));
   sched_.SetDraining(m, r.drain);
   w.Field("running", machine.running);
   return Status::Ok();
@@ -268,6 +345,8 @@ void Engine::IndexJob(const std::string& name, JobId j, NameIndex names, double 
   const Cluster& c = sched_.cluster();
   if (jobs_.size() < c.job_capacity()) jobs_.resize(c.job_capacity());
   if (task_started_.size() < c.task_capacity()) task_started_.resize(c.task_capacity(), 0);
+  if (taken_from_.size() < c.task_capacity()) taken_from_.resize(c.task_capacity(), kNoId);
+  for (TaskId t : c.job(j).tasks) taken_from_[t] = kNoId;  // ids of freed jobs are reused
   JobMeta& meta = jobs_[j];
   meta.name = name;
   meta.submitted_at = submitted_at;
@@ -342,11 +421,8 @@ void Engine::WritePermitRun(const char* trigger, const PermitRun& run, JsonWrite
 
 Status Engine::Heartbeat(const Request& r, JsonWriter& w) {
   MachineId m;
-  if (Status s = FindMachine("machine", r.machine, &m); !s.ok()) return s;
+  if (Status s = Hear(r.machine, &m); !s.ok()) return s;
   const Machine& machine = sched_.cluster().machine(m);
-  if (!machine.up)
-    return Status::FailedPrecondition("machine",
-                                      Quoted(r.machine) + " is down; send machine_up first");
   const uint64_t room = machine.slots > machine.running ? machine.slots - machine.running : 0;
   const uint64_t want = std::min<uint64_t>(r.free_slots, room);
   const double now = clock_.Now();
@@ -410,9 +486,30 @@ Status Engine::TaskStarted(const Request& r, JsonWriter& w) {
   return Status::Ok();
 }
 
+// A report of a run the daemon already ended (its machine was lost or downed, or it
+// failed or timed out) while the task's job is live: acknowledged with "stale", changing
+// nothing, so exactly one completion counts and the requeued copy runs on.
+bool Engine::StaleReport(const Request& r, JsonWriter& w) {
+  TaskId t;
+  const std::optional<uint32_t> m = machine_names_.Find(r.machine);
+  if (!m || !FindTask(r.job, r.task, &t).ok() || taken_from_[t] != *m) return false;
+  const Task& task = sched_.cluster().task(t);
+  if (task.state == TaskState::kRunning && task.machine == *m) return false;  // a new run there
+  ++stale_reports_;
+  w.Field("stale", true);
+  Note("stale " + std::string(r.op == Op::kTaskDone ? "task_done" : "task_failed") + " of task " +
+       Quoted(r.task) + " of job " + Quoted(r.job) + " from " + Quoted(r.machine) +
+       ": that run was taken back; ignored");
+  return true;
+}
+
 Status Engine::TaskDone(const Request& r, JsonWriter& w) {
   TaskId t;
-  if (Status s = FindRunningTask(r, &t); !s.ok()) return s;
+  if (Status s = FindRunningTask(r, &t); !s.ok()) {
+    if (!StaleReport(r, w)) return s;
+    w.Field("job_done", false);
+    return Status::Ok();
+  }
   ObserveDuration(t);
   const Completion c = sched_.Finish(t);
   ++tasks_done_;
@@ -423,15 +520,21 @@ Status Engine::TaskDone(const Request& r, JsonWriter& w) {
 
 Status Engine::TaskFailed(const Request& r, JsonWriter& w) {
   TaskId t;
-  if (Status s = FindRunningTask(r, &t); !s.ok()) return s;
+  if (Status s = FindRunningTask(r, &t); !s.ok()) {
+    if (!StaleReport(r, w)) return s;
+    w.Field("retry", false).Field("job_failed", false);
+    return Status::Ok();
+  }
   ++tasks_failed_;
   const uint32_t attempts = sched_.cluster().task(t).attempts;
   w.Field("attempts", attempts);
   Note("task " + Quoted(r.task) + " of job " + Quoted(r.job) + " failed (attempt " +
        std::to_string(attempts) + ")" + (r.reason.empty() ? "" : ": " + r.reason));
   if (attempts <= max_task_retries_) {
+    const MachineId ran_on = sched_.cluster().task(t).machine;
     sched_.Requeue(t);
-    ++tasks_requeued_;
+    const TaskId requeued[] = {t};
+    TakeBack(requeued, ran_on);
     w.Field("retry", true).Field("job_failed", false);
     return Status::Ok();
   }

@@ -75,6 +75,27 @@ class Engine {
   Status MachineDown(const Request& r, JsonWriter& w);
   /// machine_drain: stops (or resumes) giving it new tasks.
   Status MachineDrain(const Request& r, JsonWriter& w);
+  /// machine_lost: the machine went silent (the daemon's Liveness sends it past
+  /// machines.expiry_s): requeued like machine_down, but its next heartbeat or machine_up
+  /// brings it back.
+  Status MachineLost(const Request& r, JsonWriter& w);
+
+  // Liveness (the daemon's Liveness asks; these change nothing).
+  /// A running task, by name.
+  struct RunningTask {
+    std::string job, task, machine;
+  };
+  /// Machines that take work (up, draining or not) last heard before `before`.
+  std::vector<std::string> SilentSince(double before) const;
+  /// Tasks running on machines that are up, started (or confirmed) before `before`.
+  std::vector<RunningTask> StartedBefore(double before) const;
+  /// Counts every machine as heard now: after a restart or a takeover no last-heard time
+  /// is trusted, so each machine gets a full machines.expiry_s.
+  void HearAll();
+  /// A heartbeat's first step, live or replayed: `machine` is heard, and back if lost.
+  Status Hear(const std::string& machine, MachineId* m);
+  /// True if machine m is lost (silent past the expiry; back on a heartbeat).
+  bool lost(MachineId m) const { return m < liveness_.size() && liveness_[m].lost; }
   /// job_submit: a new job with its tasks.
   Status JobSubmit(const Request& r, JsonWriter& w);
   /// What JobSubmit would refuse in r (a live job of that name, too many tasks, an
@@ -96,6 +117,8 @@ class Engine {
                       JsonWriter& w);
   /// The assignments of the last successful heartbeat (valid until the next command).
   std::span<const Assignment> last_assigned() const { return assigned_; }
+  /// True if the last heartbeat (or machine heard) brought a lost machine back.
+  bool revived() const { return revived_; }
   /// The name of live job j.
   std::string_view JobName(JobId j) const { return jobs_[j].name; }
   /// The name of task t (of a live job).
@@ -165,6 +188,11 @@ class Engine {
     double seconds;  // from submission to the end
   };
 
+  struct MachineTotals {
+    uint64_t up = 0, down = 0, draining = 0, lost = 0, slots = 0, busy = 0;
+  };
+  MachineTotals CountMachines() const;
+  std::string_view MachineState(MachineId m) const;
   Status FindMachine(std::string_view field, const std::string& name, MachineId* m) const;
   Status FindJob(const std::string& name, JobId* j) const;
   // The live job named `name`, if any.
@@ -175,6 +203,8 @@ class Engine {
   std::vector<JobId> LiveJobs() const;
   Status FindTask(const std::string& job, const std::string& task, TaskId* t) const;
   Status FindRunningTask(const Request& r, TaskId* t) const;
+  bool StaleReport(const Request& r, JsonWriter& w);
+  void TakeBack(std::span<const TaskId> tasks, MachineId m);
   Locality NoteStarted(const Assignment& a, double now);
   Status CheckSubmit(const Request& r, std::vector<MachineId>* replicas, NameIndex* names) const;
   void IndexJob(const std::string& name, JobId j, NameIndex names, double submitted_at);
@@ -223,12 +253,22 @@ class Engine {
   JobNames job_ids_;                  // live jobs by name (their names are jobs_[j].name)
   std::vector<JobMeta> jobs_;         // by JobId
   std::vector<double> task_started_;  // by TaskId; start of the current run
+  // By TaskId: the machine whose run of the task the daemon ended without its report (lost
+  // or down machine, failure, timeout), so that run's late report is known as stale.
+  std::vector<MachineId> taken_from_;
+  struct Liveness {
+    double heard = 0;   // engine clock of the last heartbeat or machine_up
+    bool lost = false;  // silent past machines.expiry_s; the next heartbeat brings it back
+  };
+  std::vector<Liveness> liveness_;  // by MachineId
   std::unordered_map<std::string, Finished> finished_;
   std::deque<std::string> finished_order_;
   std::vector<Assignment> assigned_;  // the last heartbeat's (reused, no allocation per beat)
+  bool revived_ = false;              // the last machine heard had been lost
 
   uint64_t jobs_submitted_ = 0, jobs_done_ = 0, jobs_failed_ = 0, jobs_cancelled_ = 0;
   uint64_t tasks_done_ = 0, tasks_failed_ = 0, tasks_requeued_ = 0;
+  uint64_t machines_lost_ = 0, stale_reports_ = 0;
   // remote counts every start off the task's holders; rack those of them in a holder's
   // rack (off-rack starts are remote - rack).
   uint64_t assigned_local_ = 0, assigned_remote_ = 0, assigned_rack_ = 0;

@@ -52,6 +52,7 @@ void Engine::Save(const Sink& emit) const {
         .Field("slots", machine.slots)
         .Field("up", machine.up)
         .Field("drain", machine.draining)
+        .Field("lost", lost(m))
         .EndObject();
     emit(rec);
   }
@@ -140,6 +141,7 @@ struct SavedMachine {
   std::string name;
   uint32_t rack, slots;
   bool up, draining;
+  bool lost;  // absent from older snapshots: false
 };
 
 struct SavedTask {
@@ -257,8 +259,13 @@ Status ParseRecord(element r, SavedRecord* out) {
   if (r["engine"].error() == simdjson::SUCCESS) {
     *out = ParseCounters(r);
   } else if (r["m"].error() == simdjson::SUCCESS) {
-    *out = SavedMachine{std::string(std::string_view(r["m"])), U32(r["rack"]), U32(r["slots"]),
-                        bool(r["up"]), bool(r["drain"])};
+    const bool lost = r["lost"].error() == simdjson::SUCCESS && bool(r["lost"]);
+    *out = SavedMachine{std::string(std::string_view(r["m"])),
+                        U32(r["rack"]),
+                        U32(r["slots"]),
+                        bool(r["up"]),
+                        bool(r["drain"]),
+                        lost};
   } else if (r["j"].error() == simdjson::SUCCESS) {
     SavedJob job{std::string(std::string_view(r["j"])), double(r["w"]), double(r["at"]), {}, {}};
     for (element t : array(r["t"])) job.tasks.push_back(ParseTask(t, &job.replicas));
@@ -340,6 +347,7 @@ Status Engine::LoadMachine(const SavedMachine& m, LoadScratch* scratch) {
   if (m.name.empty() || m.slots == 0 || !machine_names_.Add(m.name))
     return Bad("machine '" + m.name + "' is empty, duplicate or has no slots");
   const MachineId id = sched_.AddMachine(Machine{m.rack, m.slots});
+  liveness_.push_back(Liveness{clock_.Now(), m.lost && !m.up});  // heard: at the load
   const int f = (m.up ? 0 : kSavedDown) | (m.draining ? kSavedDraining : 0);
   if (f) scratch->flags.emplace_back(id, f);
   return Status::Ok();

@@ -27,35 +27,38 @@ std::string_view TaskStateName(TaskState s) {
   return "done";
 }
 
-struct MachineTotals {
-  uint64_t up = 0, down = 0, draining = 0, slots = 0, busy = 0;
-};
+}  // namespace
 
-MachineTotals CountMachines(const Cluster& c) {
+// Each machine in one state: up, draining, down (by machine_down) or lost (silent).
+Engine::MachineTotals Engine::CountMachines() const {
+  const Cluster& c = sched_.cluster();
   MachineTotals t;
   for (MachineId m = 0; m < c.num_machines(); ++m) {
     const Machine& machine = c.machine(m);
-    ++(!machine.up ? t.down : machine.draining ? t.draining : t.up);
+    ++(lost(m) ? t.lost : !machine.up ? t.down : machine.draining ? t.draining : t.up);
     if (machine.up) t.slots += machine.slots;
     t.busy += machine.running;
   }
   return t;
 }
 
-}  // namespace
+std::string_view Engine::MachineState(MachineId m) const {
+  const Machine& machine = sched_.cluster().machine(m);
+  return lost(m) ? "lost" : !machine.up ? "down" : machine.draining ? "draining" : "up";
+}
 
 Status Engine::Summary(const Request&, JsonWriter& w) const {
-  const MachineTotals m = CountMachines(sched_.cluster());
+  const MachineTotals m = CountMachines();
   const uint64_t assigned = assigned_local_ + assigned_remote_;
   w.Field("uptime_s", clock_.Now() - started_at_);
   w.Field("policy", PolicyKindName(sched_.params().kind));
   w.Key("machines").BeginObject().Field("up", m.up).Field("draining", m.draining);
-  w.Field("down", m.down).EndObject();
+  w.Field("down", m.down).Field("lost", m.lost).EndObject();
   w.Key("slots").BeginObject().Field("total", m.slots).Field("busy", m.busy).EndObject();
   w.Key("tasks").BeginObject().Field("queued", sched_.queued());
   w.Field("running", sched_.running()).Field("blocked", sched_.blocked());
   w.Field("done", tasks_done_).Field("failed", tasks_failed_);
-  w.Field("requeued", tasks_requeued_).EndObject();
+  w.Field("requeued", tasks_requeued_).Field("stale_reports", stale_reports_).EndObject();
   w.Key("jobs").BeginObject().Field("live", uint64_t{sched_.cluster().live_jobs()});
   w.Field("submitted", jobs_submitted_).Field("done", jobs_done_);
   w.Field("failed", jobs_failed_).Field("cancelled", jobs_cancelled_).EndObject();
@@ -181,7 +184,7 @@ Status Engine::Machines(const Request&, JsonWriter& w) const {
     const Machine& machine = c.machine(m);
     w.BeginObject().Field("machine", machine_names_.Name(m)).Field("slots", machine.slots);
     w.Field("running", machine.running).Field("up", machine.up);
-    w.Field("draining", machine.draining);
+    w.Field("draining", machine.draining).Field("state", MachineState(m));
     w.Field("local_queue", sched_.policy().LocalQueueLength(m)).EndObject();
   }
   w.EndArray();
@@ -223,6 +226,12 @@ void Engine::AppendMetrics(std::string* out) const {
   Metric(out, "tasks_running", "gauge", "Tasks running.", d(sched_.running()));
   Metric(out, "tasks_blocked", "gauge", "Reduce tasks waiting for maps.", d(sched_.blocked()));
   Metric(out, "jobs_live", "gauge", "Live jobs.", d(sched_.cluster().live_jobs()));
+  Metric(out, "machines_lost_total", "counter",
+         "Machines found silent past machines.expiry_s (since the start).", d(machines_lost_));
+  Metric(out, "task_reports_stale_total", "counter",
+         "task_done and task_failed reports of runs already taken back, ignored (since the "
+         "start).",
+         d(stale_reports_));
   Metric(out, "tasks_done_total", "counter", "Tasks finished.", d(tasks_done_));
   Metric(out, "tasks_failed_total", "counter", "Task failures reported.", d(tasks_failed_));
   Metric(out, "jobs_done_total", "counter", "Jobs finished.", d(jobs_done_));
@@ -239,11 +248,12 @@ void Engine::AppendMetrics(std::string* out) const {
   LabelledMetric(out, "tasks_started_total", "counter",
                  "Tasks assigned, by locality level (node, rack, off_rack).", "locality", levels);
   // Machines by state and slots by use, a row per state (each state is CountMachines').
-  const MachineTotals m = CountMachines(sched_.cluster());
+  const MachineTotals m = CountMachines();
   const std::pair<std::string_view, uint64_t> states[] = {
-      {"up", m.up}, {"draining", m.draining}, {"down", m.down}};
-  LabelledMetric(out, "machines", "gauge", "Machines by state (up: taking tasks).", "state",
-                 states);
+      {"up", m.up}, {"draining", m.draining}, {"down", m.down}, {"lost", m.lost}};
+  LabelledMetric(out, "machines", "gauge",
+                 "Machines by state (up: taking tasks; lost: silent past machines.expiry_s).",
+                 "state", states);
   const std::pair<std::string_view, uint64_t> slots[] = {
       {"busy", m.busy}, {"idle", m.slots > m.busy ? m.slots - m.busy : 0}};
   LabelledMetric(out, "slots", "gauge",

@@ -193,7 +193,10 @@ std::vector<TaskId> Scheduler::MachineDown(MachineId m) {
     if (task.job != kNoId && task.state == TaskState::kRunning && task.machine == m)
       lost.push_back(t);
   }
-  for (TaskId t : lost) Requeue(t);
+  for (TaskId t : lost) {
+    Requeue(t);
+    --cluster_.task(t).attempts;  // Settle counted the start; it ended with the machine
+  }
   return lost;
 }
 

@@ -83,7 +83,8 @@ class Scheduler {
   void Requeue(TaskId t);
   /// Removes a job: its queued tasks leave the queues, running ones are forgotten.
   void CancelJob(JobId j);
-  /// Marks m down and requeues the tasks running on it; returns them.
+  /// Marks m down and requeues the tasks running on it; returns them. A lost start is
+  /// not the task's fault: it is taken off the task's attempts, so it uses no retry.
   std::vector<TaskId> MachineDown(MachineId m);
   /// Marks m up again (it takes work on its next free slot).
   void MachineUp(MachineId m);

@@ -66,6 +66,7 @@ function showStatus(s) {
   setText("machines-up", fmt(s.machines.up));
   setText("machines-draining", fmt(s.machines.draining));
   setText("machines-down", fmt(s.machines.down));
+  setText("machines-lost", fmt(s.machines.lost));
   setText("slots-busy", fmt(s.slots.busy));
   setText("slots-total", fmt(s.slots.total));
   for (const k of ["running", "queued", "blocked", "done"]) setText("tasks-" + k, fmt(s.tasks[k]));
@@ -154,7 +155,7 @@ function showHeatmap(machines) {
   machines.forEach((m, i) => {
     const x = (i % cols) * cw, y = Math.floor(i / cols) * ch;
     const f = m.local_queue / max;
-    ctx.fillStyle = !m.up ? "#b8bcc6"
+    ctx.fillStyle = m.state === "lost" ? "#c0392b" : !m.up ? "#b8bcc6"
       : `rgb(${Math.round(232 - 200 * f)}, ${Math.round(240 - 160 * f)}, ${Math.round(255 - 120 * f)})`;
     ctx.fillRect(x + 1, y + 1, cw - 2, ch - 2);
     if (m.draining) {

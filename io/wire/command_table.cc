@@ -99,6 +99,9 @@ constexpr std::array<CommandSpec, kOpCount> kTable{{
      "re-solve the backlog LP now (job order of the priority policy, headroom)"},
     {"task_add", Op::kTaskAdd, kEvent, kAgent, kTaskAdd,
      "more tasks of a job submitted with tasks_total (jobs too big for one line)"},
+    {"machine_lost", Op::kMachineLost, kEvent | kControlSocket, kAdmin, kMachine,
+     "a machine went silent (the daemon sends it past machines.expiry_s); its running "
+     "tasks are requeued; its next heartbeat or machine_up brings it back"},
 }};
 
 constexpr bool InOpOrder() {

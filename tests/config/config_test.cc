@@ -87,7 +87,7 @@ TEST_CASE("the table is well formed") {
     CHECK((k.type == ConfigType::kEnum) == !k.allowed.empty());
     if (k.type == ConfigType::kInt) CHECK(k.min_int <= k.max_int);
   }
-  CHECK(seen.size() == 65);
+  CHECK(seen.size() == 68);
   CHECK(FindConfigKey("scheduler.nope") == nullptr);
 }
 
@@ -294,6 +294,17 @@ TEST_CASE("job_order = lp is late binding's: another policy is rejected naming t
   CHECK(c.scheduler.job_order == JobOrder::kLp);
   CHECK(LoadError("[scheduler]\npolicy = \"delay\"\njob_order = \"lp\"\n")
             .find("scheduler.job_order: lp orders late-binding's jobs only") != std::string::npos);
+}
+
+TEST_CASE("machines.expiry_s is 0 (never) or at least a second") {
+  CHECK(LoadError("[machines]\nexpiry_s = 0.5\n") ==
+        "test.toml:2:12: machines.expiry_s: 0.5 must be 0 (never) or at least 1 (machines are "
+        "checked once a second, and heartbeat every few seconds)");
+  Config c;
+  REQUIRE(LoadError("[machines]\nexpiry_s = 0\n[scheduler]\ntask_timeout_s = 600\n", &c) == "");
+  CHECK(c.machines.expiry_s == 0);
+  CHECK(c.scheduler.task_timeout_s == 600);
+  CHECK(LoadError("[machines]\nexpiry_s = -1\n").find("machines.expiry_s") != std::string::npos);
 }
 
 TEST_CASE("gamma above alpha is rejected naming scheduler.gamma") {

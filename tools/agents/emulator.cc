@@ -88,6 +88,7 @@ std::string ValidateAgentsParams(const AgentsParams& p) {
     return "beta: must be between gamma and alpha (or 0: sqrt(alpha * gamma))";
   if (!(p.duration > 0 && std::isfinite(p.duration))) return "duration: must be a positive number";
   if (!(p.heartbeat > 0 && std::isfinite(p.heartbeat))) return "heartbeat: must be positive";
+  if (!(p.keepalive >= 0 && std::isfinite(p.keepalive))) return "keepalive: must be a number >= 0";
   if (!(p.drain_limit >= 0)) return "drain-limit: must not be negative";
   if (p.weight_max < 1 || p.weight_max > 1000000)
     return "weight-max: must be between 1 and 1000000";
@@ -155,6 +156,11 @@ Status Emulator::Start() {
   // Heartbeat phases are spread evenly over one period.
   for (uint32_t m = 0; m < p_.machines; ++m)
     heartbeat_due_.emplace(p_.heartbeat * (m + 1) / p_.machines, m);
+  last_beat_.assign(p_.machines, 0);  // machine_up counts as heard
+  const double keepalive = p_.keepalive * p_.time_scale;
+  if (keepalive > 0)
+    for (uint32_t m = 0; m < p_.machines; ++m)
+      keepalive_due_.emplace(keepalive * (m + 1) / p_.machines, m);
   next_arrival_ = p_.submit_jobs ? Exponential(p_.load / (p_.job_size_mean + p_.reduces))
                                  : std::numeric_limits<double>::infinity();
   return Status::Ok();
@@ -194,6 +200,7 @@ double Emulator::NextEventTime() const {
   if (!completions_.empty()) t = completions_.top().time;
   if (next_arrival_ < p_.duration) t = std::min(t, next_arrival_);
   if (!heartbeat_due_.empty() && TasksWaiting()) t = std::min(t, heartbeat_due_.front().first);
+  if (!keepalive_due_.empty()) t = std::min(t, keepalive_due_.front().first);
   if (!p_.submit_jobs) t = std::min(t, next_poll_);
   if (!finished_foreign_.empty()) t = std::min(t, now_);
   return t;
@@ -328,11 +335,17 @@ void Emulator::MarkForHeartbeat(uint32_t machine) {
   to_heartbeat_.push_back(machine);
 }
 
-// A heartbeat of machine m offering its free slots, once per batch.
+// A heartbeat of machine m offering its free slots, if it has any.
 void Emulator::AskForWork(uint32_t machine) {
-  if (free_[machine] == 0 || asked_[machine]) return;
+  if (free_[machine] > 0) SendHeartbeat(machine);
+}
+
+// A heartbeat of machine m offering its free slots (perhaps none), once per batch.
+void Emulator::SendHeartbeat(uint32_t machine) {
+  if (asked_[machine]) return;
   asked_[machine] = 1;
   asked_list_.push_back(machine);
+  last_beat_[machine] = now_;
   requests_.push_back(R"({"op":"heartbeat","machine":")" + MachineName(machine) +
                       R"(","free_slots":)" + std::to_string(free_[machine]) + "}");
   pending_.push_back({Pending::kHeartbeat, machine, free_[machine], false});
@@ -352,8 +365,21 @@ void Emulator::QueueHeartbeats() {
     if (worth_asking) AskForWork(m);
   }
   to_heartbeat_.clear();
+  QueueKeepalives();
   for (uint32_t m : asked_list_) asked_[m] = 0;
   asked_list_.clear();
+}
+
+// Every machine, full or idle, heartbeats at least once per keepalive period (scheduler
+// clock), so the daemon can tell a machine that is silent because it is gone.
+void Emulator::QueueKeepalives() {
+  const double period = p_.keepalive * p_.time_scale;
+  while (!keepalive_due_.empty() && keepalive_due_.front().first <= now_) {
+    const uint32_t m = keepalive_due_.front().second;
+    keepalive_due_.pop();
+    if (now_ - last_beat_[m] >= period * 0.999) SendHeartbeat(m);  // else it spoke lately
+    keepalive_due_.emplace(last_beat_[m] + period, m);
+  }
 }
 
 Status Emulator::ReadReply(const Pending& p, const std::string& request, const std::string& reply) {

@@ -37,9 +37,12 @@ struct AgentsParams {
   /// Rack-local service rate (with racks > 1): a task off its holders but in a holder's
   /// rack lasts Exp(beta); 0: sqrt(alpha * gamma), the geometric mean.
   double beta = 0;
-  double duration = 60;      ///< jobs arrive until this time
-  uint64_t max_tasks = 0;    ///< stop after this many completions (0: no limit)
-  double heartbeat = 0.25;   ///< period of a machine's heartbeat while it has a free slot
+  double duration = 60;     ///< jobs arrive until this time
+  uint64_t max_tasks = 0;   ///< stop after this many completions (0: no limit)
+  double heartbeat = 0.25;  ///< period of a machine's heartbeat while it has a free slot
+  /// Scheduler-clock (wall) seconds: every machine heartbeats at least this often, full,
+  /// idle or not, so the daemon knows it is alive (its machines.expiry_s); 0: never.
+  double keepalive = 3;
   bool drain = false;        ///< after `duration`, run until every submitted task is done
   double drain_limit = 600;  ///< give up draining this long after `duration`
   uint64_t seed = 1;         ///< seeds arrivals, sizes, replicas and durations
@@ -191,6 +194,8 @@ class Emulator {
   void ReadJobQuery(const nlohmann::json& reply);
   void MarkForHeartbeat(uint32_t machine);
   void AskForWork(uint32_t machine);
+  void SendHeartbeat(uint32_t machine);
+  void QueueKeepalives();
   void SubmitJob();
   std::vector<uint32_t> PickReplicas();
   std::string JobSubmitLine(const Job& job) const;
@@ -229,6 +234,8 @@ class Emulator {
   std::vector<Completion> due_;       // completions reported in this batch
   std::vector<uint32_t> due_on_;      // per machine: its completions in due_ not yet reported
   std::queue<std::pair<double, uint32_t>> heartbeat_due_;  // FIFO: the period is constant
+  std::queue<std::pair<double, uint32_t>> keepalive_due_;  // FIFO: the period is constant
+  std::vector<double> last_beat_;                          // per machine: its last heartbeat
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
   std::vector<Job> jobs_;
   std::unordered_map<std::string, uint32_t> job_index_;       // live jobs by name

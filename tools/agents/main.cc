@@ -80,6 +80,12 @@ void AddClusterFlags(CLI::App& app, Options& o) {
                  "Emulated seconds between heartbeats of a machine with a free slot, sent while "
                  "submitted tasks wait (a machine also heartbeats at once when a task of its ends)")
       ->capture_default_str();
+  app.add_option("--keepalive", p.keepalive,
+                 "Seconds of the daemon's clock (wall seconds, whatever --speed) within which "
+                 "every machine heartbeats, full or idle, so the daemon can tell a silent machine "
+                 "from a lost one (machines.expiry_s, 30 s by default); 0: only the heartbeats "
+                 "above")
+      ->capture_default_str();
   app.add_option("--prefix", p.prefix, "Prepended to machine and job names (run several at once)");
 }
 
@@ -449,7 +455,8 @@ int main(int argc, char** argv) {
   CLI::App app{
       "locsched-agents: emulates a cluster against a running locschedd. Registers the\n"
       "machines (named [--prefix]m0, m1, ...), submits Poisson jobs (unless --no-jobs),\n"
-      "heartbeats free slots, runs each assigned task for an exponential time (rate --alpha\n"
+      "heartbeats free slots (and every machine at least every --keepalive s), runs each\n"
+      "assigned task for an exponential time (rate --alpha\n"
       "if local, --gamma if remote) on an accelerated clock and reports completions. Prints a\n"
       "live line every --report s and a summary at the end."};
   app.footer(

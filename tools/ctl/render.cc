@@ -85,8 +85,8 @@ std::string RenderStatus(const json& r) {
   std::string out;
   out += "policy     " + Cell(r["policy"]) + ", up " + Cell(r["uptime_s"]) + " s\n";
   out += "machines   " + Cell(m["up"]) + " up, " + Cell(m["draining"]) + " draining, " +
-         Cell(m["down"]) + " down; slots " + Cell(r["slots"]["busy"]) + "/" +
-         Cell(r["slots"]["total"]) + " busy\n";
+         Cell(m["down"]) + " down, " + Cell(m["lost"]) + " lost; slots " +
+         Cell(r["slots"]["busy"]) + "/" + Cell(r["slots"]["total"]) + " busy\n";
   out += "tasks      " + Cell(t["queued"]) + " queued, " + Cell(t["running"]) + " running, " +
          Cell(t["blocked"]) + " blocked; " + Cell(t["done"]) + " done, " + Cell(t["failed"]) +
          " failed\n";
@@ -219,8 +219,8 @@ std::string RenderReply(std::string_view command, const json& r) {
                r["jobs"], {"job", "weight", "tasks", "queued", "running", "done", "age_s"})) +
            (r["truncated"].get<bool>() ? "(list truncated)\n" : "");
   if (command == "machines")
-    return RenderTable(ObjectRows(
-        r["machines"], {"machine", "slots", "running", "up", "draining", "local_queue"}));
+    return RenderTable(
+        ObjectRows(r["machines"], {"machine", "state", "slots", "running", "local_queue"}));
   if (command == "help" && r.contains("commands"))
     return RenderTable(ObjectRows(r["commands"], {"command", "summary"}));
   if (command == "help")

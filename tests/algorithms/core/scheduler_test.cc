@@ -313,7 +313,10 @@ TEST_CASE("Scheduler: MachineDown requeues its running tasks and loses none", "[
   std::vector<TaskId> lost = s.MachineDown(0);
   std::sort(lost.begin(), lost.end());
   CHECK(lost == on_zero);
-  for (TaskId t : lost) CHECK(s.cluster().task(t).state == TaskState::kQueued);
+  for (TaskId t : lost) {
+    CHECK(s.cluster().task(t).state == TaskState::kQueued);
+    CHECK(s.cluster().task(t).attempts == 0);  // the lost start uses no retry
+  }
   CHECK(s.queued() + s.running() + s.blocked() == total);
   CHECK(s.cluster().machine(0).running == 0);
   CheckCounts(s);

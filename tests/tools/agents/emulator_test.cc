@@ -475,6 +475,48 @@ TEST_CASE("Regression: a batch reported every completion before any freed machin
   CHECK(fake.log[0] != fake.log[2]);
 }
 
+TEST_CASE("Regression: a full or idle machine was silent; each heartbeats every keepalive",
+          "[agents]") {
+  // Two one-slot machines run tasks that outlast the run, a third has nothing to do and
+  // nothing waits: none of them would ask for work, yet each must say it is alive.
+  FakeScheduler fake;
+  AgentsParams p = Small();
+  p.machines = 3;
+  p.slots = 1;
+  p.submit_jobs = false;
+  p.drain = false;
+  p.duration = 1e9;
+  p.heartbeat = 0.25;
+  p.keepalive = 2;
+  p.time_scale = 1.5;        // the keepalive is 3 emulated seconds
+  p.alpha = p.gamma = 1e-6;  // the tasks never end here
+  Emulator emu(p, &fake);
+  REQUIRE(emu.Start().ok());
+  std::vector<std::string> replies;
+  REQUIRE(fake.Exchange({TailedJob("tailed", 2)}, &replies).ok());
+  std::map<std::string, double> last{{"m0", 0}, {"m1", 0}, {"m2", 0}};
+  std::map<std::string, double> longest;
+  size_t seen = 0;
+  for (double t = 0; t < 30; t += 0.01) {
+    fake.now = t;
+    REQUIRE(emu.Step(t).ok());
+    for (; seen < fake.log.size(); ++seen) {
+      if (fake.log[seen].rfind("heartbeat ", 0) != 0) continue;
+      const std::string m = fake.log[seen].substr(10);
+      longest[m] = std::max(longest[m], t - last[m]);
+      last[m] = t;
+    }
+  }
+  CHECK(emu.stats().foreign_assigned == 2);
+  for (const auto& [m, heard] : last) {
+    INFO(m);
+    CHECK(std::max(longest[m], 30 - heard) <= 3.02);
+  }
+  p = Small();
+  p.keepalive = -1;
+  CHECK(ValidateAgentsParams(p).rfind("keepalive:", 0) == 0);
+}
+
 TEST_CASE("The same seed gives the same run", "[agents]") {
   auto run = [](uint64_t seed) {
     FakeScheduler fake;
