@@ -212,7 +212,8 @@ CLI::App* AddVerb(CLI::App& app, const std::string& name, const std::string& hel
       sub->add_option(std::string(f.name), value, std::string(f.help))->required();
     } else {
       CLI::Option* opt = sub->add_option("--" + std::string(f.name), value, std::string(f.help));
-      if (f.type == FieldType::kBool) v.switches[std::string(f.name)] = opt->expected(0, 1);
+      if (f.type == FieldType::kBool)
+        v.switches[std::string(f.name)] = opt->expected(0, 1)->type_name("[true|false]");
       flags.push_back("--" + std::string(f.name));
     }
   }
