@@ -198,6 +198,7 @@ namespace {
 constexpr std::string_view kLiveStates[] = {"queued", "running", "blocked"};
 constexpr std::string_view kLiveSorts[] = {"job",    "age",     "weight", "tasks",
                                            "queued", "running", "done"};
+// In JobOutcome's order (FinishedJobs compares positions with outcomes).
 constexpr std::string_view kFinishedStates[] = {"done", "failed", "cancelled"};
 constexpr std::string_view kFinishedSorts[] = {"job", "seconds", "tasks", "locality", "ended"};
 }  // namespace

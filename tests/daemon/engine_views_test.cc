@@ -419,5 +419,27 @@ TEST_CASE("The finished-job history survives a snapshot and a reload trims it", 
   CHECK(Names(after["jobs"], "job") == std::vector<std::string>{"two"});
 }
 
+TEST_CASE("A snapshot whose finished jobs lack locality and end time still loads", "[history]") {
+  Config c = Policy(PolicyKind::kFifo);
+  Harness h(c);
+  h.Machines(2);
+  FinishHalfLocal(h, "one", 1);
+  std::vector<std::string> snapshot;
+  h.dispatcher.Save([&](std::string_view rec) { snapshot.emplace_back(rec); });
+  for (std::string& rec : snapshot) {
+    json r = json::parse(rec);
+    if (!r.contains("f")) continue;
+    for (const char* key : {"e", "d", "l"}) r.erase(key);
+    rec = r.dump();
+  }
+  Harness b(c);
+  REQUIRE(b.dispatcher.Load(snapshot).ok());
+  const json one = b.Ok(R"({"op":"jobs","finished":true})")["jobs"][0];
+  CHECK(one["job"] == "one");
+  CHECK(one["seconds"].get<double>() == Approx(1));
+  CHECK(one["locality"].is_null());
+  CHECK(one["ended_at"].is_null());
+}
+
 }  // namespace
 }  // namespace locsched
