@@ -131,6 +131,7 @@ constexpr auto kRebal = &Config::rebalance;
 constexpr auto kLp = &Config::lp;
 constexpr auto kHttp = &Config::http;
 constexpr auto kHa = &Config::ha;
+constexpr auto kHistory = &Config::history;
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 // High-availability mode needs an address to announce and a secret for TCP clients.
@@ -691,6 +692,17 @@ const ConfigKey kTable[] = {
              "keep-alive connection is closed after it",
      .apply = ApplyInt<kHttp, &HttpConfig::timeout_ms>,
      .format = FormatInt<kHttp, &HttpConfig::timeout_ms>},
+    // [history]
+    {.key = "history.finished_jobs",
+     .type = ConfigType::kInt,
+     .min_int = 0,
+     .max_int = 1000000,
+     .default_text = "1000",
+     .reloadable = true,
+     .help = "the last finished jobs remembered with their outcome, completion time and "
+             "locality (jobs --finished, job); kept in snapshots; 0 = none",
+     .apply = ApplyInt<kHistory, &HistoryConfig::finished_jobs>,
+     .format = FormatInt<kHistory, &HistoryConfig::finished_jobs>},
     // [ha]
     {.key = "ha.zookeeper",
      .default_text = "",

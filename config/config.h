@@ -135,6 +135,12 @@ struct HttpConfig {
   bool operator==(const HttpConfig&) const = default;  ///< field-wise equality
 };
 
+/// [history]: what the daemon remembers of finished jobs.
+struct HistoryConfig {
+  uint64_t finished_jobs = 1000;  ///< the last finished jobs kept for `jobs --finished` and `job`
+  bool operator==(const HistoryConfig&) const = default;  ///< field-wise equality
+};
+
 /// [ha]: high availability, active/standby instances on ZooKeeper ("" = single node).
 struct HaConfig {
   std::string zookeeper;               ///< "HOST:PORT,..." of the ensemble; "" = single-node mode
@@ -161,6 +167,7 @@ struct Config {
   RebalanceConfig rebalance;                       ///< [rebalance]
   LpConfig lp;                                     ///< [lp]
   HttpConfig http;                                 ///< [http]
+  HistoryConfig history;                           ///< [history]
   HaConfig ha;                                     ///< [ha]
   bool operator==(const Config&) const = default;  ///< field-wise equality
 };

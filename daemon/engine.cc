@@ -71,7 +71,8 @@ Engine::Engine(const Config& cfg, const Clock& clock, Notify notify, ArrivalWind
       learn_rates_(cfg.scheduler.learn_rates),
       max_task_retries_(cfg.scheduler.max_task_retries),
       max_tasks_per_job_(cfg.limits.max_tasks_per_job),
-      started_at_(clock.Now()) {}
+      started_at_(clock.Now()),
+      history_cap_(cfg.history.finished_jobs) {}
 
 void Engine::ApplyConfig(const Config& cfg) {
   const SchedulerConfig& s = cfg.scheduler;
@@ -83,6 +84,8 @@ void Engine::ApplyConfig(const Config& cfg) {
   if (rebalancer_) rebalancer_->ApplyConfig(WallTimed(cfg.rebalance, s.workload_speed));
   if (permits_) permits_->ApplySettings(PermitSettings(WallTimed(cfg.rebalance, s.workload_speed)));
   rebalance_enabled_ = cfg.rebalance.enabled;
+  history_cap_ = cfg.history.finished_jobs;
+  TrimHistory();
 }
 
 bool Engine::SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs) {
@@ -103,11 +106,9 @@ Status Engine::FindJob(const std::string& name, JobId* j) const {
     *j = *live;
     return Status::Ok();
   }
-  const auto f = finished_.find(name);
-  if (f != finished_.end())
+  if (const Finished* f = FindFinished(name))
     return Status::FailedPrecondition("job", Quoted(name) + " is no longer live (" +
-                                                 std::string(JobOutcomeName(f->second.outcome)) +
-                                                 ")");
+                                                 std::string(JobOutcomeName(f->outcome)) + ")");
   return Status::NotFound("job", "unknown job " + Quoted(name));
 }
 
@@ -356,17 +357,12 @@ void Engine::IndexJob(const std::string& name, JobId j, NameIndex names, double 
 }
 
 // Drops a job's names once the core has freed it, and remembers how it ended.
-void Engine::ForgetJob(JobId j, JobOutcome outcome) {
+void Engine::ForgetJob(JobId j, JobOutcome outcome, DoneTally tally) {
   JobMeta& meta = jobs_[j];
-  const uint32_t tasks = meta.tasks.size();
-  if (finished_order_.size() >= kHistory) {
-    finished_.erase(finished_order_.front());
-    finished_order_.pop_front();
-  }
   const double seconds = clock_.Now() - meta.submitted_at;
-  finished_[meta.name] = Finished{outcome, tasks, seconds};
   if (outcome == JobOutcome::kDone) completion_times_.Observe(seconds);
-  finished_order_.push_back(meta.name);
+  Remember(Finished{meta.name, outcome, static_cast<uint32_t>(meta.tasks.size()), seconds,
+                    clock_.Now(), tally.done, tally.local});
   job_ids_.Erase(meta.name, j);
   meta = JobMeta{};
   ++(outcome == JobOutcome::kDone     ? jobs_done_
@@ -374,12 +370,48 @@ void Engine::ForgetJob(JobId j, JobOutcome outcome) {
                                       : jobs_cancelled_);
 }
 
+// Appends f to the history, then trims it to history.finished_jobs.
+void Engine::Remember(Finished f) {
+  finished_[f.name] = history_first_ + history_.size();
+  history_.push_back(std::move(f));
+  TrimHistory();
+}
+
+// Drops the oldest finished jobs past history.finished_jobs.
+void Engine::TrimHistory() {
+  while (history_.size() > history_cap_) {
+    const auto it = finished_.find(history_.front().name);
+    if (it != finished_.end() && it->second == history_first_) finished_.erase(it);
+    history_.pop_front();
+    ++history_first_;
+  }
+}
+
+const Engine::Finished* Engine::FindFinished(const std::string& name) const {
+  const auto it = finished_.find(name);
+  return it == finished_.end() ? nullptr : &history_[it->second - history_first_];
+}
+
+// The finished tasks of live job j, and how many of them ran on a holder.
+Engine::DoneTally Engine::TallyDone(JobId j) const {
+  DoneTally tally;
+  const Cluster& c = sched_.cluster();
+  for (const TaskId t : c.job(j).tasks) {
+    const Task& task = c.task(t);
+    if (task.state != TaskState::kDone) continue;
+    ++tally.done;
+    tally.local += task.ran_local;
+  }
+  return tally;
+}
+
 Status Engine::JobCancel(const Request& r, JsonWriter& w) {
   JobId j;
   if (Status s = FindJob(r.job, &j); !s.ok()) return s;
   w.Field("tasks", jobs_[j].tasks.size());
+  const DoneTally tally = TallyDone(j);
   sched_.CancelJob(j);
-  ForgetJob(j, JobOutcome::kCancelled);
+  ForgetJob(j, JobOutcome::kCancelled, tally);
   return Status::Ok();
 }
 
@@ -511,9 +543,18 @@ Status Engine::TaskDone(const Request& r, JsonWriter& w) {
     return Status::Ok();
   }
   ObserveDuration(t);
+  const Task& task = sched_.cluster().task(t);
+  const Job& job = sched_.cluster().job(task.job);
+  // The job's last task: tally its tasks while the core still holds them.
+  DoneTally tally;
+  if (job.done + 1 == job.tasks.size()) {
+    tally = TallyDone(task.job);
+    ++tally.done;
+    tally.local += task.ran_local;
+  }
   const Completion c = sched_.Finish(t);
   ++tasks_done_;
-  if (c.job_done) ForgetJob(c.job, JobOutcome::kDone);
+  if (c.job_done) ForgetJob(c.job, JobOutcome::kDone, tally);
   w.Field("job_done", c.job_done);
   return Status::Ok();
 }
@@ -539,8 +580,9 @@ Status Engine::TaskFailed(const Request& r, JsonWriter& w) {
     return Status::Ok();
   }
   const JobId j = sched_.cluster().task(t).job;
+  const DoneTally tally = TallyDone(j);
   sched_.CancelJob(j);
-  ForgetJob(j, JobOutcome::kFailed);
+  ForgetJob(j, JobOutcome::kFailed, tally);
   Note("job " + Quoted(r.job) + " failed: task " + Quoted(r.task) + " used up its " +
        std::to_string(max_task_retries_) + " retries");
   w.Field("retry", false).Field("job_failed", true);

@@ -19,6 +19,7 @@
 #include "algorithms/core/locality.h"
 #include "algorithms/core/rate_estimator.h"
 #include "algorithms/core/scheduler.h"
+#include "algorithms/core/wait_reason.h"
 #include "algorithms/hta/permit_rebalancer.h"
 #include "base/status.h"
 #include "config/config.h"
@@ -136,11 +137,13 @@ class Engine {
   Status Summary(const Request& r, JsonWriter& w) const;
   /// queues: the remote queue, the longest local queues and a length histogram.
   Status Queues(const Request& r, JsonWriter& w) const;
-  /// jobs: live jobs with their counts.
+  /// jobs: live jobs with their counts, or the finished-job history (r.finished); filtered
+  /// by r.state, sorted by r.sort, at most r.limit.
   Status Jobs(const Request& r, JsonWriter& w) const;
-  /// job: one live or recently finished job, with its tasks.
+  /// job: one live or recently finished job, with its tasks; each waiting task with its
+  /// holders and why it waits (algorithms/core/wait_reason.h).
   Status JobDetail(const Request& r, JsonWriter& w) const;
-  /// machines: every machine with its state and local queue.
+  /// machines: machines with their state and local queue; filtered, sorted, limited.
   Status Machines(const Request& r, JsonWriter& w) const;
   /// Appends Prometheus gauges and counters of the state to *out.
   void AppendMetrics(std::string* out) const;
@@ -171,8 +174,6 @@ class Engine {
   /// Late binding's rebalancer (remote permits), or nullptr for the other policies.
   const PermitRebalancer* permit_rebalancer() const { return permits_.get(); }
 
-  /// Most finished jobs remembered for `job` queries.
-  static constexpr size_t kHistory = 10000;
   /// Most entries a jobs/job listing returns (it says when it truncated).
   static constexpr size_t kMaxListed = 10000;
 
@@ -182,10 +183,19 @@ class Engine {
     NameIndex tasks;  // task names; position i is the job's i-th task
     double submitted_at = 0;
   };
+  // One finished job of the history (history.finished_jobs of them, oldest first).
   struct Finished {
+    std::string name;
     JobOutcome outcome;
     uint32_t tasks;
-    double seconds;  // from submission to the end
+    double seconds;       // from submission to the end: the job completion time
+    double ended_at = 0;  // engine clock; 0 if unknown (an older snapshot)
+    uint32_t done = 0;    // tasks that finished
+    uint32_t local = 0;   // of those, the ones that ran on a holder of their input
+  };
+  // Tasks of a job that finished, and how many of them ran local.
+  struct DoneTally {
+    uint32_t done = 0, local = 0;
   };
 
   struct MachineTotals {
@@ -208,7 +218,12 @@ class Engine {
   Locality NoteStarted(const Assignment& a, double now);
   Status CheckSubmit(const Request& r, std::vector<MachineId>* replicas, NameIndex* names) const;
   void IndexJob(const std::string& name, JobId j, NameIndex names, double submitted_at);
-  void ForgetJob(JobId j, JobOutcome outcome);
+  DoneTally TallyDone(JobId j) const;
+  void ForgetJob(JobId j, JobOutcome outcome, DoneTally tally);
+  void Remember(Finished f);
+  void TrimHistory();
+  // The latest finished run of the job named `name`, or nullptr.
+  const Finished* FindFinished(const std::string& name) const;
   void ObserveDuration(TaskId t);
   uint32_t RackId(const std::string& rack);
   // True once machines named more than one rack: the rack level is on (locality.h).
@@ -219,7 +234,10 @@ class Engine {
   void WriteJobCounts(JobId j, JsonWriter& w) const;
   void WritePermitRun(const char* trigger, const PermitRun& run, JsonWriter& w) const;
   void WriteTasks(JobId j, JsonWriter& w) const;
-
+  void WriteWait(TaskId t, const WaitFacts& facts, JsonWriter& w) const;
+  void WriteHolders(TaskId t, JsonWriter& w) const;
+  Status FinishedJobs(const Request& r, JsonWriter& w) const;
+  void WriteFinished(const Finished& f, JsonWriter& w) const;
   void SaveCounters(const Sink& emit) const;
   void SaveJob(JobId j, std::string* rec) const;
   struct LoadScratch;  // what Load applies after the last record
@@ -261,8 +279,10 @@ class Engine {
     bool lost = false;  // silent past machines.expiry_s; the next heartbeat brings it back
   };
   std::vector<Liveness> liveness_;  // by MachineId
-  std::unordered_map<std::string, Finished> finished_;
-  std::deque<std::string> finished_order_;
+  std::deque<Finished> history_;      // oldest first
+  uint64_t history_first_ = 0;        // serial of history_.front()
+  std::unordered_map<std::string, uint64_t> finished_;  // name -> serial of its latest run
+  uint64_t history_cap_;                                // history.finished_jobs
   std::vector<Assignment> assigned_;  // the last heartbeat's (reused, no allocation per beat)
   bool revived_ = false;              // the last machine heard had been lost
 

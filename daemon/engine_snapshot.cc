@@ -60,15 +60,17 @@ void Engine::Save(const Sink& emit) const {
     SaveJob(j, &rec);
     emit(rec);
   }
-  for (const std::string& name : finished_order_) {
-    const Finished& f = finished_.at(name);
+  for (const Finished& f : history_) {
     rec.clear();
     JsonWriter(&rec)
         .BeginObject()
-        .Field("f", name)
+        .Field("f", f.name)
         .Field("o", static_cast<uint32_t>(f.outcome))
         .Field("n", f.tasks)
         .Field("s", f.seconds)
+        .Field("e", f.ended_at)
+        .Field("d", f.done)
+        .Field("l", f.local)
         .EndObject();
     emit(rec);
   }
@@ -168,6 +170,8 @@ struct SavedFinished {
   JobOutcome outcome;
   uint32_t tasks;
   double seconds;
+  double ended_at = 0;  // e, d, l: absent from older snapshots
+  uint32_t done = 0, local = 0;
 };
 
 namespace {
@@ -273,8 +277,13 @@ Status ParseRecord(element r, SavedRecord* out) {
   } else if (r["f"].error() == simdjson::SUCCESS) {
     const uint64_t outcome = r["o"];
     if (outcome > static_cast<uint64_t>(JobOutcome::kCancelled)) return Bad("bad outcome");
-    *out = SavedFinished{std::string(std::string_view(r["f"])), static_cast<JobOutcome>(outcome),
-                         U32(r["n"]), double(r["s"])};
+    SavedFinished f{std::string(std::string_view(r["f"])), static_cast<JobOutcome>(outcome),
+                    U32(r["n"]), double(r["s"])};
+    if (r["e"].error() == simdjson::SUCCESS) f.ended_at = double(r["e"]);
+    if (r["d"].error() == simdjson::SUCCESS) f.done = U32(r["d"]);
+    if (r["l"].error() == simdjson::SUCCESS) f.local = U32(r["l"]);
+    if (f.local > f.done || f.done > f.tasks) return Bad("finished job counts disagree");
+    *out = std::move(f);
   } else {
     return Bad("unknown record");
   }
@@ -328,8 +337,7 @@ Status Engine::Apply(const SavedRecord& rec, LoadScratch* scratch) {
 }
 
 void Engine::LoadFinished(const SavedFinished& f) {
-  finished_[f.name] = Finished{f.outcome, f.tasks, f.seconds};
-  finished_order_.push_back(f.name);
+  Remember(Finished{f.name, f.outcome, f.tasks, f.seconds, f.ended_at, f.done, f.local});
 }
 
 void Engine::LoadCounters(const SavedCounters& c) {

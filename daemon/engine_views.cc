@@ -1,12 +1,16 @@
-// The read-only commands of the Engine: status, queues, jobs, job, machines
-// and the Prometheus metrics. Nothing here changes state.
+// The read-only commands of the Engine: status, queues, jobs (live, or the
+// finished history), job (with why each waiting task waits), machines, and the
+// Prometheus metrics. Nothing here changes state.
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
+#include <cstdio>
 #include <span>
 #include <utility>
 
 #include "algorithms/core/locality.h"
+#include "base/suggest.h"
 #include "daemon/engine.h"
 
 namespace locsched {
@@ -25,6 +29,67 @@ std::string_view TaskStateName(TaskState s) {
       return "done";
   }
   return "done";
+}
+
+// A machine's state as the views name it (machines --state, a task's holders, the
+// machines gauge): Engine::MachineState's names.
+constexpr std::string_view kMachineStates[] = {"up", "draining", "down", "lost"};
+
+// A listing's filter, sort and limit (the state, sort and limit fields of jobs and machines),
+// as positions in the view's own tables of state and sort names.
+struct ListQuery {
+  static constexpr size_t kNone = SIZE_MAX;
+  size_t state = kNone;  // kNone: every state
+  size_t sort = kNone;   // kNone: the view's default order
+  bool descending = false;
+  size_t limit = 0;  // most listed; never above Engine::kMaxListed
+};
+
+std::string JoinNames(std::span<const std::string_view> names) {
+  std::string out;
+  for (const std::string_view n : names) out += (out.empty() ? "" : ", ") + std::string(n);
+  return out;
+}
+
+// The position of `value` among `names`, or an error naming the field, the closest name
+// and every valid one.
+Status FindName(std::string_view field, std::string_view what, std::string_view value,
+                std::span<const std::string_view> names, size_t* pos) {
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == value) {
+      *pos = i;
+      return Status::Ok();
+    }
+  const std::string_view hint = SuggestName(value, names);
+  return Status::InvalidArgument(
+      std::string(field), "unknown " + std::string(what) + " '" + std::string(value) + "'" +
+                              (hint.empty() ? "" : "; did you mean '" + std::string(hint) + "'?") +
+                              " (one of: " + JoinNames(names) + ")");
+}
+
+Status ParseListQuery(const Request& r, std::span<const std::string_view> states,
+                      std::span<const std::string_view> sorts, ListQuery* q) {
+  if (!r.state.empty())
+    if (Status s = FindName("state", "state", r.state, states, &q->state); !s.ok()) return s;
+  if (!r.sort.empty()) {
+    q->descending = r.sort[0] == '-';
+    const std::string_view field = std::string_view(r.sort).substr(q->descending ? 1 : 0);
+    if (Status s = FindName("sort", "field", field, sorts, &q->sort); !s.ok()) return s;
+  }
+  q->limit = r.limit == 0 ? Engine::kMaxListed : std::min<uint64_t>(r.limit, Engine::kMaxListed);
+  return Status::Ok();
+}
+
+// Orders ids by q's sort field: key(id, field) for numbers, name(id) for field 0 (every
+// view's first sort field is its name); ties keep their order.
+template <typename Id, typename Key, typename Name>
+void SortIds(std::vector<Id>& ids, const ListQuery& q, Key key, Name name) {
+  if (q.sort == ListQuery::kNone) return;
+  std::stable_sort(ids.begin(), ids.end(), [&](Id a, Id b) {
+    if (q.descending) std::swap(a, b);
+    if (q.sort == 0) return name(a) < name(b);
+    return key(a, q.sort) < key(b, q.sort);
+  });
 }
 
 }  // namespace
@@ -129,10 +194,43 @@ void Engine::WriteJobCounts(JobId j, JsonWriter& w) const {
   w.Field("age_s", clock_.Now() - jobs_[j].submitted_at);
 }
 
-// Live jobs in arrival order, at most kMaxListed.
-Status Engine::Jobs(const Request&, JsonWriter& w) const {
-  const std::vector<JobId> live = LiveJobs();
-  const size_t n = std::min(live.size(), kMaxListed);
+namespace {
+constexpr std::string_view kLiveStates[] = {"queued", "running", "blocked"};
+constexpr std::string_view kLiveSorts[] = {"job",    "age",     "weight", "tasks",
+                                           "queued", "running", "done"};
+// In JobOutcome's order (FinishedJobs compares positions with outcomes).
+constexpr std::string_view kFinishedStates[] = {"done", "failed", "cancelled"};
+constexpr std::string_view kFinishedSorts[] = {"job", "seconds", "tasks", "locality", "ended"};
+}  // namespace
+
+// Live jobs in arrival order (or r.sort), those with a task in r.state, at most r.limit.
+Status Engine::Jobs(const Request& r, JsonWriter& w) const {
+  if (r.finished) return FinishedJobs(r, w);
+  ListQuery q;
+  if (Status s = ParseListQuery(r, kLiveStates, kLiveSorts, &q); !s.ok()) return s;
+  const Cluster& c = sched_.cluster();
+  std::vector<JobId> live = LiveJobs();
+  if (q.state != ListQuery::kNone)
+    std::erase_if(live, [&](JobId j) {
+      const Job& job = c.job(j);
+      const uint32_t counts[] = {job.queued, job.running, job.blocked};
+      return counts[q.state] == 0;
+    });
+  SortIds(
+      live, q,
+      [&](JobId j, size_t field) {
+        const Job& job = c.job(j);
+        const double keys[] = {0,
+                               clock_.Now() - jobs_[j].submitted_at,
+                               job.weight,
+                               static_cast<double>(job.tasks.size()),
+                               static_cast<double>(job.queued),
+                               static_cast<double>(job.running),
+                               static_cast<double>(job.done)};
+        return keys[field];
+      },
+      [&](JobId j) { return std::string_view(jobs_[j].name); });
+  const size_t n = std::min(live.size(), q.limit);
   w.Field("count", static_cast<uint64_t>(live.size())).Field("truncated", n < live.size());
   w.Key("jobs").BeginArray();
   for (size_t i = 0; i < n; ++i) {
@@ -144,10 +242,55 @@ Status Engine::Jobs(const Request&, JsonWriter& w) const {
   return Status::Ok();
 }
 
+// The finished-job history, newest first (or r.sort), filtered by outcome.
+Status Engine::FinishedJobs(const Request& r, JsonWriter& w) const {
+  ListQuery q;
+  if (Status s = ParseListQuery(r, kFinishedStates, kFinishedSorts, &q); !s.ok()) return s;
+  std::vector<size_t> rows;
+  for (size_t i = history_.size(); i-- > 0;)
+    if (q.state == ListQuery::kNone || static_cast<size_t>(history_[i].outcome) == q.state)
+      rows.push_back(i);
+  SortIds(
+      rows, q,
+      [&](size_t i, size_t field) {
+        const Finished& f = history_[i];
+        const double keys[] = {0, f.seconds, static_cast<double>(f.tasks),
+                               f.done == 0 ? -1.0 : static_cast<double>(f.local) / f.done,
+                               f.ended_at};
+        return keys[field];
+      },
+      [&](size_t i) { return std::string_view(history_[i].name); });
+  const size_t n = std::min(rows.size(), q.limit);
+  w.Field("count", static_cast<uint64_t>(rows.size())).Field("truncated", n < rows.size());
+  w.Field("kept", history_cap_).Key("jobs").BeginArray();
+  for (size_t i = 0; i < n; ++i) WriteFinished(history_[rows[i]], w);
+  w.EndArray();
+  return Status::Ok();
+}
+
+// A finished job: its outcome, completion time (seconds) and the share of its finished
+// tasks that ran on a holder (null if none finished).
+void Engine::WriteFinished(const Finished& f, JsonWriter& w) const {
+  w.BeginObject().Field("job", f.name).Field("state", JobOutcomeName(f.outcome));
+  w.Field("tasks", f.tasks).Field("done", f.done).Field("seconds", f.seconds);
+  w.Key("locality");
+  if (f.done == 0)
+    w.Null();
+  else
+    w.Double(static_cast<double>(f.local) / f.done);
+  w.Key("ended_at");
+  if (f.ended_at == 0)
+    w.Null();
+  else
+    w.Double(f.ended_at);
+  w.EndObject();
+}
+
 void Engine::WriteTasks(JobId j, JsonWriter& w) const {
   const Cluster& c = sched_.cluster();
   const std::vector<TaskId>& ids = c.job(j).tasks;
   const size_t n = std::min(ids.size(), kMaxListed);
+  const WaitFacts facts = WaitFacts::Of(c, clock_.Now());
   w.Field("tasks_truncated", n < ids.size());
   w.Key("task_list").BeginArray();
   for (size_t i = 0; i < n; ++i) {
@@ -159,15 +302,115 @@ void Engine::WriteTasks(JobId j, JsonWriter& w) const {
     // from a snapshot that did not record it has no machine).
     if ((t.state == TaskState::kRunning || t.state == TaskState::kDone) && t.machine != kNoId)
       w.Field("machine", machine_names_.Name(t.machine)).Field("local", t.ran_local);
+    if (t.state == TaskState::kQueued || t.state == TaskState::kBlocked) {
+      WriteHolders(ids[i], w);
+      WriteWait(ids[i], facts, w);
+    }
     w.EndObject();
   }
   w.EndArray();
 }
 
+// A waiting task's replica holders: state, slots, tasks running, slots free for new work.
+void Engine::WriteHolders(TaskId t, JsonWriter& w) const {
+  const Cluster& c = sched_.cluster();
+  w.Key("holders").BeginArray();
+  for (const MachineId m : c.task(t).replicas) {
+    const Machine& machine = c.machine(m);
+    w.BeginObject().Field("machine", machine_names_.Name(m));
+    w.Field("state", MachineState(m)).Field("slots", machine.slots);
+    w.Field("running", machine.running).Field("free", FreeSlots(machine)).EndObject();
+  }
+  w.EndArray();
+}
+
+namespace {
+
+std::string Seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g s", s);
+  return buf;
+}
+
+// The job order a policy serves jobs by, as `help` and the config name it.
+std::string_view OrderName(const PolicyParams& p) {
+  return p.kind == PolicyKind::kFifo ? "fifo" : JobOrderName(p.job_order);
+}
+
+// One sentence saying why a task waits, from what ExplainWait found.
+std::string WaitDetail(const WaitInfo& i, const PolicyParams& p, const Job& job,
+                       std::string_view machine) {
+  const bool late = p.kind == PolicyKind::kLateBinding;
+  const std::string expected = i.expected_wait_s >= 0 && std::isfinite(i.expected_wait_s)
+                                   ? "; expected wait for a holder " + Seconds(i.expected_wait_s)
+                                   : "";
+  const std::string elsewhere =
+      late ? (i.longest_waiting ? "" : "; only the job waiting longest runs off its holders")
+      : i.remote_in_s > 0 ? "; it may run elsewhere in " + Seconds(i.remote_in_s)
+                          : "";
+  switch (i.reason) {
+    case WaitReason::kBlockedByMaps:
+      return "a reduce: waits for its job's " + std::to_string(job.maps_left) + " maps to finish";
+    case WaitReason::kNoLiveHolder:
+      return "no holder of its input is up and undrained" + elsewhere;
+    case WaitReason::kHoldersBusy:
+      return "every slot of its live holders is busy, and no other machine may take it now" +
+             expected;
+    case WaitReason::kRemoteRule:
+      if (late && i.longest_waiting)
+        return "its holders are busy; the expected wait for one (" + Seconds(i.expected_wait_s) +
+               ") is under the remote threshold 1/gamma - 1/alpha (" + Seconds(i.remote_wait_s) +
+               "), so it waits for them rather than run on a free machine";
+      if (late) return "its holders are busy" + elsewhere + expected;
+      return "its holders are busy; delay scheduling runs it elsewhere in " +
+             Seconds(i.remote_in_s) + " (after " + Seconds(i.remote_wait_s) +
+             " without a local start)";
+    case WaitReason::kBehindJobs:
+      return "machines that may start it have free slots, but " +
+             (i.jobs_ahead >= kMaxJobsAhead ? std::to_string(kMaxJobsAhead) + "+"
+                                            : std::to_string(i.jobs_ahead)) +
+             " jobs come first in the job order (" + std::string(OrderName(p)) + ")";
+    case WaitReason::kNextHeartbeat:
+      if (i.remote)
+        return "starts off its holders on the next heartbeat of a machine with a free slot, "
+               "such as " +
+               std::string(machine);
+      return "starts on " + std::string(machine) + "'s next heartbeat (a holder with a free slot)";
+    case WaitReason::kNoFreeSlot:
+      return "every slot of every usable machine is busy";
+  }
+  return "";
+}
+
+}  // namespace
+
+// Why a waiting task waits (algorithms/core/wait_reason.h), with the figures behind it.
+void Engine::WriteWait(TaskId t, const WaitFacts& facts, JsonWriter& w) const {
+  const Cluster& c = sched_.cluster();
+  const WaitInfo i = ExplainWait(sched_.policy(), c, t, facts);
+  const std::string_view machine = i.machine == kNoId ? "" : machine_names_.Name(i.machine);
+  w.Key("wait").BeginObject().Field("reason", WaitReasonName(i.reason));
+  w.Field("detail", WaitDetail(i, sched_.params(), c.job(c.task(t).job), machine));
+  if (i.machine != kNoId) w.Field("machine", machine).Field("remote", i.remote);
+  if (i.reason == WaitReason::kBehindJobs) w.Field("jobs_ahead", i.jobs_ahead);
+  if (i.remote_in_s >= 0) w.Field("remote_in_s", i.remote_in_s);
+  if (i.remote_wait_s >= 0) w.Field("remote_wait_s", i.remote_wait_s);
+  if (i.expected_wait_s >= 0 && std::isfinite(i.expected_wait_s))
+    w.Field("expected_wait_s", i.expected_wait_s);
+  w.EndObject();
+}
+
 Status Engine::JobDetail(const Request& r, JsonWriter& w) const {
-  if (const auto f = finished_.find(r.job); f != finished_.end()) {
-    w.Field("job", r.job).Field("state", JobOutcomeName(f->second.outcome));
-    w.Field("tasks", uint64_t{f->second.tasks}).Field("seconds", f->second.seconds);
+  const std::optional<JobId> live = LiveJob(r.job);
+  const Finished* f = live ? nullptr : FindFinished(r.job);
+  if (f != nullptr) {
+    w.Field("job", r.job).Field("state", JobOutcomeName(f->outcome));
+    w.Field("tasks", uint64_t{f->tasks}).Field("seconds", f->seconds).Field("done", f->done);
+    w.Key("locality");
+    if (f->done == 0)
+      w.Null();
+    else
+      w.Double(static_cast<double>(f->local) / f->done);
     return Status::Ok();
   }
   JobId j;
@@ -177,15 +420,40 @@ Status Engine::JobDetail(const Request& r, JsonWriter& w) const {
   return Status::Ok();
 }
 
-Status Engine::Machines(const Request&, JsonWriter& w) const {
+namespace {
+constexpr std::string_view kMachineSorts[] = {"machine", "slots", "running", "free", "local_queue"};
+}  // namespace
+
+// Machines as they joined (or r.sort), those in r.state, at most r.limit.
+Status Engine::Machines(const Request& r, JsonWriter& w) const {
+  ListQuery q;
+  if (Status s = ParseListQuery(r, kMachineStates, kMachineSorts, &q); !s.ok()) return s;
   const Cluster& c = sched_.cluster();
+  const Policy& p = sched_.policy();
+  std::vector<MachineId> ids;
+  for (MachineId m = 0; m < c.num_machines(); ++m)
+    if (q.state == ListQuery::kNone || MachineState(m) == kMachineStates[q.state])
+      ids.push_back(m);
+  SortIds(
+      ids, q,
+      [&](MachineId m, size_t field) {
+        const Machine& machine = c.machine(m);
+        const double keys[] = {
+            0, static_cast<double>(machine.slots), static_cast<double>(machine.running),
+            static_cast<double>(FreeSlots(machine)), static_cast<double>(p.LocalQueueLength(m))};
+        return keys[field];
+      },
+      [&](MachineId m) { return machine_names_.Name(m); });
+  const size_t n = std::min<size_t>(ids.size(), r.limit == 0 ? ids.size() : r.limit);
+  w.Field("count", static_cast<uint64_t>(ids.size())).Field("truncated", n < ids.size());
   w.Key("machines").BeginArray();
-  for (MachineId m = 0; m < c.num_machines(); ++m) {
-    const Machine& machine = c.machine(m);
-    w.BeginObject().Field("machine", machine_names_.Name(m)).Field("slots", machine.slots);
-    w.Field("running", machine.running).Field("up", machine.up);
-    w.Field("draining", machine.draining).Field("state", MachineState(m));
-    w.Field("local_queue", sched_.policy().LocalQueueLength(m)).EndObject();
+  for (size_t i = 0; i < n; ++i) {
+    const Machine& machine = c.machine(ids[i]);
+    w.BeginObject().Field("machine", machine_names_.Name(ids[i]));
+    w.Field("state", MachineState(ids[i])).Field("slots", machine.slots);
+    w.Field("running", machine.running).Field("free", FreeSlots(machine));
+    w.Field("up", machine.up).Field("draining", machine.draining);
+    w.Field("local_queue", p.LocalQueueLength(ids[i])).EndObject();
   }
   w.EndArray();
   return Status::Ok();

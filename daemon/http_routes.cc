@@ -5,6 +5,8 @@
 #include "daemon/dispatcher.h"
 #include "daemon/metrics_text.h"
 #include "daemon/web_assets.h"
+#include "io/wire/command_table.h"
+#include "io/wire/json_writer.h"
 
 namespace locsched {
 
@@ -47,6 +49,67 @@ HttpReply Queues(Dispatcher& d, std::string_view query) {
   return ControlOp(d, "{\"op\":\"queues\",\"top\":" + std::to_string(n) + "}");
 }
 
+// %XX escapes and '+' as a space, as a form encodes them; false on a broken escape.
+bool PercentDecode(std::string_view in, std::string* out) {
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == '+') {
+      out->push_back(' ');
+    } else if (in[i] != '%') {
+      out->push_back(in[i]);
+    } else {
+      unsigned value = 0;
+      if (i + 2 >= in.size()) return false;
+      const auto r = std::from_chars(in.data() + i + 1, in.data() + i + 3, value, 16);
+      if (r.ptr != in.data() + i + 3) return false;
+      out->push_back(static_cast<char>(value));
+      i += 2;
+    }
+  }
+  return true;
+}
+
+// The read-only op `op` with the query's parameters as its fields ("/jobs?state=queued&
+// limit=5"), typed by the command table; the op checks the values as on the socket.
+HttpReply OpWithQuery(Dispatcher& d, Op op, std::string_view query) {
+  const CommandSpec& spec = SpecOf(op);
+  std::string line;
+  JsonWriter w(&line);
+  w.BeginObject().Field("op", spec.name);
+  for (std::string_view rest = query; !rest.empty();) {
+    const size_t amp = rest.find('&');
+    const std::string_view pair = rest.substr(0, amp);
+    rest = amp == rest.npos ? std::string_view() : rest.substr(amp + 1);
+    if (pair.empty()) continue;
+    const size_t eq = pair.find('=');
+    const std::string_view key = pair.substr(0, eq);
+    std::string value;
+    const FieldSpec* f = FindField(spec.fields, key);
+    if (f == nullptr) {
+      std::string valid;
+      for (const FieldSpec& x : spec.fields)
+        valid += (valid.empty() ? "" : ", ") + std::string(x.name);
+      return {400, kText, std::string(key) + ": unknown parameter (one of: " + valid + ")\n",
+              false};
+    }
+    if (!PercentDecode(eq == pair.npos ? std::string_view() : pair.substr(eq + 1), &value))
+      return {400, kText, std::string(key) + ": a broken %-escape\n", false};
+    w.Key(f->name);
+    uint64_t n = 0;
+    const auto r = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (f->type == FieldType::kCount || f->type == FieldType::kPositive) {
+      if (value.empty() || r.ec != std::errc() || r.ptr != value.data() + value.size())
+        return {400, kText, std::string(key) + ": expected a count, got '" + value + "'\n", false};
+      w.Uint(n);
+    } else if (f->type == FieldType::kBool) {
+      w.Bool(value.empty() || value == "true" || value == "1");
+    } else {
+      w.String(value);
+    }
+  }
+  w.EndObject();
+  return ControlOp(d, line);
+}
+
 HttpReply Api(std::string_view path, std::string_view query, Dispatcher& d) {
   if (path == "/metrics") {
     HttpReply reply{200, kPrometheus, {}, false};
@@ -55,7 +118,9 @@ HttpReply Api(std::string_view path, std::string_view query, Dispatcher& d) {
   }
   if (path == "/status") return ControlOp(d, R"({"op":"status"})");
   if (path == "/queues") return Queues(d, query);
-  if (path == "/machines") return ControlOp(d, R"({"op":"machines"})");
+  if (path == "/machines") return OpWithQuery(d, Op::kMachines, query);
+  if (path == "/jobs") return OpWithQuery(d, Op::kJobs, query);
+  if (path == "/job") return OpWithQuery(d, Op::kJob, query);
   return {404, kText, {}, false};
 }
 
@@ -68,8 +133,8 @@ HttpReply RouteHttp(std::string_view method, std::string_view target, Dispatcher
   const WebAsset* asset = nullptr;
   for (const WebAsset& a : WebAssets())
     if (a.path == path) asset = &a;
-  const bool api =
-      path == "/metrics" || path == "/status" || path == "/queues" || path == "/machines";
+  const bool api = path == "/metrics" || path == "/status" || path == "/queues" ||
+                   path == "/machines" || path == "/jobs" || path == "/job";
   if (!asset && !api) return {404, kText, "no such page: " + std::string(path) + "\n", false};
   if (method != "GET")
     return {405, kText, "only GET is served; got " + std::string(method) + "\n", false};

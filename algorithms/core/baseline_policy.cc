@@ -109,7 +109,7 @@ Pick BaselinePolicy::PickDelay(MachineId m) {
         NoteWaitSince(j);
       }
       pick = Pick{t, j};
-    } else if (now_ - job.wait_since >= delay_wait_) {
+    } else if (RemoteIn(job, now_) <= 0) {
       pick = Pick{index_.FindAny(j), j};
     } else {
       return true;
@@ -122,6 +122,56 @@ Pick BaselinePolicy::PickDelay(MachineId m) {
     CountHolders(pick.task, -1);
   }
   return pick;
+}
+
+uint32_t BaselinePolicy::JobsAhead(JobId j, uint32_t cap) const {
+  uint32_t ahead = 0;
+  order_.ForEachInOrder([&](JobId k) { return k != j && ++ahead < cap; });
+  return ahead;
+}
+
+WaitInfo BaselinePolicy::Explain(const Cluster&, TaskId t, const WaitFacts& facts) const {
+  const JobId j = cluster_.task(t).job;
+  if (facts.memo.job != j) facts.memo = {j, JobsAhead(j, kMaxJobsAhead), kNoId};
+  WaitInfo info;
+  info.jobs_ahead = facts.memo.jobs_ahead;
+  if (kind_ == PolicyKind::kDelay) return ExplainDelay(t, facts, info);
+  // Fair and fifo: every free slot serves the first job of the order, local task first.
+  const HolderSlots h = HoldersOf(cluster_, t);
+  const MachineId m = h.free_holder != kNoId ? h.free_holder : facts.free_machine;
+  info.reason = m == kNoId            ? WaitReason::kNoFreeSlot
+                : info.jobs_ahead > 0 ? WaitReason::kBehindJobs
+                                      : WaitReason::kNextHeartbeat;
+  if (info.reason == WaitReason::kNextHeartbeat) {
+    info.machine = m;
+    info.remote = m != h.free_holder;
+  }
+  return info;
+}
+
+// Delay scheduling: jobs in fair order; a holder's free slot runs the job's local task, any
+// other free slot runs it only once RemoteIn reaches 0.
+WaitInfo BaselinePolicy::ExplainDelay(TaskId t, const WaitFacts& facts, WaitInfo info) const {
+  const HolderSlots h = HoldersOf(cluster_, t);
+  const double left = RemoteIn(cluster_.job(cluster_.task(t).job), facts.now);
+  info.remote_wait_s = delay_wait_;
+  info.remote_in_s = left > 0 ? left : 0;
+  MachineId m = h.free_holder;
+  if (m == kNoId) {
+    info.reason = h.live == 0 ? WaitReason::kNoLiveHolder : WaitReason::kHoldersBusy;
+    if (facts.free_machine == kNoId) return info;
+    if (left > 0) {
+      if (h.live > 0) info.reason = WaitReason::kRemoteRule;
+      return info;
+    }
+    m = facts.free_machine;
+  }
+  info.reason = info.jobs_ahead > 0 ? WaitReason::kBehindJobs : WaitReason::kNextHeartbeat;
+  if (info.reason == WaitReason::kNextHeartbeat) {
+    info.machine = m;
+    info.remote = m != h.free_holder;
+  }
+  return info;
 }
 
 Pick BaselinePolicy::PickFor(MachineId m) {

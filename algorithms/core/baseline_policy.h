@@ -32,6 +32,10 @@ class BaselinePolicy final : public Policy {
   void SetNow(double now_s) override { now_ = now_s; }
   QueueStats Stats() const override { return QueueStats{queued_, 0, 0}; }
   uint64_t LocalQueueLength(MachineId) const override { return 0; }
+  /// Why queued task t waits, by PickFor's rules: fair and fifo serve the first job of the
+  /// order on any free slot; delay scheduling runs a job off its holders only after W.
+  WaitInfo Explain(const Cluster& cluster, TaskId t, const WaitFacts& facts) const override;
+  uint32_t JobsAhead(JobId j, uint32_t cap) const override;
 
  private:
   Pick PickFromJob(JobId j, MachineId m);
@@ -42,6 +46,9 @@ class BaselinePolicy final : public Policy {
   void NoteWaitSince(JobId j);
   bool NoJobHasWaited();
   bool WaitIsLive(const std::pair<double, JobId>& e) const;
+  // Delay scheduling's rule: seconds until job j may run off its holders (<= 0: it may).
+  double RemoteIn(const Job& job, double now) const { return delay_wait_ - (now - job.wait_since); }
+  WaitInfo ExplainDelay(TaskId t, const WaitFacts& facts, WaitInfo info) const;
 
   Cluster& cluster_;
   PolicyKind kind_;

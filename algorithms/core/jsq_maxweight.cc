@@ -195,6 +195,21 @@ void JsqMaxWeight::OnMachineUnavailable(MachineId m) {
   for (TaskId t : queues_.DrainQueue(m)) queues_.Push(t, Route(t));
 }
 
+WaitInfo JsqMaxWeight::Explain(const Cluster&, TaskId t, const WaitFacts& facts) const {
+  const uint32_t q = cluster_.task(t).queue;
+  const bool remote = q == LocalityQueues::kRemote;
+  const MachineId m = remote ? facts.free_machine : q;
+  WaitInfo info;
+  if (m == kNoId || locsched::FreeSlots(cluster_.machine(m)) == 0) {
+    info.reason = remote ? WaitReason::kNoFreeSlot : WaitReason::kHoldersBusy;
+    return info;
+  }
+  info.reason = WaitReason::kNextHeartbeat;
+  info.machine = m;
+  info.remote = remote;
+  return info;
+}
+
 void JsqMaxWeight::SetRates(double alpha, double gamma) {
   alpha_ = alpha;
   gamma_ = gamma;

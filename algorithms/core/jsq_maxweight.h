@@ -39,6 +39,9 @@ class JsqMaxWeight final : public Policy {
   }
   QueueStats Stats() const override;
   uint64_t LocalQueueLength(MachineId m) const override { return queues_.Length(m); }
+  /// Why queued task t waits: in the local queue of the machine JSQ routed it to (that
+  /// machine's free slot serves it), or in R, which any machine's free slot may serve.
+  WaitInfo Explain(const Cluster& cluster, TaskId t, const WaitFacts& facts) const override;
 
   /// The queue task t joins now (a machine id or LocalityQueues::kRemote): JSQ, then under
   /// `priority` a local queue where few tasks would run before it instead of R.

@@ -177,6 +177,18 @@ double LateBinding::AheadShare(JobId j) const {
   return 1;
 }
 
+// LongestWaiting without dropping the superseded entries it passes (for Explain).
+JobId LateBinding::OldestWaiting() const {
+  for (const auto& [j, stamp] : progress_)
+    if (Waiting(j, stamp)) return j;
+  return kNoId;
+}
+
+// The aging bound: the job waiting longest started nothing for more than job_aging.
+bool LateBinding::Aged(JobId oldest, double now) const {
+  return aging_ > 0 && oldest != kNoId && now - since_[oldest] > aging_;
+}
+
 double LateBinding::ExpectedLocalWait(TaskId t) const {
   // Tasks queued at t's holders other than t (each is counted at each of its holders, and
   // any of them may take it: a holder's share is its count over the replication) that they
@@ -249,7 +261,7 @@ bool LateBinding::QuickRemote(TaskId t) const {
 Pick LateBinding::PickFor(MachineId m) {
   if (queued_ == 0) return Pick{};
   const JobId oldest = LongestWaiting();
-  if (aging_ > 0 && oldest != kNoId && now_ - since_[oldest] > aging_) {
+  if (Aged(oldest, now_)) {
     // The aging bound: a job that started nothing for that long goes first.
     TaskId t = index_.FindLocal(oldest, m);
     if (t == kNoId) t = RackLocal(oldest, m);
@@ -298,6 +310,49 @@ Pick LateBinding::OffHolder(MachineId m, JobId* from, TaskId* any) {
     }
   }
   return Pick{};
+}
+
+uint32_t LateBinding::JobsAhead(JobId j, uint32_t cap) const {
+  uint32_t ahead = 0;
+  order_.ForEachInOrder([&](JobId k) { return k != j && ++ahead < cap; });
+  return ahead;
+}
+
+WaitInfo LateBinding::Explain(const Cluster&, TaskId t, const WaitFacts& facts) const {
+  const JobId j = cluster_.task(t).job;
+  if (facts.memo.job != j) facts.memo = {j, JobsAhead(j, kMaxJobsAhead), OldestWaiting()};
+  const JobId oldest = facts.memo.oldest;
+  WaitInfo info;
+  info.remote_wait_s = remote_wait_;
+  info.longest_waiting = j == oldest;
+  info.jobs_ahead = facts.memo.jobs_ahead;
+  const HolderSlots h = HoldersOf(cluster_, t);
+  const auto starts_on = [&info](MachineId m, bool remote) {
+    info.reason = WaitReason::kNextHeartbeat;
+    info.machine = m;
+    info.remote = remote;
+    return info;
+  };
+  if (j == oldest && Aged(oldest, facts.now)) {
+    // Past the aging bound its job goes first on any free slot.
+    if (h.free_holder != kNoId) return starts_on(h.free_holder, false);
+    if (facts.free_machine != kNoId) return starts_on(facts.free_machine, true);
+  }
+  if (h.free_holder != kNoId) {
+    // A holder's free slot takes a task local to it, the first job of the order first.
+    if (info.jobs_ahead == 0 || h.free_on_free_holder >= local_.count(h.free_holder))
+      return starts_on(h.free_holder, false);
+    info.reason = WaitReason::kBehindJobs;
+    return info;
+  }
+  info.expected_wait_s = ExpectedLocalWait(t);
+  info.reason = h.live == 0 ? WaitReason::kNoLiveHolder : WaitReason::kHoldersBusy;
+  if (facts.free_machine == kNoId) return info;
+  // The two jobs offered a run off their holders (OffHolder), by the same rule.
+  const bool offered = j == oldest || j == back_.Top();
+  if (offered && MayRunOff(t, remote_wait_ + 1 / alpha_)) return starts_on(facts.free_machine, true);
+  if (h.live > 0) info.reason = WaitReason::kRemoteRule;
+  return info;
 }
 
 // Every runnable job's place may change: they leave the order and enter it again.

@@ -58,11 +58,18 @@ class LateBinding final : public Policy {
   size_t progress_entries() const { return progress_.size(); }
   /// Expected wait of queued task t for a slot on one of its replica holders.
   double ExpectedLocalWait(TaskId t) const;
+  /// Why queued task t waits, by PickFor's rules: a holder's free slot takes a local task
+  /// by the job order; off its holders only the job waiting longest runs, once the
+  /// expected wait exceeds remote_wait(); a job past the aging bound runs anywhere.
+  WaitInfo Explain(const Cluster& cluster, TaskId t, const WaitFacts& facts) const override;
+  uint32_t JobsAhead(JobId j, uint32_t cap) const override;
 
  private:
   Pick Take(TaskId t, JobId j);
   void Unqueue(TaskId t);
   JobId LongestWaiting();
+  JobId OldestWaiting() const;
+  bool Aged(JobId oldest, double now) const;
   void MarkProgress(JobId j);
   void WalkAdmit(JobId j);
   bool Waiting(JobId j, double stamp) const;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "algorithms/core/cluster.h"
+#include "algorithms/core/wait_reason.h"
 
 namespace locsched {
 
@@ -142,6 +143,17 @@ class Policy {
   virtual QueueStats Stats() const = 0;
   /// Tasks queued for machine m specifically (its local queue), if the policy has one.
   virtual uint64_t LocalQueueLength(MachineId m) const = 0;
+  /// Why queued task t is not running (wait_reason.h): by default from its holders alone
+  /// (a live holder with a free slot starts it, else it waits for them); policies with a
+  /// job order or a locality rule answer by that rule.
+  virtual WaitInfo Explain(const Cluster& cluster, TaskId t, const WaitFacts& facts) const;
+  /// Runnable jobs before job j in the policy's job order, counting at most `cap` (0 for a
+  /// policy without one).
+  virtual uint32_t JobsAhead(JobId j, uint32_t cap) const {
+    (void)j;
+    (void)cap;
+    return 0;
+  }
 };
 
 /// Builds the policy selected by params over `cluster` (which must outlive it).

@@ -56,6 +56,23 @@ constexpr F kTaskAdd[] = {
 };
 constexpr F kJob[] = {{"job", T::kName, true, "job name"}};
 constexpr F kQueues[] = {{"top", T::kCount, false, "how many local queues to list (default 10)"}};
+constexpr F kJobs[] = {
+    {"state", T::kString, false,
+     "only jobs in this state: live queued, running or blocked (a task in it); finished done, "
+     "failed or cancelled"},
+    {"sort", T::kString, false,
+     "field to sort by, -field for descending: live job, age, weight, tasks, queued, running, "
+     "done; finished job, seconds, tasks, locality, ended (default: arrival; finished: newest)"},
+    {"limit", T::kCount, false, "most jobs listed (default: all, up to 10000)"},
+    {"finished", T::kBool, false, "list the last finished jobs (history.finished_jobs)"},
+};
+constexpr F kMachines[] = {
+    {"state", T::kString, false, "only machines in this state: up, draining or down"},
+    {"sort", T::kString, false,
+     "field to sort by, -field for descending: machine, slots, running, free, local_queue "
+     "(default: as they joined)"},
+    {"limit", T::kCount, false, "most machines listed (default: all)"},
+};
 constexpr F kHelp[] = {{"command", T::kString, false, "a command to describe (default: all)"}};
 constexpr std::span<const F> kNone;
 
@@ -85,9 +102,12 @@ constexpr std::array<CommandSpec, kOpCount> kTable{{
      "uptime, machines, queued and running tasks, rates"},
     {"queues", Op::kQueues, kBoth, kAnyone, kQueues,
      "remote queue, longest local queues, histogram"},
-    {"jobs", Op::kJobs, kBoth, kAnyone, kNone, "live jobs with their counts"},
-    {"job", Op::kJob, kBoth, kAnyone, kJob, "one job in detail"},
-    {"machines", Op::kMachines, kBoth, kAnyone, kNone, "machines with their state and queues"},
+    {"jobs", Op::kJobs, kBoth, kAnyone, kJobs,
+     "live jobs with their counts, or the finished ones; filter and sort"},
+    {"job", Op::kJob, kBoth, kAnyone, kJob,
+     "one job in detail: each waiting task's holders and why it waits"},
+    {"machines", Op::kMachines, kBoth, kAnyone, kMachines,
+     "machines with their state and queues; filter and sort"},
     {"help", Op::kHelp, kBoth, kAnyone, kHelp, "the commands and their fields"},
     {"metrics", Op::kMetrics, kBoth, kAnyone, kNone, "Prometheus text exposition"},
     {"reload", Op::kReload, kControl, kAdmin, kNone, "re-read the configuration file"},

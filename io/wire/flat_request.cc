@@ -166,6 +166,8 @@ void Set(const Member& m, Request* out) {
     *n = m.count;
   else if (m.key == "drain")
     out->drain = m.flag;
+  else if (m.key == "finished")
+    out->finished = m.flag;
 }
 
 // Bit i stands for spec.fields[i]; the two top bits for "op" and "id".

@@ -149,6 +149,8 @@ Status Fill(const object& obj, Request* out) {
       out->weight = double(v);
     else if (key == "drain")
       out->drain = bool(v);
+    else if (key == "finished")
+      out->finished = bool(v);
     else if (key == "tasks")
       tasks = DecodeTasks(v.get_array().value_unsafe(), out);
   }
@@ -312,6 +314,8 @@ std::string* StringField(Request& r, std::string_view key) {
   if (key == "rack") return &r.rack;
   if (key == "reason") return &r.reason;
   if (key == "command") return &r.command;
+  if (key == "state") return &r.state;
+  if (key == "sort") return &r.sort;
   return nullptr;
 }
 
@@ -320,6 +324,7 @@ uint64_t* CountField(Request& r, std::string_view key) {
   if (key == "tasks_total") return &r.tasks_total;
   if (key == "slots") return &r.slots;
   if (key == "top") return &r.top;
+  if (key == "limit") return &r.limit;
   return nullptr;
 }
 
@@ -328,7 +333,10 @@ uint64_t* CountField(Request& r, std::string_view key) {
 void Request::Clear() {
   op = Op::kStatus;
   has_id = id_is_number = false;
-  for (std::string* s : {&id, &machine, &job, &task, &rack, &reason, &command}) s->clear();
+  for (std::string* s : {&id, &machine, &job, &task, &rack, &reason, &command, &state, &sort})
+    s->clear();
+  limit = 0;
+  finished = false;
   slots = 1;
   free_slots = 0;
   top = 10;
@@ -377,6 +385,10 @@ uint64_t RequestHash(const Request& r) {
   for (const std::string* s : {&r.machine, &r.job, &r.task, &r.rack, &r.reason, &r.command})
     h.Bytes(*s);
   h.Number(r.slots).Number(r.free_slots).Number(r.top).Real(r.weight).Number(r.drain);
+  // The listing fields only when set, so every other request hashes as it always did (the
+  // hashes of a snapshot's dedupe window stay valid across an upgrade).
+  if (!r.state.empty() || !r.sort.empty() || r.limit != 0 || r.finished)
+    h.Bytes(r.state).Bytes(r.sort).Number(r.limit).Number(r.finished);
   h.Number(r.tasks_total).Number(r.tasks.size());
   for (const TaskRequest& t : r.tasks) {
     h.Bytes(t.task).Number(static_cast<uint64_t>(t.kind)).Real(t.size).Real(t.duration);

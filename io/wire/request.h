@@ -33,6 +33,9 @@ struct Request {
   std::string id;             ///< the "id" as text (a string, or an integer's digits)
   bool id_is_number = false;  ///< the "id" was an integer (replies echo it as one)
   std::string machine, job, task, rack, reason, command;
+  std::string state, sort;  ///< jobs, machines: the state to list and the field to sort by
+  uint64_t limit = 0;       ///< jobs, machines: most entries listed (0: all)
+  bool finished = false;    ///< jobs: the finished-job history instead of the live jobs
   uint64_t slots = 1;
   uint64_t free_slots = 0;
   uint64_t top = 10;
@@ -47,10 +50,10 @@ struct Request {
 };
 
 /// The string member that a field named `key` fills (machine, job, task, rack,
-/// reason, command), or nullptr. Both decoders map fields through it (the fuzz target
+/// reason, command, state, sort), or nullptr. Both decoders map fields through it (the fuzz target
 /// keeps its own map, as an independent check).
 std::string* StringField(Request& r, std::string_view key);
-/// The unsigned integer member that a field named `key` fills (free_slots, slots, top),
+/// The unsigned integer member that a field named `key` fills (free_slots, slots, top, limit),
 /// or nullptr.
 uint64_t* CountField(Request& r, std::string_view key);
 

@@ -70,6 +70,31 @@ TEST_CASE("GET /status and /queues answer the control ops' JSON") {
   CHECK(bad.body == "top: expected a count, got 'many'\n");
 }
 
+TEST_CASE("/job, /jobs and /machines take the ops' fields as query parameters") {
+  Harness h;
+  h.Machines(2);
+  h.Ok(R"({"op":"job_submit","job":"a b","tasks":[{"task":"t","replicas":["m0"]}]})");
+  h.Ok(R"({"op":"job_submit","job":"c","tasks":[{"task":"t","replicas":["m1"]},)"
+       R"({"task":"u","replicas":["m1"]}]})");
+  const json job = json::parse(RouteHttp("GET", "/job?job=a%20b", h.dispatcher).body);
+  CHECK(job["job"] == "a b");
+  CHECK(job["task_list"][0]["wait"]["reason"] == "next_heartbeat");
+  CHECK(job["task_list"][0]["holders"][0]["machine"] == "m0");
+  const json jobs =
+      json::parse(RouteHttp("GET", "/jobs?state=queued&sort=-queued&limit=1", h.dispatcher).body);
+  REQUIRE(jobs["jobs"].size() == 1);
+  CHECK(jobs["jobs"][0]["job"] == "c");
+  CHECK(json::parse(RouteHttp("GET", "/jobs?finished", h.dispatcher).body)["kept"] == 1000);
+  const HttpReply bad = RouteHttp("GET", "/machines?state=gone", h.dispatcher);
+  CHECK(bad.status == 400);
+  CHECK(Has(bad.body, "state: unknown state 'gone'"));
+  const HttpReply unknown = RouteHttp("GET", "/machines?color=red", h.dispatcher);
+  CHECK(unknown.status == 400);
+  CHECK(unknown.body == "color: unknown parameter (one of: state, sort, limit)\n");
+  CHECK(RouteHttp("GET", "/jobs?limit=x", h.dispatcher).status == 400);
+  CHECK(RouteHttp("GET", "/job?job=%4", h.dispatcher).status == 400);
+}
+
 TEST_CASE("the dashboard's files are served from the binary") {
   Harness h;
   const HttpReply page = RouteHttp("GET", "/", h.dispatcher);

@@ -148,6 +148,9 @@ json DeepView(Node& n) {
   for (const json& j : v["jobs"]["jobs"]) {
     json detail = n.Send(R"({"op":"job","job":)" + Q(j["job"]) + "}");
     detail.erase("age_s");  // wall clock
+    // Why a task waits reads the clock now, and policy state a snapshot does not keep (when
+    // each job last started a task); its holders must still match.
+    for (json& t : detail["task_list"]) t.erase("wait");
     v["job " + j["job"].get<std::string>()] = detail;
   }
   return v;

@@ -36,6 +36,8 @@ const std::string* StringMember(const Request& r, std::string_view field) {
   if (field == "rack") return &r.rack;
   if (field == "reason") return &r.reason;
   if (field == "command") return &r.command;
+  if (field == "state") return &r.state;
+  if (field == "sort") return &r.sort;
   return nullptr;
 }
 
@@ -73,6 +75,8 @@ void CheckNumbers(const Request& r, const CommandSpec& spec) {
   Expect(!lacks("weight") || r.weight == 1, "weight keeps its default", spec.name);
   Expect(!lacks("drain") || r.drain, "drain keeps its default", spec.name);
   Expect(!lacks("tasks_total") || r.tasks_total == 0, "tasks_total keeps its default", spec.name);
+  Expect(!lacks("limit") || r.limit == 0, "limit keeps its default", spec.name);
+  Expect(!lacks("finished") || !r.finished, "finished keeps its default", spec.name);
 }
 
 // A decoded request: a valid op, required names filled, unused fields at their defaults.
@@ -81,7 +85,8 @@ void CheckRequest(const Request& r) {
   const CommandSpec& spec = SpecOf(r.op);
   Expect(spec.op == r.op, "SpecOf(op) is op's row", spec.name);
   Expect(r.has_id == !r.id.empty(), "has_id iff a non-empty id", r.id);
-  for (std::string_view field : {"machine", "job", "task", "rack", "reason", "command"}) {
+  for (std::string_view field :
+       {"machine", "job", "task", "rack", "reason", "command", "state", "sort"}) {
     const FieldSpec* f = FindField(spec.fields, field);
     const std::string& value = *StringMember(r, field);
     if (f == nullptr) Expect(value.empty(), "a field the op lacks keeps its default", field);

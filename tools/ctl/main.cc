@@ -46,6 +46,7 @@ struct Verb {
   const CommandSpec* spec = nullptr;
   std::map<std::string, std::string> values;
   json fixed = json::object();
+  std::map<std::string, const CLI::Option*> switches;  // true/false fields: --field alone is true
 };
 
 struct CtlError {
@@ -103,6 +104,9 @@ json BuildRequest(const Verb& v) {
     const auto it = v.values.find(std::string(f.name));
     if (it != v.values.end() && !it->second.empty())
       req[std::string(f.name)] = FieldValue(f, it->second);
+    else if (const auto sw = v.switches.find(std::string(f.name));
+             sw != v.switches.end() && sw->second->count() > 0)
+      req[std::string(f.name)] = true;
   }
   return req;
 }
@@ -289,7 +293,9 @@ CLI::App* AddVerb(CLI::App& app, const std::string& name, const std::string& hel
     if (f.required) {
       sub->add_option(std::string(f.name), value, std::string(f.help))->required();
     } else {
-      sub->add_option("--" + std::string(f.name), value, std::string(f.help));
+      CLI::Option* opt = sub->add_option("--" + std::string(f.name), value, std::string(f.help));
+      if (f.type == FieldType::kBool)
+        v.switches[std::string(f.name)] = opt->expected(0, 1)->type_name("[true|false]");
       flags.push_back("--" + std::string(f.name));
     }
   }
@@ -302,7 +308,7 @@ void AddVerbs(CLI::App& app, std::deque<Verb>& store, std::map<CLI::App*, Verb*>
               VerbList* verbs) {
   for (const CommandSpec& spec : CommandTable()) {
     if (!(spec.flags & kControlSocket)) continue;
-    Verb& v = store.emplace_back(Verb{&spec, {}, json::object()});
+    Verb& v = store.emplace_back(Verb{&spec, {}, json::object(), {}});
     std::string help(spec.summary);
     if (spec.access == Access::kAdmin) help += " (admin)";
     by_sub[AddVerb(app, std::string(spec.name), help, v, verbs)] = &v;
@@ -320,7 +326,7 @@ void AddVerbs(CLI::App& app, std::deque<Verb>& store, std::map<CLI::App*, Verb*>
        "let MACHINE take tasks again (machine_drain --drain false) (admin)"},
   };
   for (const Alias& a : aliases) {
-    Verb& v = store.emplace_back(Verb{&SpecOf(a.op), {}, a.fixed});
+    Verb& v = store.emplace_back(Verb{&SpecOf(a.op), {}, a.fixed, {}});
     by_sub[AddVerb(app, a.name, a.help, v, verbs)] = &v;
   }
 }
@@ -452,6 +458,17 @@ int RunHelp(const Options& o, const Verb& v, CLI::App& app, const VerbList& verb
   return 0;
 }
 
+// `--sort -field` sorts descending: joined into `--sort=-field` so the parser does not take
+// the value for an option.
+void JoinSortValues(std::vector<std::string>* args) {
+  for (size_t i = 0; i + 1 < args->size(); ++i)
+    if ((*args)[i] == "--sort" && (*args)[i + 1].size() > 1 && (*args)[i + 1][0] == '-' &&
+        (*args)[i + 1][1] != '-') {
+      (*args)[i] += "=" + (*args)[i + 1];
+      args->erase(args->begin() + static_cast<ptrdiff_t>(i) + 1);
+    }
+}
+
 int Main(int argc, char** argv) {
   CLI::App app{"locschedctl: inspect and steer a running locschedd over its control socket.",
                "locschedctl"};
@@ -499,6 +516,7 @@ int Main(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
   try {
     NormalizeVerb(verbs, &args);
+    JoinSortValues(&args);
   } catch (const CtlError& e) {
     std::cerr << "locschedctl: " << e.message << "\n";
     return e.code;

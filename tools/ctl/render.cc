@@ -125,15 +125,65 @@ std::string RenderQueues(const json& r) {
   return out + RenderTable(hist);
 }
 
+// A waiting task's holders: "n0 up 0/2 free, n1 down".
+std::string HolderText(const json& holders) {
+  std::string out;
+  for (const json& h : holders) {
+    out += (out.empty() ? "" : ", ") + Cell(h["machine"]) + " " + Cell(h["state"]);
+    if (h["state"] == "up") out += " " + Cell(h["free"]) + "/" + Cell(h["slots"]) + " free";
+  }
+  return out.empty() ? "-" : out;
+}
+
+// Most waiting tasks `job` explains in text (--json has every one).
+constexpr size_t kWaitRows = 50;
+
+// The waiting tasks of a job: holders, the reason and what it means.
+std::string RenderWaits(const json& tasks) {
+  Rows rows{{"task", "holders", "reason", "why"}};
+  size_t waiting = 0;
+  for (const json& t : tasks) {
+    if (!t.contains("wait")) continue;
+    if (++waiting > kWaitRows) continue;
+    rows.push_back({Cell(t["task"]), HolderText(t["holders"]), Cell(t["wait"]["reason"]),
+                    Cell(t["wait"]["detail"])});
+  }
+  if (waiting == 0) return "";
+  std::string out = "\nwaiting tasks:\n" + RenderTable(rows);
+  if (waiting > kWaitRows)
+    out += "(" + std::to_string(waiting - kWaitRows) + " more waiting; --json lists them all)\n";
+  return out;
+}
+
 std::string RenderJob(const json& r) {
   std::string out;
   for (const char* k : {"job", "state", "weight", "tasks", "queued", "running", "done", "maps_left",
                         "age_s", "seconds"})
     if (r.contains(k)) out += std::string(k) + ": " + Cell(r[k]) + "\n";
+  if (r.contains("locality")) out += "locality: " + Percent(r["locality"]) + "\n";
   if (!r.contains("task_list")) return out;
   out += "\n" + RenderTable(ObjectRows(r["task_list"],
                                        {"task", "kind", "state", "attempts", "machine", "local"}));
   if (r["tasks_truncated"].get<bool>()) out += "(list truncated)\n";
+  return out + RenderWaits(r["task_list"]);
+}
+
+// jobs: the live jobs, or the finished ones (they carry a completion time in seconds).
+std::string RenderJobs(const json& r) {
+  const bool finished = r.contains("kept");
+  Rows rows =
+      finished
+          ? Rows{{"job", "state", "tasks", "seconds", "locality"}}
+          : ObjectRows(r["jobs"], {"job", "weight", "tasks", "queued", "running", "done", "age_s"});
+  if (finished)
+    for (const json& j : r["jobs"])
+      rows.push_back({Cell(j["job"]), Cell(j["state"]), Cell(j["tasks"]), Cell(j["seconds"]),
+                      Percent(j["locality"])});
+  std::string out = RenderTable(rows);
+  if (r["truncated"].get<bool>())
+    out += "(" + std::to_string(r["jobs"].size()) + " of " + Cell(r["count"]) + " listed)\n";
+  if (finished)
+    out += "(the last " + Cell(r["kept"]) + " finished jobs are kept: history.finished_jobs)\n";
   return out;
 }
 
@@ -214,13 +264,13 @@ std::string RenderReply(std::string_view command, const json& r) {
   if (command == "queues") return RenderQueues(r);
   if (command == "job") return RenderJob(r);
   if (command == "metrics") return r["text"].get<std::string>();
-  if (command == "jobs")
-    return RenderTable(ObjectRows(
-               r["jobs"], {"job", "weight", "tasks", "queued", "running", "done", "age_s"})) +
-           (r["truncated"].get<bool>() ? "(list truncated)\n" : "");
+  if (command == "jobs") return RenderJobs(r);
   if (command == "machines")
-    return RenderTable(
-        ObjectRows(r["machines"], {"machine", "state", "slots", "running", "local_queue"}));
+    return RenderTable(ObjectRows(
+               r["machines"], {"machine", "state", "slots", "running", "free", "local_queue"})) +
+           (r["truncated"].get<bool>() ? "(" + std::to_string(r["machines"].size()) + " of " +
+                                             Cell(r["count"]) + " listed)\n"
+                                       : "");
   if (command == "help" && r.contains("commands"))
     return RenderTable(ObjectRows(r["commands"], {"command", "summary"}));
   if (command == "help")

@@ -115,6 +115,7 @@ TEST_CASE("Request: Clear restores every field a decode may set", "[io][request]
   Request r;
   r.has_id = r.id_is_number = true;
   r.drain = false;
+  r.finished = true;
   r.Clear();
   CHECK(r == Request{});
 }
