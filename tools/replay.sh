@@ -23,11 +23,12 @@
 #     --format F        FILE's format: swim (default), jobhistory, rumen or google
 #     --hour H          swim FILE: replay hour H of it, 0-23 (default 1)
 #     --minutes M       the synthesized trace's span (default 60)
-#     --synth-seed S    the synthesizer's seed (default 1: 254 jobs, 19,913 tasks an hour)
+#     --synth-seed S    the synthesizer's seed (default 1: 254 jobs, 19,638 tasks an hour)
 #     --quick           --minutes 10
 #     --speed N         emulated seconds per wall second, for the tailer and the emulator (default 60)
 #     --machines M      the cluster, m0..m(M-1) (default: 600, FB-2009's, for swim and google;
-#                       for jobhistory and rumen the number of hosts the trace names)
+#                       3000, FB-2010's, for SWIM's with-input-paths format; for jobhistory
+#                       and rumen the number of hosts the trace names)
 #     --json FILE       write the emulator's and the tailer's summaries as JSON to FILE.agents
 #                       and FILE.tail, the daemon's final status to FILE.status and, once
 #                       it has stopped, its log to FILE.log (the live lines then go to stderr)
@@ -140,7 +141,7 @@ if [ "$format" != swim ]; then
   duration=$(awk "BEGIN { printf \"%d\", $(check_field span) + 60 + 2 * $speed }")
 fi
 if [ -z "$machines" ]; then
-  machines=600
+  machines=$(check_field machines)  # the tailer's default: 600, or 3000 for FB-2010's format
   if [ ${#map_hosts[@]} -gt 0 ]; then machines=$(check_field hosts); fi
 fi
 # What the tailer will send: the daemon must end with exactly these jobs done.

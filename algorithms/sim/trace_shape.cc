@@ -24,4 +24,23 @@ void ConcentrateReplicas(TraceWorkload& w, uint32_t machines, double share) {
   }
 }
 
+std::string AddEmptyMachines(const ClusterShape& data, double share, ClusterShape* out) {
+  if (!(share > 0 && share <= 10)) return "must be in (0, 10]";
+  if (data.machines == 0) return "the cluster has no machine";
+  const bool racked = data.racks > 1;
+  if (racked && data.machines % data.racks != 0)
+    return "with racks, the machines (" + std::to_string(data.machines) +
+           ") must be a multiple of the racks (" + std::to_string(data.racks) +
+           ") so that a new rack is the size of the others";
+  // Whole new racks, or (without topology) machines; 1e-9 keeps 0.1 x 20 at 2, not 3.
+  const double base = racked ? data.racks : data.machines;
+  const double added = std::max(1.0, std::ceil(share * base - 1e-9));
+  const double per = racked ? data.machines / data.racks : 1;
+  if (data.machines + added * per > double{1 << 24})
+    return "the grown cluster passes 2^24 machines";
+  out->machines = data.machines + static_cast<uint32_t>(added * per);
+  out->racks = racked ? data.racks + static_cast<uint32_t>(added) : data.racks;
+  return "";
+}
+
 }  // namespace locsched

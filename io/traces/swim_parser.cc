@@ -27,6 +27,36 @@ Status ParseCount(std::string_view field, const char* what, uint64_t* out) {
   return Status::Ok();
 }
 
+uint32_t SwimClusterSize(std::string_view row) {
+  const std::vector<std::string_view> f = SplitFields(row, '\t');
+  return f.size() == 9 && !f[6].empty() ? kSwimFb2010Machines : kSwimFb2009Machines;
+}
+
+namespace {
+
+// Columns 7-9 of a 7- or 9-field row into *input: the input path (empty: none); the output
+// path is not used; SWIM ends its 9-field rows with a tab, so the 9th field is empty.
+Status ParsePaths(const std::vector<std::string_view>& f, std::string* input) {
+  if (f.size() != 6 && f.size() != 7 && f.size() != 9)
+    return Status::InvalidArgument("row", "has " + std::to_string(f.size()) +
+                                              " tab-separated fields, expected 6, 7 "
+                                              "(with input_path) or 9 (SWIM's with input paths)");
+  if (f.size() == 9 && !f[8].empty())
+    return Status::InvalidArgument("row",
+                                   "field 9 must be empty (SWIM ends a 9-field row with "
+                                   "a tab), not '" +
+                                       std::string(f[8]) + "'");
+  if (f.size() < 7) return Status::Ok();
+  for (const char c : f[6])
+    if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f)
+      return Status::InvalidArgument(
+          "input_path", "'" + std::string(f[6]) + "' holds a space or a control character");
+  input->assign(f[6]);
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status SwimParser::ParseRow(std::string_view line, TraceEvent* out) const {
   const std::vector<std::string_view> f = SplitFields(line, '\t');
   if (f.size() < 6)
@@ -40,6 +70,8 @@ Status SwimParser::ParseRow(std::string_view line, TraceEvent* out) const {
         std::tuple{f[5], "reduce_output_bytes", &output}}) {
     if (Status s = ParseCount(field, name, value); !s.ok()) return s;
   }
+  std::string path;
+  if (Status s = ParsePaths(f, &path); !s.ok()) return s;
   out->kind = TraceEventKind::kJobSubmit;
   out->job = std::string(f[0]);
   out->time = static_cast<double>(submit);
@@ -55,7 +87,9 @@ Status SwimParser::ParseRow(std::string_view line, TraceEvent* out) const {
     t.kind = map ? TaskKind::kMap : TaskKind::kReduce;
     t.size = map ? static_cast<double>(input) / static_cast<double>(maps)
                  : static_cast<double>(shuffle) / static_cast<double>(reduces);
-    t.replicas = PlaceReplicas(options_, out->job, i);
+    // Map i reads block i of a named input: the holders every reader of that block shares.
+    t.replicas = map && !path.empty() ? PlaceInputBlock(options_, path, i)
+                                      : PlaceReplicas(options_, out->job, i);
     out->tasks.push_back(std::move(t));
   }
   return Status::Ok();

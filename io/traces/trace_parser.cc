@@ -56,12 +56,17 @@ void PlaceByRack(const SynthesisOptions& o, uint32_t want, Rng& rng,
 
 }  // namespace
 
-std::vector<std::string> PlaceReplicas(const SynthesisOptions& o, std::string_view job,
-                                       uint64_t index) {
-  // FNV-1a of the job name, so a job's placement does not depend on where it sits in the log.
-  uint64_t h = 1469598103934665603ull;
-  for (const char c : job) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  Rng rng(o.seed ^ h ^ (index * 0x9e3779b97f4a7c15ull));
+namespace {
+
+// FNV-1a of `name`, from `basis`.
+uint64_t Fnv(std::string_view name, uint64_t basis) {
+  uint64_t h = basis;
+  for (const char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
+}
+
+// `replication` distinct machines drawn from `rng` by the configured policy, named.
+std::vector<std::string> Place(const SynthesisOptions& o, Rng rng) {
   const uint32_t want = std::min(o.replication, o.machines);
   std::vector<uint32_t> picked;
   if (o.racks > 1 && o.racks <= o.machines && want > 0) PlaceByRack(o, want, rng, &picked);
@@ -72,6 +77,23 @@ std::vector<std::string> PlaceReplicas(const SynthesisOptions& o, std::string_vi
   std::vector<std::string> out;
   for (const uint32_t m : picked) out.push_back(o.machine_prefix + std::to_string(m));
   return out;
+}
+
+constexpr uint64_t kFnvBasis = 1469598103934665603ull;
+constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ull;
+
+}  // namespace
+
+std::vector<std::string> PlaceReplicas(const SynthesisOptions& o, std::string_view job,
+                                       uint64_t index) {
+  // Seeded by the job's name, so its placement does not depend on where it sits in the log.
+  return Place(o, Rng(o.seed ^ Fnv(job, kFnvBasis) ^ (index * kGolden)));
+}
+
+std::vector<std::string> PlaceInputBlock(const SynthesisOptions& o, std::string_view input,
+                                         uint64_t block) {
+  // A hash of its own ("input:" before the name), so an input never shares a job's draws.
+  return Place(o, Rng(o.seed ^ Fnv(input, Fnv("input:", kFnvBasis)) ^ (block * kGolden)));
 }
 
 }  // namespace locsched

@@ -22,7 +22,8 @@ struct ParseSink {
 
 /// Settings for formats that lack task-level data (SWIM, Google job_events).
 struct SynthesisOptions {
-  uint32_t machines = 600;   ///< cluster size replicas are placed on (FB-2009: 600)
+  /// Cluster size replicas are placed on (FB-2009: 600; FB-2010: 3000, SwimClusterSize).
+  uint32_t machines = 600;
   uint32_t replication = 3;  ///< replicas per task, on distinct machines
   uint64_t seed = 1;         ///< seeds replica placement (per job, order-independent)
   /// Racks (machine i in rack i * racks / machines); above 1, replicas follow HDFS's default
@@ -55,5 +56,13 @@ std::unique_ptr<TraceParser> MakeTraceParser(TraceFormat format, const Synthesis
 /// order).
 std::vector<std::string> PlaceReplicas(const SynthesisOptions& o, std::string_view job,
                                        uint64_t index);
+
+/// The holders of block `block` of the input named `input`, placed once as HDFS places a
+/// block (the same policy and seed as PlaceReplicas, keyed by input name and block, never by
+/// the job): every job that reads that block of that input finds it on the same machines,
+/// in the tailer and the simulator alike. Map task i of a job reads block i of its input
+/// (the first k blocks for a job of k maps; docs/tail.md#shared-inputs says why).
+std::vector<std::string> PlaceInputBlock(const SynthesisOptions& o, std::string_view input,
+                                         uint64_t block);
 
 }  // namespace locsched

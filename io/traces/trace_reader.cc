@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "io/traces/line_splitter.h"
+#include "io/traces/swim_parser.h"
 
 namespace locsched {
 
@@ -77,6 +78,25 @@ Status ParseTraceFile(const std::string& path, TraceParser* parser, TraceCounts*
   parser->Finish(&sink);
   flush();
   return Status::Ok();
+}
+
+uint32_t DefaultClusterSize(TraceFormat format, const std::string& path) {
+  if (format != TraceFormat::kSwim) return kSwimFb2009Machines;
+  TraceInput in;
+  if (!in.Open(path).ok()) return kSwimFb2009Machines;
+  LineSplitter lines;
+  std::string chunk(1 << 12, '\0');
+  std::string_view line;
+  SourcePos pos;
+  // Shape: the first non-blank row decides; read until one is whole (or the file ends).
+  for (size_t got = 1; got > 0;) {
+    if (!in.Read(chunk.data(), chunk.size(), &got).ok()) break;
+    lines.Append(std::string_view(chunk).substr(0, got));
+    while (got > 0 ? lines.Next(&line, &pos) : lines.TakePartial(&line, &pos)) {
+      if (line.find_first_not_of(" \t\r") != std::string_view::npos) return SwimClusterSize(line);
+    }
+  }
+  return kSwimFb2009Machines;
 }
 
 }  // namespace locsched

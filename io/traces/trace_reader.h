@@ -38,4 +38,10 @@ class TraceInput {
 Status ParseTraceFile(const std::string& path, TraceParser* parser, TraceCounts* counts,
                       const std::function<void(ParseSink*)>& drain);
 
+/// The cluster `format`'s log at `path` was recorded on, for a replay that is not told
+/// (--machines): a SWIM file's first non-blank row decides (SwimClusterSize: 3000 for
+/// FB-2010's with-input-paths format); any other format, or a file that cannot be read or
+/// holds no row yet: FB-2009's 600. Reads at most up to the end of that row.
+uint32_t DefaultClusterSize(TraceFormat format, const std::string& path);
+
 }  // namespace locsched

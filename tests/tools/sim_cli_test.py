@@ -442,6 +442,69 @@ class TraceMode(unittest.TestCase):
         self.assertIn("--delay-skips", out.stderr)
 
 
+class TraceSharedInputs(unittest.TestCase):
+    """SWIM's with-input-paths rows: FB-2010's 3000 machines by default, jobs reading one
+    input on its blocks' holders; --new-rack-share adds machines that hold nothing."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+
+    def write(self, name, inputs):
+        """60 one-map jobs a second apart, job j reading inputs(j), SWIM's 9 fields."""
+        path = os.path.join(self.dir.name, name)
+        with open(path, "w") as f:
+            for j in range(60):
+                f.write("job%d\t%d\t1\t1000\t0\t0\t%s\t\t\n" % (j, j, inputs(j)))
+        return path
+
+    def run_json(self, path, *args):
+        out = run_trace(path, "--format", "swim", "--fixed-durations", "--policy", "delay",
+                        "--delay-wait", "100000", "--json", *args)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        result = json.loads(out.stdout)
+        del result["wall_seconds"]
+        return result
+
+    def test_fb2010_format_runs_on_3000_machines_unless_told(self):
+        path = self.write("shared.tsv", lambda j: "inputPath1")
+        self.assertEqual(self.run_json(path)["machines"], 3000)
+        self.assertEqual(self.run_json(path, "--machines", "40")["machines"], 40)
+
+    def test_readers_of_one_input_queue_on_its_holders(self):
+        # Delay scheduling that waits for ever runs every task on a holder: 60 tasks of 25 s
+        # on one input's 3 holders take at least 20 x 25 s; on 60 inputs, about 25 s each.
+        shared = self.write("shared.tsv", lambda j: "inputPath1")
+        spread = self.write("spread.tsv", lambda j: "inputPath%d" % j)
+        a = self.run_json(shared, "--machines", "40")
+        self.assertEqual(a, self.run_json(shared, "--machines", "40"))  # deterministic
+        b = self.run_json(spread, "--machines", "40")
+        self.assertEqual((a["locality"], b["locality"]), (1, 1))
+        self.assertGreaterEqual(a["makespan_s"], 20 * 25)
+        self.assertLess(b["makespan_s"], 59 + 3 * 25)
+        self.assertGreater(a["mean_jct_s"], 5 * b["mean_jct_s"])
+
+    def test_new_rack_share_adds_machines_that_hold_nothing(self):
+        path = self.write("spread.tsv", lambda j: "inputPath%d" % j)
+        r = self.run_json(path, "--machines", "40", "--racks", "4", "--new-rack-share", "0.25")
+        self.assertEqual((r["machines"], r["racks"], r["data_machines"]), (50, 5, 40))
+        self.assertEqual(r["new_rack_share"], 0.25)
+        self.assertEqual(r["locality"], 1)  # waiting for holders: nothing runs on the new rack
+        flat = self.run_json(path, "--machines", "40", "--new-rack-share", "0.1")
+        self.assertEqual((flat["machines"], flat["data_machines"]), (44, 40))
+        for extra, what in ((["--new-rack-share", "-1"], "(0, 10]"),
+                            (["--new-rack-share", "11"], "(0, 10]"),
+                            (["--racks", "7", "--new-rack-share", "0.5"], "multiple")):
+            with self.subTest(args=extra):
+                out = run_trace(path, "--format", "swim", "--machines", "40", *extra)
+                self.assertEqual(out.returncode, 2, out.stderr)
+                self.assertIn("--new-rack-share:", out.stderr)
+                self.assertIn(what, out.stderr)
+        out = subprocess.run([SIM, "--new-rack-share", "0.1"], capture_output=True, text=True,
+                             timeout=30)
+        self.assertIn("--new-rack-share: needs --trace", out.stderr)
+
+
 class TraceListPolicies(unittest.TestCase):
     # Two one-task jobs at 0 s held only by m0, on two machines; a task takes 10 s on m0 and
     # 40 s on m1 (locsched's own format, fixed durations).

@@ -94,6 +94,25 @@ class CheckTest(unittest.TestCase):
         self.assertEqual((got["jobs"], got["events"], got["attempts"], got["malformed"]),
                          (len(rows), len(rows), 0, 0))
 
+    def test_swim_fb2010_with_input_paths_on_3000_machines(self):
+        path = trace_path("swim-fb/FB-2010_withInputPaths_0_hours00-11.tsv")
+        rows = [l for l in read_text(path).splitlines() if l.strip()]
+        got = check("swim", path)
+        self.assertEqual((got["jobs"], got["malformed"], got["machines"]), (len(rows), 0, 3000))
+        out = run_tail("--format", "swim", "--check", "--machines", "700", path)
+        self.assertEqual(json.loads(out.stdout)["machines"], 700)  # a flag overrides
+
+    def test_machines_default_follows_the_first_row(self):
+        with tempfile.TemporaryDirectory() as d:
+            fb2010, fb2009 = os.path.join(d, "a.tsv"), os.path.join(d, "b.tsv")
+            with open(fb2010, "w") as f:
+                f.write("job0\t1\t1\t5\t0\t0\tinputPath1\t\t\n")
+            with open(fb2009, "w") as f:
+                f.write("job0\t1\t1\t5\t0\t0\n")
+            self.assertEqual(check("swim", fb2010)["machines"], 3000)
+            self.assertEqual(check("swim", fb2009)["machines"], 600)
+            self.assertEqual(check("swim", fb2009, fb2010)["machines"], 600)  # the first file
+
     def test_google(self):
         events = trace_path("google-clusterdata-2011-2/job_events")
         files = sorted(glob.glob(os.path.join(events, "*.gz")))
@@ -318,6 +337,17 @@ class SendTest(unittest.TestCase):
             out = run_tail("--format", "swim", "--socket", self.d.event, *args, self.log)
             self.assertEqual(out.returncode, 2, out.stderr)
             self.assertIn(words, out.stderr)
+
+    def test_replay_of_shared_inputs_is_accepted(self):
+        # Jobs reading inputPath1 and inputPath2 (9 fields): every holder is a machine up.
+        self.append("".join("j%d\t%d\t1\t%d\t0\t0\tinputPath%d\t\t\n"
+                            % (i, i, (i % 3 + 1) * 60_000_000, i % 2 + 1) for i in range(40)))
+        out = run_tail("--format", "swim", "--machines", str(MACHINES), "--socket",
+                       self.d.event, "--json", "-q", self.log)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        s = json.loads(out.stdout)
+        self.assertEqual((s["requests"], s["accepted"], s["rejected"]), (40, 40, 0))
+        self.assertEqual(self.d.submitted(), 40)
 
     def test_follow_partial_lines_rotation_truncation_and_checkpoint_restart(self):
         self.follow()  # the file does not exist yet

@@ -87,7 +87,10 @@ void AddModelFlags(CLI::App& app, Options& o) {
                  "JSQ+MaxWeight job choice inside a queue: fair, fifo or priority (the backlog "
                  "LP's order, re-solved every --lp-interval slots)")
       ->capture_default_str();
-  app.add_option("--machines", p.machines, "Machines M")->capture_default_str();
+  app.add_option("--machines", p.machines,
+                 "Machines M (with --trace the default is the trace's: 600, FB-2009's; 3000 for "
+                 "SWIM's FB-2010 with-input-paths format; the hosts jobhistory/rumen name)")
+      ->capture_default_str();
   app.add_option("--data-machines", p.data_machines, "Machines holding data, K <= M")
       ->capture_default_str();
   app.add_option("--replicas", p.replicas, "Replicas per task (distinct data machines)")

@@ -13,8 +13,6 @@
 namespace locsched {
 namespace {
 
-constexpr uint32_t kDefaultMachines = 600;  // FB-2009's cluster, as tools/replay.sh
-
 bool MapsHosts(TraceFormat f) {
   return f == TraceFormat::kJobHistory || f == TraceFormat::kRumen;
 }
@@ -106,7 +104,7 @@ Status LoadTraceJobs(const TraceJobsOptions& o, TraceJobs* out) {
   if (out->machines == 0 && MapsHosts(o.format)) {
     if (Status s = CountHosts(o, &out->machines); !s.ok()) return s;
   } else if (out->machines == 0) {
-    out->machines = kDefaultMachines;
+    out->machines = DefaultClusterSize(o.format, o.path);  // as locsched-tail's --machines
   }
   SynthesisOptions synth;
   synth.machines = out->machines;

@@ -17,10 +17,12 @@ namespace locsched {
 struct TraceJobsOptions {
   std::string path;                         ///< the log, plain or gzip
   TraceFormat format = TraceFormat::kSwim;  ///< its format
-  int hour = -1;          ///< swim: only jobs submitted in [hour, hour + 1) h (-1: all)
-  uint32_t machines = 0;  ///< cluster size; 0: 600, or the hosts jobhistory/rumen name
-  uint64_t seed = 1;      ///< the tailer's replica placement seed
-  uint32_t racks = 0;     ///< above 1: synthesized replicas follow HDFS's rack placement
+  int hour = -1;  ///< swim: only jobs submitted in [hour, hour + 1) h (-1: all)
+  /// Cluster size; 0: the hosts jobhistory/rumen name, else DefaultClusterSize (FB-2010's
+  /// 3000 for SWIM's with-input-paths format, 600 otherwise)
+  uint32_t machines = 0;
+  uint64_t seed = 1;   ///< the tailer's replica placement seed
+  uint32_t racks = 0;  ///< above 1: synthesized replicas follow HDFS's rack placement
 };
 
 /// The jobs and the cluster size they were shaped for.

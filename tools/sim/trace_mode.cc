@@ -32,7 +32,8 @@ constexpr const char* kTraceOnly[] = {
     "--rack-slowdown",  "--local-mean",     "--heartbeat", "--fixed-durations",
     "--placement-seed", "--utilization",    "--rebalance", "--rebalance-every",
     "--lp-priority",    "--lp-every",       "--weights",   "--time-scale",
-    "--resolve-first",  "--resolve-growth", "--hot-share", "--rebalance-big-job"};
+    "--resolve-first",  "--resolve-growth", "--hot-share", "--rebalance-big-job",
+    "--new-rack-share"};
 
 // "1", "2-10", ">1000": a bucket's job sizes.
 std::string BucketName(const JctBucket& b) {
@@ -56,7 +57,8 @@ struct RebalanceHook {
 struct RunLabel {
   std::string policy;
   const std::vector<double>* weights = nullptr;
-  ListRunStats list;  // list policies only
+  uint32_t data_machines = 0;  // the machines replicas are placed on (before new racks)
+  ListRunStats list;           // list policies only
 };
 
 // sum w_j over the done jobs.
@@ -161,6 +163,8 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
           {"rebalance_moved", rebalance.moved()},
           {"rebalance_permits", rebalance.granted()},
           {"hot_share", o.hot_share},
+          {"new_rack_share", o.new_rack_share},
+          {"data_machines", label.data_machines},
           {"lp_priority", p.lp.enabled},
           {"lp_solves", r.lp_solves},
           {"lp_failures", r.lp_failures},
@@ -210,7 +214,7 @@ void PrintText(const TraceSimResult& r, const TraceSimParams& p, double wall,
 
 // The run of `policy` (with `wait` if it is delay) at remote slowdown `slowdown`.
 TraceSimParams Params(const TraceModeOptions& o, const TraceRunSettings& s, PolicyKind policy,
-                      IntraQueue intra, double wait, double slowdown, uint32_t machines) {
+                      IntraQueue intra, double wait, double slowdown, const ClusterShape& cluster) {
   TraceSimParams p;
   p.policy.kind = policy;
   p.policy.intra = intra;
@@ -222,9 +226,9 @@ TraceSimParams Params(const TraceModeOptions& o, const TraceRunSettings& s, Poli
   p.policy.gamma = p.policy.alpha / slowdown;
   p.policy.seed = s.seed;
   p.seed = s.seed;
-  p.cluster.machines = machines;
+  p.cluster.machines = cluster.machines;
   p.cluster.slots_per_machine = s.slots_per_machine;
-  p.cluster.racks = o.racks;
+  p.cluster.racks = cluster.racks;
   p.cluster.local_mean_s = o.local_mean;
   p.cluster.remote_slowdown = slowdown;
   p.cluster.rack_slowdown = o.rack_slowdown;
@@ -318,6 +322,9 @@ TraceJobs Load(const TraceModeOptions& o, const TraceRunSettings& s) {
     const double slots = w.num_tasks() * o.local_mean / (o.utilization * span);
     load.machines = static_cast<uint32_t>(
         std::max(1.0, std::ceil(slots / static_cast<double>(s.slots_per_machine))));
+    // New racks are the size of the others: the data's cluster is whole racks.
+    if (o.new_rack_share > 0 && o.racks > 1)
+      load.machines = (load.machines + o.racks - 1) / o.racks * o.racks;
     read();
   }
   return jobs;
@@ -379,6 +386,11 @@ void AddTraceFlags(CLI::App& app, TraceModeOptions& o) {
                  "With --trace: a skewed cluster: every replica moves onto the first "
                  "ceil(share x machines) machines (1: as placed)")
       ->capture_default_str();
+  app.add_option("--new-rack-share", o.new_rack_share,
+                 "With --trace: a cluster grown by new machines that hold no replica (racks "
+                 "added before HDFS's balancer ran): ceil(F x machines) more after the data's "
+                 "machines; with --racks R, ceil(F x R) new racks of machines/R each (0: none)")
+      ->capture_default_str();
   app.add_option("--weights", o.weights,
                  "With --trace: job weights w_j for the weighted JCT: equal, uniform (1-10) or "
                  "priority (1 + a Google job class), drawn per --seed")
@@ -439,6 +451,18 @@ void CheckChoices(const TraceModeOptions& o, const std::vector<PolicyChoice>& po
     throw std::invalid_argument("--hot-share: must be in (0, 1]");
   if (!(o.lp_every > 0 && o.lp_every <= 3600))
     throw std::invalid_argument("--lp-every: must be in (0, 3600] seconds");
+  if (o.new_rack_share != 0 && !(o.new_rack_share > 0 && o.new_rack_share <= 10))
+    throw std::invalid_argument("--new-rack-share: must be in (0, 10] (0: no new machines)");
+}
+
+// The cluster the runs use: the data's `machines` and --racks, grown by --new-rack-share.
+ClusterShape Grown(const TraceModeOptions& o, uint32_t machines) {
+  const ClusterShape data{machines, o.racks};
+  if (o.new_rack_share == 0) return data;
+  ClusterShape grown;
+  if (const std::string err = AddEmptyMachines(data, o.new_rack_share, &grown); !err.empty())
+    throw std::invalid_argument("--new-rack-share: " + err);
+  return grown;
 }
 
 }  // namespace
@@ -458,6 +482,7 @@ int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
   TraceJobs jobs = Load(o, s);
   ScaleTimes(o.time_scale, &jobs.workload);
   if (o.hot_share < 1) ConcentrateReplicas(jobs.workload, jobs.machines, o.hot_share);
+  const ClusterShape cluster = Grown(o, jobs.machines);
   jobs.workload.weights = DrawJobWeights(*dist, jobs.workload.jobs.size(), s.seed);
   const std::vector<double>& weights = jobs.workload.weights;
   const ListPolicySettings list{o.resolve_first, o.resolve_growth};
@@ -466,7 +491,7 @@ int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
       const PolicyKind policy = choice.kind.value_or(PolicyKind::kJsqMaxWeight);
       const size_t waits = policy == PolicyKind::kDelay && choice.kind ? s.delay_waits.size() : 1;
       for (size_t i = 0; i < waits; ++i) {
-        TraceSimParams p = Params(o, s, policy, *intra, s.delay_waits[i], slowdown, jobs.machines);
+        TraceSimParams p = Params(o, s, policy, *intra, s.delay_waits[i], slowdown, cluster);
         RebalanceHook rebalance;
         if (o.rebalance && choice.kind == PolicyKind::kLateBinding) {
           rebalance.permits = std::make_unique<TracePermitRebalance>(
@@ -479,7 +504,7 @@ int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
         }
         if (const std::string err = ValidateTraceSim(jobs.workload, p); !err.empty())
           throw std::invalid_argument("--" + err);
-        RunLabel label{choice.name, &weights, {}};
+        RunLabel label{choice.name, &weights, jobs.machines, {}};
         const auto start = std::chrono::steady_clock::now();
         const TraceSimResult r = choice.kind ? SimulateTrace(jobs.workload, p)
                                              : RunListPolicy(choice.name, jobs.workload, p.cluster,

@@ -34,6 +34,7 @@ struct TraceModeOptions {
   double lp_every = 5;                      ///< --lp-every (lp.base_interval_s)
   uint64_t rebalance_big_job = 1000;        ///< --rebalance-big-job (rebalance.big_job_tasks)
   double hot_share = 1;                     ///< --hot-share: data on this share of machines
+  double new_rack_share = 0;                ///< --new-rack-share: empty machines added (0: none)
   std::string weights = "equal";            ///< --weights: equal, uniform or priority
   double time_scale = 1;                    ///< --time-scale: submit times multiplied by it
   double resolve_first = 10;                ///< --resolve-first (synchpack; 0: automatic)
@@ -52,7 +53,7 @@ struct TraceRunSettings {
   /// tetris and jsq-mw (tools/sim/trace_list_mode.h).
   std::string policy = "late-binding";
   std::string intra = "fair";
-  uint32_t machines = 0;  ///< 0: the trace's default (600, or the hosts it names)
+  uint32_t machines = 0;  ///< 0: the trace's default (600, 3000 for FB-2010, or its hosts)
   uint32_t slots_per_machine = 1;
   std::vector<double> delay_waits{20};  ///< each runs with delay; others take the first
   uint32_t remote_bias = 0;

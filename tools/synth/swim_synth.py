@@ -2,8 +2,9 @@
 """Synthesizes a SWIM-style MapReduce job trace shaped like Facebook's 2009 workload.
 
 Writes one SWIM TSV row per job (job_id, submit s, gap s, map input bytes, shuffle
-bytes, reduce output bytes: the format `locsched-tail --format swim` reads) covering
---minutes of submissions. Seeded: the same flags give the same file.
+bytes, reduce output bytes, input path: the format `locsched-tail --format swim` reads;
+jobs naming one input read its blocks from the same machines) covering --minutes of
+submissions. Seeded: the same flags give the same file.
 
 The model is fitted to the FB-2009 job traces that SWIM publishes (SWIMProjectUCB/SWIM,
 commit 1277c5168034c9e4a690a07cbb1d498619000da6, workloadSuite/
@@ -19,14 +20,26 @@ with tools/fetch-traces.sh):
     drawn from the decade's empirical distribution of log10 bytes (piecewise linear
     between the listed percentiles), so the input-shuffle correlation of the real jobs
     (small jobs are map-only, large ones aggregate) holds.
+Which input a job reads follows SWIM's FB-2010 sample with input paths (hours 0-11 of
+FB-2010_samples_24_times_1hr_withInputPaths_0.tsv, 13,483 jobs; INPUT_MODEL is the output
+of `python3 tools/synth/fit_swim.py --inputs` on it): per hour of submissions, a job reads
+an input of its own with probability one_off, else the input of rank r of the hour's
+pool of `pool` inputs with probability proportional to r^-zipf; a job reading an input
+read before in the hour reads the same bytes as its last reader with probability
+same_bytes (else its own drawn size). Inputs are named inputPath1, inputPath2, ... in
+order of first reading, as SWIM names them. The input draws use a random stream of their
+own, so gaps and drawn sizes are those of the same seed without inputs.
 Reads nothing: the tables are the model. Python 3 standard library only.
 
 Usage: python3 tools/synth/swim_synth.py [--minutes M] [--seed S] [--scale X] [--out FILE]
+                                         [--no-inputs]
   --minutes M  submissions span M minutes (default 60)
   --seed S     the random seed (default 1)
   --scale X    multiply every byte count by X (default 1; SWIM scales by cluster size)
   --out FILE   write there instead of standard output
+  --no-inputs  six fields, no input path: every job's blocks placed on their own
 """
+import bisect
 import argparse
 import math
 import random
@@ -56,6 +69,9 @@ SIZE_CLASSES = [
     (11, 0.0082, (0.612, [1.63, 3.66, 5.88, 9.23, 11.21, 11.76, 12.95]), (0.990, [1.48, 3.6, 5.28, 7.78, 9.15, 10.51, 11.22])),
     (12, 0.0002, (1.000, [6.61, 6.61, 6.61, 10.71, 10.99, 10.99, 10.99]), (1.000, [4.0, 4.0, 4.0, 4.76, 5.01, 5.01, 5.01])),
 ]
+
+# Input sharing, fitted to FB-2010's hours 0-11 (fit_swim.py --inputs).
+INPUT_MODEL = {'one_off': 0.441, 'pool': 3668, 'zipf': 1.062, 'same_bytes': 0.524}
 
 
 def interpolate(points, values, u):
@@ -88,12 +104,46 @@ def draw_job(rng):
     return size, draw_bytes(rng, *cls[2]), draw_bytes(rng, *cls[3])
 
 
+class Inputs:
+    """Names each job's input by INPUT_MODEL, hour by hour, from its own random stream."""
+
+    def __init__(self, seed):
+        self.rng = random.Random(f"inputs:{seed}")
+        self.cumulative = []
+        total = 0.0
+        for r in range(1, INPUT_MODEL["pool"] + 1):
+            total += r ** -INPUT_MODEL["zipf"]
+            self.cumulative.append(total)
+        self.hour, self.names, self.last_bytes, self.count = -1, {}, {}, 0
+
+    def new_name(self):
+        self.count += 1
+        return f"inputPath{self.count}"
+
+    def draw(self, submit, size):
+        """(input name, map input bytes) of a job submitted at `submit` drawing `size`."""
+        if submit // 3600 != self.hour:  # a new hour, a new pool
+            self.hour, self.names = submit // 3600, {}
+        if self.rng.random() < INPUT_MODEL["one_off"]:
+            return self.new_name(), size
+        u = self.rng.random() * self.cumulative[-1]
+        rank = min(bisect.bisect_right(self.cumulative, u), len(self.cumulative) - 1)
+        if rank not in self.names:
+            self.names[rank] = self.new_name()
+        else:
+            same = self.rng.random() < INPUT_MODEL["same_bytes"]
+            size = self.last_bytes[self.names[rank]] if same else size
+        self.last_bytes[self.names[rank]] = size
+        return self.names[rank], size
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--minutes", type=float, default=60)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--scale", type=float, default=1.0)
     p.add_argument("--out")
+    p.add_argument("--no-inputs", action="store_true")
     args = p.parse_args(argv)
     if not 0 < args.minutes <= 7 * 24 * 60:
         p.error(f"--minutes: {args.minutes:g} is not in (0, 10080]")
@@ -106,11 +156,16 @@ def main(argv):
     args = parse_args(argv)
     rng = random.Random(args.seed)
     out = open(args.out, "w") if args.out else sys.stdout
+    inputs = None if args.no_inputs else Inputs(args.seed)
     t, prev, job = 0, 0, 0
     while True:
         size, shuffle, output = draw_job(rng)
         s = lambda x: round(x * args.scale)
-        out.write(f"job{job}\t{t}\t{t - prev}\t{s(size)}\t{s(shuffle)}\t{s(output)}\n")
+        path = ""
+        if inputs:
+            name, size = inputs.draw(t, size)
+            path = "\t" + name
+        out.write(f"job{job}\t{t}\t{t - prev}\t{s(size)}\t{s(shuffle)}\t{s(output)}{path}\n")
         job, prev = job + 1, t
         t += draw_gap(rng)
         if t >= args.minutes * 60:

@@ -92,6 +92,7 @@ int RunCheck(const TailOptions& o) {
                               {"events", total.events},
                               {"malformed", total.malformed},
                               {"hosts", sends.hosts.size()},
+                              {"machines", o.synth.machines},
                               {"submits", sends.submits},
                               {"span", sends.last - sends.first}};
   std::printf("%s\n", out.dump().c_str());

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <stdexcept>
 
+#include "io/traces/trace_reader.h"
 #include "tools/tail/options.h"
 #include "tools/tail/requests.h"
 
@@ -28,7 +29,8 @@ void AddFlags(CLI::App& app, TailOptions& o, std::string& format) {
   app.add_flag("--check", o.check,
                "Parse without sending; print one JSON object with jobs, tasks, attempts, events "
                "and malformed, and what a replay sends: hosts (distinct replica hosts the log "
-               "names), submits (job_submit requests) and span (seconds, first to last)");
+               "names), machines (the cluster replicas are placed on), submits (job_submit "
+               "requests) and span (seconds, first to last)");
   app.add_flag("-f,--follow", o.follow,
                "Follow the files like tail -F (rotation, truncation, files not there yet) until "
                "SIGINT/SIGTERM; plain files only");
@@ -90,7 +92,8 @@ void AddFlags(CLI::App& app, TailOptions& o, std::string& format) {
 void AddSynthesisFlags(CLI::App& app, SynthesisOptions& s) {
   app.add_option("--machines", s.machines,
                  "swim, google and tasks without known locations: cluster size the seeded policy "
-                 "places replicas on")
+                 "places replicas on (default: 3000, FB-2010's, when the first file's first row "
+                 "is SWIM's with-input-paths format; else 600, FB-2009's)")
       ->check(CLI::Range(1u, 1u << 24))
       ->capture_default_str();
   app.add_option("--replication", s.replication, "swim, google: replicas per task")
@@ -169,6 +172,9 @@ int main(int argc, char** argv) {
         "already; it applies to logs that name hosts (jobhistory, rumen)");
   if (o.map_hosts && o.announce)
     return usage("--map-hosts and --announce-machines exclude each other");
+  // A SWIM file recorded on FB-2010's cluster replays on it unless --machines says otherwise.
+  if (app.count("--machines") == 0)
+    o.synth.machines = DefaultClusterSize(o.format, o.files.front());
   if (o.check) return RunCheck(o);
   std::signal(SIGINT, OnStop);
   std::signal(SIGTERM, OnStop);

@@ -32,7 +32,9 @@ struct TailOptions {
   bool quiet = false;       ///< -q: no progress bar
   bool announce = false;    ///< --announce-machines: machine_up for unseen replica hosts
   bool map_hosts = false;   ///< --map-hosts: trace hosts become machine_prefix + index
-  SynthesisOptions synth;   ///< --machines, --replication, --seed, --machine-prefix
+  /// --machines (default: DefaultClusterSize of the first file), --replication, --seed,
+  /// --racks, --machine-prefix
+  SynthesisOptions synth;
 };
 
 /// Set by SIGINT and SIGTERM: finish what is in flight, save the checkpoint, exit.

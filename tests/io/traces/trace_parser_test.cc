@@ -1,7 +1,10 @@
 // The parsers through their common interface: the same events whatever the
 // chunking of the input (follow mode reads arbitrary pieces), and mutated real
-// lines are reported or parsed, never a crash; PlaceReplicas with and without racks.
+// lines are reported or parsed, never a crash; PlaceReplicas with and without racks;
+// PlaceInputBlock, an input's blocks placed once for every job that reads them.
 #include "io/traces/trace_parser.h"
+
+#include <set>
 
 #include "base/rng.h"
 #include "tests/io/traces/trace_test_util.h"
@@ -137,6 +140,38 @@ TEST_CASE("PlaceReplicas over racks: one replica on a rack, the other two togeth
     CHECK(r[0] != r[1]);
     CHECK(r[1] != r[2]);
     CHECK(r[0] != r[2]);
+  }
+}
+
+TEST_CASE("PlaceInputBlock: one placement per block of an input, whoever reads it") {
+  SynthesisOptions o;
+  o.machines = 3000;
+  o.seed = 5;
+  std::set<std::vector<std::string>> distinct;
+  for (uint64_t b = 0; b < 200; ++b) {
+    const std::vector<std::string> r = PlaceInputBlock(o, "inputPath21", b);
+    REQUIRE(r.size() == 3);
+    CHECK(std::set<std::string>(r.begin(), r.end()).size() == 3);
+    for (const std::string& m : r) CHECK(MachineOf(m) < o.machines);
+    CHECK(r == PlaceInputBlock(o, "inputPath21", b));  // deterministic: no state, no order
+    distinct.insert(r);
+  }
+  CHECK(distinct.size() == 200);  // blocks of one input spread over the cluster
+  CHECK(PlaceInputBlock(o, "inputPath21", 0) != PlaceInputBlock(o, "inputPath22", 0));
+  // An input's draws are its own: not those of a job that happens to bear its name.
+  CHECK(PlaceInputBlock(o, "inputPath21", 0) != PlaceReplicas(o, "inputPath21", 0));
+  SynthesisOptions reseeded = o;
+  reseeded.seed = 6;
+  CHECK(PlaceInputBlock(reseeded, "inputPath21", 0) != PlaceInputBlock(o, "inputPath21", 0));
+  // With racks, HDFS's rule: the second and third replica together on another rack.
+  o.racks = 100;
+  for (uint64_t b = 0; b < 300; ++b) {
+    const std::vector<std::string> r = PlaceInputBlock(o, "inputPath7", b);
+    REQUIRE(r.size() == 3);
+    const auto rack = [&](const std::string& m) { return MachineOf(m) * o.racks / o.machines; };
+    CHECK(rack(r[0]) != rack(r[1]));
+    CHECK(rack(r[1]) == rack(r[2]));
+    CHECK(r[1] != r[2]);
   }
 }
 

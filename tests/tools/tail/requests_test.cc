@@ -1,13 +1,17 @@
 // RequestLines and SplitRequest: a job too big for one line goes as a job_submit with
 // tasks_total and task_add parts, each within the limit, together holding every task
-// once, with ids a resend repeats.
+// once, with ids a resend repeats; jobs reading one SWIM input are sent with its
+// blocks' holders.
 #include "tools/tail/requests.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include "io/traces/swim_parser.h"
 
 namespace locsched {
 namespace {
@@ -90,6 +94,53 @@ TEST_CASE("tail requests: run ids are fresh, and only safe characters name one")
   CHECK_FALSE(RunIdProblem("a@b").empty());
   CHECK(RunJobName("g1", "") == "g1");
   CHECK(RunJobName("g1", "r") == "g1@r");
+}
+
+}  // namespace
+}  // namespace locsched
+
+namespace locsched {
+namespace {
+
+// The replicas of every task of the request lines of SWIM `rows`, per job, task by task.
+std::vector<std::vector<nlohmann::json>> SentReplicas(const std::string& rows,
+                                                      const SynthesisOptions& o) {
+  SwimParser parser(o);
+  ParseSink sink;
+  SourcePos pos;
+  std::istringstream in(rows);
+  for (std::string line; std::getline(in, line); ++pos.line) parser.Feed(line, pos, &sink);
+  REQUIRE(sink.malformed.empty());
+  std::vector<std::vector<nlohmann::json>> out;
+  for (const TraceEvent& e : sink.events) {
+    out.emplace_back();
+    for (const std::string& line : RequestLines(e, "id", o, 1 << 20)) {
+      const nlohmann::json request = nlohmann::json::parse(line);
+      for (const auto& t : request["tasks"]) out.back().push_back(t["replicas"]);
+    }
+  }
+  return out;
+}
+
+TEST_CASE("tail requests: jobs reading one input are sent with its blocks' holders") {
+  SynthesisOptions o;
+  o.machines = 40;
+  const std::string block = std::to_string(64ull << 20);
+  const auto sent = SentReplicas("a\t1\t1\t" + std::to_string(3 * (64ull << 20)) +
+                                     "\t0\t0\tinputPath3\t\t\n"
+                                     "b\t2\t1\t" +
+                                     block +
+                                     "\t0\t0\tinputPath3\t\t\n"
+                                     "c\t3\t1\t" +
+                                     block + "\t0\t0\t\t\t\n",
+                                 o);
+  REQUIRE(sent.size() == 3);
+  REQUIRE(sent[0].size() == 3);
+  REQUIRE(sent[1].size() == 1);
+  CHECK(sent[1][0] == sent[0][0]);  // b's one map reads block 0 of inputPath3, as a's first
+  for (size_t i = 0; i < 3; ++i)
+    CHECK(sent[0][i] == nlohmann::json(PlaceInputBlock(o, "inputPath3", i)));
+  CHECK(sent[2][0] == nlohmann::json(PlaceReplicas(o, "c", 0)));  // no input: its own
 }
 
 }  // namespace
