@@ -59,7 +59,7 @@ struct SchedulerConfig {
   uint64_t seed = 1;              ///< seeds random tie-breaks
   std::optional<JobOrder> job_order;    ///< how jobs are ranked; unset ("auto"): DefaultJobOrder
   double job_aging = kDefaultJobAging;  ///< late-binding: starvation bound in seconds (0: off)
-  double duration_cv = 1;  ///< late-binding: task times' coefficient of variation
+  double duration_cv = 1;               ///< late-binding: task times' coefficient of variation
   double beta = 0.4;                    ///< rack-local service rate (balanced-pandas)
   double workload_speed = 1;  ///< workload seconds per wall second of the rebalance and LP timers
   double task_timeout_s = 0;  ///< a task running longer (workload seconds) fails; 0 = off

@@ -278,9 +278,9 @@ class Engine {
     double heard = 0;   // engine clock of the last heartbeat or machine_up
     bool lost = false;  // silent past machines.expiry_s; the next heartbeat brings it back
   };
-  std::vector<Liveness> liveness_;  // by MachineId
-  std::deque<Finished> history_;      // oldest first
-  uint64_t history_first_ = 0;        // serial of history_.front()
+  std::vector<Liveness> liveness_;                      // by MachineId
+  std::deque<Finished> history_;                        // oldest first
+  uint64_t history_first_ = 0;                          // serial of history_.front()
   std::unordered_map<std::string, uint64_t> finished_;  // name -> serial of its latest run
   uint64_t history_cap_;                                // history.finished_jobs
   std::vector<Assignment> assigned_;  // the last heartbeat's (reused, no allocation per beat)

@@ -432,8 +432,7 @@ Status Engine::Machines(const Request& r, JsonWriter& w) const {
   const Policy& p = sched_.policy();
   std::vector<MachineId> ids;
   for (MachineId m = 0; m < c.num_machines(); ++m)
-    if (q.state == ListQuery::kNone || MachineState(m) == kMachineStates[q.state])
-      ids.push_back(m);
+    if (q.state == ListQuery::kNone || MachineState(m) == kMachineStates[q.state]) ids.push_back(m);
   SortIds(
       ids, q,
       [&](MachineId m, size_t field) {

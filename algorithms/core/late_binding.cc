@@ -350,7 +350,8 @@ WaitInfo LateBinding::Explain(const Cluster&, TaskId t, const WaitFacts& facts) 
   if (facts.free_machine == kNoId) return info;
   // The two jobs offered a run off their holders (OffHolder), by the same rule.
   const bool offered = j == oldest || j == back_.Top();
-  if (offered && MayRunOff(t, remote_wait_ + 1 / alpha_)) return starts_on(facts.free_machine, true);
+  if (offered && MayRunOff(t, remote_wait_ + 1 / alpha_))
+    return starts_on(facts.free_machine, true);
   if (h.live > 0) info.reason = WaitReason::kRemoteRule;
   return info;
 }
