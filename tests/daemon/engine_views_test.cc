@@ -216,27 +216,33 @@ TEST_CASE("Late binding: the remote rule holds a task for its busy holder, then 
   CHECK(w["expected_wait_s"].get<double>() == Approx(1.25));
   CHECK(w["remote_wait_s"].get<double>() == Approx(3.75));
   CHECK(Assigned(h, "m1") == 0);  // the free machine indeed leaves it alone
-  // Four more of b's tasks on m0: the wait (5 / 0.8 s) now exceeds the threshold.
+  // Four single-task jobs on m0 before b: b, last in the order, waits 5 / 0.8 s, past the
+  // threshold, with no other task of its job left.
   h.Ok(R"({"op":"job_cancel","job":"b"})", kAdmin);
-  Submit(h, "b", OnM0("t") + "," + OnM0("u") + "," + OnM0("v") + "," + OnM0("w") + "," + OnM0("x"));
-  w = WaitOf(h, "b", "x");
+  for (const char* j : {"c", "d", "e", "f"}) Submit(h, j, OnM0("t"));
+  Submit(h, "b", OnM0("t"));
+  w = WaitOf(h, "b", "t");
   CHECK(w["reason"] == "next_heartbeat");
   CHECK(w["machine"] == "m1");
   CHECK(w["remote"] == true);
   CHECK(Assigned(h, "m1") == 1);
 }
 
-TEST_CASE("Late binding: only the job waiting longest runs off its holders", "[waits]") {
+TEST_CASE("Late binding: only the order's last job and the oldest run off their holders",
+          "[waits]") {
   Harness h(Policy(PolicyKind::kLateBinding));
   h.Machines(2);
   Submit(h, "a", OnM0("t"));
   REQUIRE(Assigned(h, "m0") == 1);
   Submit(h, "old", OnM0("t"));
   h.clock.Advance(1);
+  Submit(h, "mid", OnM0("t"));
+  h.clock.Advance(1);
   Submit(h, "new", OnM0("t"));
-  const json w = WaitOf(h, "new", "t");
+  const json w = WaitOf(h, "mid", "t");
   CHECK(w["reason"] == "remote_rule");
-  CHECK(w["detail"].get<std::string>().find("only the job waiting longest") != std::string::npos);
+  CHECK(w["detail"].get<std::string>().find("only the last job of the order and the job waiting "
+                                            "longest") != std::string::npos);
 }
 
 TEST_CASE("No live holder: a task whose holder drains waits for a run elsewhere", "[waits]") {

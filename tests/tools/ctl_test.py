@@ -271,12 +271,13 @@ class Ctl(unittest.TestCase):
         table = json.loads(self.ctl("--json", "help").stdout)["commands"]
         admin = {c["command"] for c in table if c["admin"]}
         runs = {"machine_drain": ["n1"], "machine_undrain": ["n1"], "machine_down": ["n2"],
-                "job_cancel": ["wc"], "reload": [], "snapshot": [], "rebalance": [],
-                "resolve_lp": []}
+                "machine_lost": ["n0"], "job_cancel": ["wc"], "reload": [], "snapshot": [],
+                "rebalance": [], "resolve_lp": []}
         self.assertLessEqual(admin, set(runs), "an admin op this test does not run")
         expected = {"machine_drain": ' machine="n1" drain=true',
                     "machine_undrain": ' machine="n1" drain=false',
-                    "machine_down": ' machine="n2"', "job_cancel": ' job="wc"'}
+                    "machine_down": ' machine="n2"', "machine_lost": ' machine="n0"',
+                    "job_cancel": ' job="wc"'}
         for verb, args in runs.items():
             proc = subprocess.Popen([CTL, "--socket", self.d.control, verb] + args,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)

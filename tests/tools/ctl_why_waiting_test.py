@@ -69,7 +69,7 @@ class WhyWaiting(unittest.TestCase):
         self.assertEqual(len(row), 1, text.stdout)
         self.assertIn("n0 up 0/1 free", row[0])
         self.assertIn("remote_rule", row[0])
-        self.assertIn("under the remote threshold", row[0])
+        self.assertIn("does not pay for a slower run elsewhere", row[0])
 
     def test_jobs_and_machines_filter_and_sort(self):
         self.ok({"op": "job_submit", "job": "more", "tasks": [

@@ -23,11 +23,12 @@ namespace {
 // w_loc 1, w_rem 2: a remote task costs two local ones.
 const HtaCosts kCosts{1, {2}};
 
-std::unique_ptr<Scheduler> Late(uint32_t machines, JobOrder order = JobOrder::kSrpt) {
+std::unique_ptr<Scheduler> Late(uint32_t machines, JobOrder order = JobOrder::kSrpt,
+                                double gamma = 0.5) {
   PolicyParams p;
   p.kind = PolicyKind::kLateBinding;
   p.alpha = 1;
-  p.gamma = 0.5;
+  p.gamma = gamma;
   p.job_order = order;
   auto s = std::make_unique<Scheduler>(p);
   for (uint32_t m = 0; m < machines; ++m) s->AddMachine(Machine{});
@@ -71,11 +72,12 @@ TEST_CASE("The holder's backlog ahead of the job sends all of it remote", "[remo
 }
 
 TEST_CASE("A permit lets a free slot off the holders take the planned task", "[remote_plan]") {
-  auto owner = Late(4);
+  // Remote runs 4x slower (gamma 0.25): the big job's tasks, queued behind each other on
+  // machine 0, would more likely end the job late than early off their holder, and job c
+  // waits on machine 2, which is free: late binding's own rule runs nothing off the holders.
+  auto owner = Late(4, JobOrder::kSrpt, 0.25);
   Scheduler& s = *owner;
   s.SetNow(0);
-  // Job c waits on machine 2, which is free: it is the longest waiting, and its holder
-  // takes it at once, so late binding's own rule runs nothing off the holders.
   const JobId big = Submit(s, 6, {0});
   s.SetNow(1);
   const JobId c = Submit(s, 1, {2});
@@ -115,9 +117,10 @@ TEST_CASE("A permit whose task a holder took first is skipped", "[remote_plan]")
 }
 
 TEST_CASE("A permit waits while the remote rule's run is quick", "[remote_plan]") {
-  // Job s (5 tasks on m1, which runs x) has waited longest; its holder's queue makes a
-  // remote run pay. A permit for the large job's task is taken first unless running s
-  // remote (1/gamma) ends before m1 frees and runs it (1/alpha + 1/alpha).
+  // The large job (6 tasks on m0, which runs one of them) is last in the order; with remote
+  // runs at 1.25x (gamma 0.8) its queue makes one pay, and that run is quick (1/gamma ends
+  // before a holder frees and runs it, 1/alpha + 1/alpha), so it goes before the permits
+  // and uses none. At 4x (gamma 0.25) neither job's run pays, and a permit is taken.
   for (const double gamma : {0.8, 0.25}) {
     PolicyParams p;
     p.kind = PolicyKind::kLateBinding;
@@ -138,8 +141,10 @@ TEST_CASE("A permit waits while the remote rule's run is quick", "[remote_plan]"
     const auto a = s.Assign(2);
     REQUIRE(a);
     CAPTURE(gamma);
-    CHECK(a->job == (gamma == 0.8 ? small : big));
+    CHECK(a->job == big);
     CHECK_FALSE(a->local);
+    CHECK(policy.permits().taken() == (gamma == 0.8 ? 0u : 1u));
+    CHECK(s.cluster().job(small).running == 0);
   }
 }
 
