@@ -345,7 +345,9 @@ std::string WaitDetail(const WaitInfo& i, const PolicyParams& p, const Job& job,
                                    ? "; expected wait for a holder " + Seconds(i.expected_wait_s)
                                    : "";
   const std::string elsewhere =
-      late ? (i.longest_waiting ? "" : "; only the job waiting longest runs off its holders")
+      late                ? (i.offered_off ? ""
+                                           : "; only the last job of the order and the job waiting longest run "
+                                             "off their holders")
       : i.remote_in_s > 0 ? "; it may run elsewhere in " + Seconds(i.remote_in_s)
                           : "";
   switch (i.reason) {
@@ -357,10 +359,13 @@ std::string WaitDetail(const WaitInfo& i, const PolicyParams& p, const Job& job,
       return "every slot of its live holders is busy, and no other machine may take it now" +
              expected;
     case WaitReason::kRemoteRule:
-      if (late && i.longest_waiting)
+      if (late && i.offered_off)
         return "its holders are busy; the expected wait for one (" + Seconds(i.expected_wait_s) +
-               ") is under the remote threshold 1/gamma - 1/alpha (" + Seconds(i.remote_wait_s) +
-               "), so it waits for them rather than run on a free machine";
+               ") does not pay for a slower run elsewhere (a lone task runs off its holders past "
+               "1/gamma - 1/alpha, " +
+               Seconds(i.remote_wait_s) +
+               "; a job with other tasks queued or running waits longer, as it ends with its "
+               "last), so it waits for them rather than run on a free machine";
       if (late) return "its holders are busy" + elsewhere + expected;
       return "its holders are busy; delay scheduling runs it elsewhere in " +
              Seconds(i.remote_in_s) + " (after " + Seconds(i.remote_wait_s) +

@@ -324,7 +324,7 @@ WaitInfo LateBinding::Explain(const Cluster&, TaskId t, const WaitFacts& facts) 
   const JobId oldest = facts.memo.oldest;
   WaitInfo info;
   info.remote_wait_s = remote_wait_;
-  info.longest_waiting = j == oldest;
+  info.offered_off = j == oldest || j == back_.Top();
   info.jobs_ahead = facts.memo.jobs_ahead;
   const HolderSlots h = HoldersOf(cluster_, t);
   const auto starts_on = [&info](MachineId m, bool remote) {
@@ -349,8 +349,7 @@ WaitInfo LateBinding::Explain(const Cluster&, TaskId t, const WaitFacts& facts) 
   info.reason = h.live == 0 ? WaitReason::kNoLiveHolder : WaitReason::kHoldersBusy;
   if (facts.free_machine == kNoId) return info;
   // The two jobs offered a run off their holders (OffHolder), by the same rule.
-  const bool offered = j == oldest || j == back_.Top();
-  if (offered && MayRunOff(t, remote_wait_ + 1 / alpha_))
+  if (info.offered_off && MayRunOff(t, remote_wait_ + 1 / alpha_))
     return starts_on(facts.free_machine, true);
   if (h.live > 0) info.reason = WaitReason::kRemoteRule;
   return info;

@@ -43,9 +43,9 @@ struct WaitInfo {
   /// Late binding: the expected wait for a holder's slot, seconds (the rule compares it with
   /// remote_wait_s); < 0 if not estimated.
   double expected_wait_s = -1;
-  /// Late binding: its job is the one waiting longest, the only one that may run off its
-  /// holders.
-  bool longest_waiting = false;
+  /// Late binding: its job is one the rule offers a run off its holders (the order's last,
+  /// or the job waiting longest).
+  bool offered_off = false;
 };
 
 /// Most jobs counted in WaitInfo::jobs_ahead.

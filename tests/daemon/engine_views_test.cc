@@ -363,7 +363,8 @@ TEST_CASE("A bad state or sort field is named, with the closest and every valid 
         "queued, running, done)");
   r = h.Send(R"({"op":"machines","state":"draning"})");
   CHECK(r["error"]["message"] ==
-        "state: unknown state 'draning'; did you mean 'draining'? (one of: up, draining, down)");
+        "state: unknown state 'draning'; did you mean 'draining'? (one of: up, draining, down, "
+        "lost)");
   r = h.Send(R"({"op":"jobs","finished":true,"sort":"queued"})");
   CHECK(r["error"]["message"] ==
         "sort: unknown field 'queued' (one of: job, seconds, tasks, locality, ended)");
