@@ -233,6 +233,9 @@ bool LateBinding::MayRunOff(TaskId t, double off_mean) const {
   const double wait = ExpectedLocalWait(t);
   if (wait <= 0) return false;        // never past an idle holder
   if (std::isinf(wait)) return true;  // no live holder: nothing to wait for
+  // With exponential times a job's other tasks only raise the bar a lone task faces
+  // (E[(R - E)^+] >= E[(W + L - E)^+] for every E once W + 1/alpha < off_mean).
+  if (cv_ == 1 && wait + 1 / alpha_ < off_mean) return false;
   const double end = OthersEnd(cluster_.task(t).job, wait);
   // A tie (fixed times: both end before the job's other tasks) runs off: it frees a
   // holder's slot for the tasks queued behind.

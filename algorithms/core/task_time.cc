@@ -1,6 +1,7 @@
 #include "algorithms/core/task_time.h"
 
 #include <algorithm>
+#include <array>
 #include <boost/math/special_functions/gamma.hpp>
 #include <cmath>
 
@@ -12,13 +13,16 @@ namespace {
 // for the incomplete gamma function to be accurate, and the tail is taken as exponential.
 constexpr double kFixedCv = 1e-3;
 
-// The harmonic number H(n) = 1 + 1/2 + ... + 1/n (asymptotic past 32 terms).
+// H(0..31), so that the common case reads a table.
+constexpr std::array<double, 32> kHarmonic = [] {
+  std::array<double, 32> h{};
+  for (uint32_t k = 1; k < h.size(); ++k) h[k] = h[k - 1] + 1.0 / k;
+  return h;
+}();
+
+// The harmonic number H(n) = 1 + 1/2 + ... + 1/n (asymptotic past 31 terms).
 double Harmonic(uint32_t n) {
-  if (n < 32) {
-    double h = 0;
-    for (uint32_t k = 1; k <= n; ++k) h += 1.0 / k;
-    return h;
-  }
+  if (n < kHarmonic.size()) return kHarmonic[n];
   const double x = n;
   return std::log(x) + 0.5772156649015329 + 0.5 / x - 1 / (12 * x * x);
 }
