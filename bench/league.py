@@ -1,23 +1,38 @@
 #!/usr/bin/env python3
 """The league: every policy of the core (locsched-sim --list-policies), and variants,
-against every workload, at remote slowdowns of 4x, 2x and 1.25x. Delay scheduling gets
-its best wait per workload from a sweep.
+against every workload, at remote slowdowns of 4x, 2x and 1.25x, each run with several
+seeds, and each beside its lower bound. Delay scheduling gets its best wait per workload
+and slowdown from a sweep (0, go remote at once, to 160 s).
 
 Workloads:
   slotted  the paper's model (1,000 machines, 800 holding data, alpha 0.8, gamma =
            alpha / slowdown), geometric and Pareto job sizes (mean 300), at 30, 60, 85
            and 97% of capacity; --slots slots each; JCT is the mean job delay in slots
-  swim     every hour of both bundled FB-2009 SWIM files, the cluster sized so the hour's
-           work (run local) fills 60% and 85% of it (locsched-sim --utilization)
+  swim     a sample of hours (--hours) of both bundled FB-2009 SWIM files, the cluster
+           sized so the hour's work (run local) fills 60% and 85% of it
+           (locsched-sim --utilization)
+  skew     the same hours on skewed clusters: every replica on 20, 30, 40 or 50% of the
+           machines (--hot-share), loaded to 60% of what the cluster can run at 4x
+           (u = 0.6 (h + (1 - h) / 4)); and a new rack of machines that hold nothing
+           (--new-rack-share, when this locsched-sim has it)
+  inputs   FB-2010 with input paths (jobs that read one input share its blocks' holders),
+           hours --inputs-hours, at 40% and 80% load (when the trace and this
+           locsched-sim's input-path support are there)
   google   the bundled Google job_events part, sized to 60% and 85% the same way
   jobhistory, rumen  the bundled Hadoop logs on the hosts they name
 Trace workloads run in locsched-sim --trace (the emulator's cluster model: Exp 25 s
 local tasks, heartbeats every 3 s).
 
+Every figure is the mean over --seeds (task times, and the synthesized placement, are
+drawn per seed); delay's best wait is the one with the lowest seed-averaged mean. A
+workload-slowdown where no policy is stable is reported as such and left out of the
+ratios. "x bound" is the mean JCT over the run's lower bound (docs/simulator.md).
+
 JSQ+MaxWeight, with and without remote_bias, and late binding also run each trace
-workload with the daemon's rebalancing (--rebalance), LP priority (--lp-priority) and
-both, at remote 4x on the trace workloads not sized to 85% (there a rebalancing run
-alone costs 10-20 s of CPU); the slotted model has no rebalancer.
+workload of the swim, google, jobhistory and rumen families with the daemon's
+rebalancing (--rebalance), LP priority (--lp-priority) and both, at remote 4x and the
+first seed, on the workloads not sized to 85% (there a rebalancing run alone costs
+10-20 s of CPU); the slotted model has no rebalancer.
 
 Every locsched-sim call is one independent run of a pool (--jobs at a time, default 2;
 identical calls run once); a progress line counts them. The end prints the wall time
@@ -27,7 +42,7 @@ and the CPU time (user + sys) of all the runs: CPU / 2 is the wall time on an id
 Writes OUT.jsonl (one row per run), OUT.md (the tables) and OUT.png (the chart, if
 matplotlib is there; bench/plot_league.py). Usage:
   python3 bench/league.py [--build DIR] [--out docs/league] [--jobs N] [--hours LIST]
-                          [--slots N] [--traces DIR]
+                          [--seeds LIST] [--slots N] [--traces DIR] [--families LIST]
 Runs with traces skip, with a message, when the traces are absent.
 """
 import argparse
@@ -42,12 +57,17 @@ import time
 
 SLOWDOWNS = [4, 2, 1.25]
 SLOTTED_LOADS = [0.3, 0.6, 0.85, 0.97]  # shares of capacity
-SLOTTED_WAITS = [1, 3, 10]  # delay scheduling's wait in slots
-TRACE_WAITS = [5, 10, 20, 40, 80, 160]  # ... in seconds
+SLOTTED_WAITS = [0, 1, 3, 10]  # delay scheduling's wait in slots
+TRACE_WAITS = [0, 5, 10, 20, 40, 80, 160]  # ... in seconds
 UTILIZATIONS = [0.6, 0.85]
-FAMILIES = ["slotted", "swim", "google", "jobhistory", "rumen"]
+HOT_SHARES = [0.2, 0.3, 0.4, 0.5]
+SKEW_LOAD = 0.6  # of the skewed cluster's capacity at 4x
+EMPTY_RACK_SHARE = 0.25  # a new rack: this share of the machines, holding nothing
+INPUT_UTILIZATIONS = [0.4, 0.8]
+FAMILIES = ["slotted", "swim", "skew", "inputs", "google", "jobhistory", "rumen"]
 SWIM_FILES = ["swim-fb/FB-2009_samples_24_times_1hr_0.tsv",
               "swim-fb/FB-2009_samples_24_times_1hr_1.tsv"]
+INPUT_FILE = "swim-fb/FB-2010_withInputPaths_0_hours00-11.tsv"
 OTHER_TRACES = [("jobhistory", "hadoop-rumen/sample-job-tracker-logs.gz", None),
                 ("rumen", "hadoop-rumen/input-trace.json", None),
                 ("google", "google-clusterdata-2011-2/job_events/part-00001-of-00500.csv.gz",
@@ -58,6 +78,8 @@ FAIR_ORDER = ["--policy", "late-binding", "--job-order", "fair"]  # the default 
 # (trace workloads only).
 EXTRAS = [("rebalance", ["--rebalance"]), ("lp", ["--lp-priority"]),
           ("rebalance+lp", ["--rebalance", "--lp-priority"])]
+# The default's targets against best-tuned delay scheduling, per workload and slowdown.
+TARGET_MEAN, TARGET_P95, TARGET_HARD = 1.00, 1.05, 0.85
 
 
 def sim_lines(sim, args, variant=None):
@@ -83,14 +105,19 @@ def label(row):
     return name
 
 
-def slotted_runs(policies, dist, slowdown, slots):
+def bound_of(r):
+    """The run's lower bound on mean JCT, if this locsched-sim reports one."""
+    return r.get("lower_bound_mean_jct_s", r.get("lower_bound_mean_job_delay"))
+
+
+def slotted_runs(policies, dist, slowdown, slots, seed):
     """Every policy over the loads (one call each: the pool balances them), delay at each
     wait, and JSQ+MaxWeight with its bias: (args, variant, rows-maker) per call."""
     gamma = 0.8 / slowdown
     capacity = 800 * 0.8 + 200 * gamma
     loads = ",".join("%.1f" % (f * capacity) for f in SLOTTED_LOADS)
     base = ["--json", "--threads", "1", "--slots", str(slots), "--job-size-dist", dist,
-            "--gamma", "%g" % gamma, "--sweep", loads]
+            "--gamma", "%g" % gamma, "--sweep", loads, "--seed", str(seed)]
     calls = [(base + ["--policy", p], None) for p in policies if p != "delay"]
     calls.append((base + ["--policy", "jsq-maxweight", "--remote-bias", str(BIAS)], None))
     if "late-binding" in policies:
@@ -98,34 +125,30 @@ def slotted_runs(policies, dist, slowdown, slots):
     if "delay" in policies:
         for w in SLOTTED_WAITS:
             calls.append((base + ["--policy", "delay", "--delay-wait", str(w)], None))
-    make = lambda runs: slotted_rows(runs, dist, slowdown)
+    make = lambda runs: slotted_rows(runs, dist, slowdown, seed)
     return [(args, variant, make) for args, variant in calls]
 
 
-def slotted_rows(runs, dist, slowdown):
+def slotted_rows(runs, dist, slowdown, seed):
     rows = []
     for r in runs:
         share = r["load"] / r["capacity"]
         rows.append({
             "family": "slotted-" + dist, "workload": "%s load %.0f%%" % (dist, 100 * share),
-            "load_share": share, "slowdown": slowdown, "policy": r["policy"],
+            "load_share": share, "slowdown": slowdown, "seed": seed, "policy": r["policy"],
             "label": label(r), "delay_wait": r.get("delay_wait"), "remote_bias": r["remote_bias"],
-            "mean_jct": r["mean_job_delay"], "p95_jct": None,
+            "mean_jct": r["mean_job_delay"], "p95_jct": None, "bound": bound_of(r),
             "mean_task_wait": r["mean_task_delay"], "locality": r["locality"],
             "throughput": r["throughput"], "stable": r["stable"], "unit": "slots"})
     return rows
 
 
-def trace_runs(policies, family, fmt, path, hour, util):
+def trace_runs(policies, family, name, trace_args, seed, extras):
     """One call for every policy (delay with every wait) at every slowdown, JSQ+MaxWeight with
-    its bias, late binding with fair job order, and JSQ+MaxWeight's rebalance and LP variants (at 4x
-    and below 85% only: a rebalancing run costs 20 to 300 plain ones)."""
-    base = ["--json", "--trace", path, "--format", fmt,
-            "--remote-slowdown", ",".join("%g" % s for s in SLOWDOWNS)]
-    if hour is not None:
-        base += ["--hour", str(hour)]
-    if util is not None:
-        base += ["--utilization", str(util)]
+    its bias, late binding with fair job order, and (with `extras`) the daemon's rebalance
+    and LP variants at 4x."""
+    base = ["--json"] + trace_args + ["--seed", str(seed),
+                                      "--remote-slowdown", ",".join("%g" % s for s in SLOWDOWNS)]
     calls = [(base + ["--policy", ",".join(policies),
                       "--delay-wait", ",".join(str(w) for w in TRACE_WAITS)], None)]
     calls.append((base + ["--policy", "jsq-maxweight", "--remote-bias", str(BIAS)], None))
@@ -133,55 +156,87 @@ def trace_runs(policies, family, fmt, path, hour, util):
         calls.append((base + FAIR_ORDER, "fair"))
     at_4x = [a for a in base if a != base[base.index("--remote-slowdown") + 1]]
     at_4x.insert(at_4x.index("--remote-slowdown") + 1, "4")
-    # At 85% a rebalancing run costs 10-20 s of CPU (its timer fires every simulated second
-    # over a large backlog): the extras run on the workloads sized to 60% and the others.
     bases = [["--policy", "jsq-maxweight", "--remote-bias", str(b)] for b in (0, BIAS)]
     if "late-binding" in policies:
         bases.append(["--policy", "late-binding"])
-    for base_flags in bases if util is None or util < 0.7 else ():
+    for base_flags in bases if extras else ():
         for variant, flags in EXTRAS:
             calls.append((at_4x + base_flags + flags, variant))
-    make = lambda runs: trace_rows(runs, family, path, hour, util)
+    make = lambda runs: trace_rows(runs, family, name, seed)
     return [(args, variant, make) for args, variant in calls]
 
 
-def trace_rows(runs, family, path, hour, util):
-    name = os.path.basename(path)
-    if hour is not None:
-        name += " h%d" % hour
-    if util is not None:
-        name += " @%d%%" % round(100 * util)
+def trace_rows(runs, family, name, seed):
     rows = []
     for r in runs:
         if r["jobs"] == 0:
             continue
         rows.append({
-            "family": family, "workload": name, "machines": r["machines"],
+            "family": family, "workload": name, "machines": r["machines"], "seed": seed,
             "offered_load": r["offered_load"], "slowdown": r["remote_slowdown"],
             "policy": r["policy"], "label": label(r), "delay_wait": r["delay_wait_s"],
             "remote_bias": r["remote_bias"], "mean_jct": r["mean_jct_s"], "p95_jct": r["p95_jct_s"],
-            "mean_task_wait": r["mean_task_wait_s"], "locality": r["locality"],
-            "throughput": r["throughput"], "stable": r["stable"], "jobs": r["jobs"],
-            "tasks": r["tasks"], "idle_holder_per_task": r["idle_holder_per_task_s"],
-            "buckets": r["jct_buckets"], "rebalance_runs": r.get("rebalance_runs", 0),
-            "lp_solves": r.get("lp_solves", 0), "wall_s": r["wall_seconds"], "unit": "s"})
+            "bound": bound_of(r), "mean_task_wait": r["mean_task_wait_s"],
+            "locality": r["locality"], "throughput": r["throughput"], "stable": r["stable"],
+            "jobs": r["jobs"], "tasks": r["tasks"],
+            "idle_holder_per_task": r["idle_holder_per_task_s"], "buckets": r["jct_buckets"],
+            "rebalance_runs": r.get("rebalance_runs", 0), "lp_solves": r.get("lp_solves", 0),
+            "wall_s": r["wall_seconds"], "unit": "s"})
     return rows
 
 
+AVERAGED = ["mean_jct", "p95_jct", "bound", "mean_task_wait", "locality", "throughput",
+            "idle_holder_per_task"]
+
+
+def seed_mean(rows):
+    """One row per (family, workload, slowdown, label, delay wait): the mean of each figure
+    over its seeds; stable only if every seed's run is."""
+    groups = {}
+    for r in rows:
+        key = (r["family"], r["workload"], r["slowdown"], r["label"], r.get("delay_wait"))
+        groups.setdefault(key, []).append(r)
+    out = []
+    for rs in groups.values():
+        row = dict(rs[0], seeds=len(rs), stable=all(r["stable"] for r in rs))
+        for k in AVERAGED:
+            vals = [r.get(k) for r in rs]
+            row[k] = (sum(vals) / len(vals)) if all(v is not None for v in vals) else None
+        if rs[0].get("buckets"):
+            row["buckets"] = [dict(b, jobs=sum(r["buckets"][i]["jobs"] for r in rs),
+                                   mean_jct_s=sum(r["buckets"][i]["jobs"] *
+                                                  r["buckets"][i]["mean_jct_s"] for r in rs) /
+                                   max(1, sum(r["buckets"][i]["jobs"] for r in rs)))
+                              for i, b in enumerate(rs[0]["buckets"])]
+        out.append(row)
+    return out
+
+
 def best_delay(rows):
-    """Per workload and slowdown, keeps delay's best wait (lowest mean JCT) as 'delay'."""
-    best, kept = {}, []
+    """Per workload and slowdown, keeps delay's best wait (lowest seed-averaged mean JCT) as
+    'delay', with the best p95 any wait reaches as best_p95."""
+    best, best95, kept = {}, {}, []
     for r in rows:
         if r["policy"] != "delay":
             kept.append(r)
             continue
         key = (r["family"], r["workload"], r["slowdown"])
-        score = r["mean_jct"] if r["mean_jct"] is not None and r["stable"] else math.inf
+        ok = r["stable"] and r["mean_jct"] is not None
+        score = r["mean_jct"] if ok else math.inf
         if key not in best or score < best[key][0]:
             best[key] = (score, r)
-    for _, r in best.values():
-        kept.append(dict(r, label="delay"))
+        if ok and r["p95_jct"] is not None:
+            best95[key] = min(best95.get(key, math.inf), r["p95_jct"])
+    for key, (_, r) in best.items():
+        kept.append(dict(r, label="delay", best_p95=best95.get(key)))
     return kept
+
+
+def all_unstable(rows):
+    """The (family, workload, slowdown) keys where no policy is stable."""
+    keys = {(r["family"], r["workload"], r["slowdown"]) for r in rows}
+    stable = {(r["family"], r["workload"], r["slowdown"]) for r in rows if r["stable"]}
+    return keys - stable
 
 
 def geomean(values):
@@ -194,8 +249,9 @@ def fmt(v, digits=1):
 
 
 def summary_tables(rows, labels):
-    """One table per family: per slowdown and policy, averages over its workloads and the
-    geometric mean of the policy's mean (and p95) JCT over best-tuned delay's."""
+    """One table per family: per slowdown and policy, averages over its workloads, the
+    geometric mean of the policy's mean (and p95) JCT over best-tuned delay's, and of its
+    mean JCT over the lower bound."""
     by_key = {(r["family"], r["workload"], r["slowdown"], r["label"]): r for r in rows}
     families = sorted({r["family"] for r in rows})
     out = []
@@ -204,9 +260,9 @@ def summary_tables(rows, labels):
         loads = sorted({r["workload"] for r in rows if r["family"] == fam})
         out.append("\n### %s (%d workloads; times in %s)\n" % (fam, len(loads), unit))
         out.append("| slowdown | policy | mean JCT | p95 JCT | mean JCT / delay's | p95 / delay's "
-                   "| mean task %s | locality | throughput | stable |" %
+                   "| x bound | mean task %s | locality | throughput | stable |" %
                    ("delay" if unit == "slots" else "wait"))
-        out.append("|---|---|---|---|---|---|---|---|---|---|")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|")
         for sd in SLOWDOWNS:
             for lab in labels:
                 rs = [by_key.get((fam, w, sd, lab)) for w in loads]
@@ -221,13 +277,56 @@ def summary_tables(rows, labels):
                         if r["p95_jct"] and d["p95_jct"]:
                             ratio95.append(r["p95_jct"] / d["p95_jct"])
                 stable = [r for r in rs if r["stable"] and r["mean_jct"] is not None]
+                xb = geomean([r["mean_jct"] / r["bound"] for r in stable if r.get("bound")])
                 avg = lambda k: (sum(r[k] for r in stable if r[k] is not None) / len(stable)
                                  if stable and all(r[k] is not None for r in stable) else None)
-                out.append("| %gx | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d |" % (
+                out.append("| %gx | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d |" % (
                     sd, lab, fmt(avg("mean_jct")), fmt(avg("p95_jct")),
-                    fmt(geomean(ratio), 2), fmt(geomean(ratio95), 2), fmt(avg("mean_task_wait")),
-                    fmt(avg("locality"), 4), fmt(avg("throughput"), 2), len(stable), len(rs)))
+                    fmt(geomean(ratio), 2), fmt(geomean(ratio95), 2), fmt(xb, 2),
+                    fmt(avg("mean_task_wait")), fmt(avg("locality"), 4),
+                    fmt(avg("throughput"), 2), len(stable), len(rs)))
     return "\n".join(out)
+
+
+def hard(row):
+    """True where the default must beat delay by 15%: skewed data, or 85% load or more."""
+    return (row["family"].startswith(("skew", "inputs")) or row.get("load_share", 0) >= 0.85 or
+            row["family"].endswith("85%"))
+
+
+def target_table(rows, default="late-binding"):
+    """The default against its targets on every trace workload and slowdown: mean JCT over
+    best-tuned delay's (at most 1.00, 0.85 where `hard`), p95 over the best p95 any wait
+    reaches (at most 1.05), and both over the lower bound. Returns the table and the misses."""
+    by_key = {(r["family"], r["workload"], r["slowdown"], r["label"]): r for r in rows}
+    out = ["| workload | slowdown | mean / delay's | p95 / best delay p95 | x bound | delay's "
+           "x bound | delay's wait | misses |", "|---|---|---|---|---|---|---|---|"]
+    misses = {"mean": 0, "p95": 0, "hard": 0, "rows": 0}
+    for (fam, w, sd, lab), r in sorted(by_key.items(), key=lambda kv: (kv[0][0], kv[0][1],
+                                                                        -kv[0][2])):
+        d = by_key.get((fam, w, sd, "delay"))
+        if lab != default or r["unit"] != "s" or not d or not d["stable"]:
+            continue
+        misses["rows"] += 1
+        m = r["mean_jct"] / d["mean_jct"] if r["stable"] else math.inf
+        p = r["p95_jct"] / d["best_p95"] if r["stable"] and d.get("best_p95") else None
+        cap = TARGET_HARD if hard(r) else TARGET_MEAN
+        miss = []
+        if m > TARGET_MEAN:
+            miss.append("mean")
+            misses["mean"] += 1
+        elif m > cap:
+            miss.append("mean > %.2f" % cap)
+            misses["hard"] += 1
+        if p is not None and p > TARGET_P95:
+            miss.append("p95")
+            misses["p95"] += 1
+        xb = r["mean_jct"] / r["bound"] if r.get("bound") and r["stable"] else None
+        dxb = d["mean_jct"] / d["bound"] if d.get("bound") else None
+        out.append("| %s %s | %gx | %s | %s | %s | %s | %s | %s |" % (
+            fam, w, sd, fmt(m, 3) if math.isfinite(m) else "unstable", fmt(p, 3), fmt(xb, 2),
+            fmt(dxb, 2), fmt(d["delay_wait"], 0), ", ".join(miss) or "-"))
+    return "\n".join(out), misses
 
 
 def bucket_table(rows, labels):
@@ -238,7 +337,8 @@ def bucket_table(rows, labels):
     fams = sorted({r["family"] for r in rows if r["unit"] == "s"})
     for fam in fams:
         for lab in labels:
-            rs = [r for r in rows if r["family"] == fam and r["label"] == lab and r["slowdown"] == 4]
+            rs = [r for r in rows if r["family"] == fam and r["label"] == lab and r["slowdown"] == 4
+                  and r.get("buckets")]
             if not rs:
                 continue
             cells = []
@@ -280,6 +380,86 @@ def slotted_table(rows, labels):
     return "\n".join(out)
 
 
+def parse_list(text, kind=int):
+    if "-" in text and "," not in text:
+        lo, hi = text.split("-")
+        return list(range(int(lo), int(hi) + 1))
+    return [kind(x) for x in text.split(",")]
+
+
+def sim_has(sim, flag):
+    """True if this locsched-sim takes `flag` (older builds lack the newer workload flags)."""
+    out = subprocess.run([sim, "--help"], capture_output=True, text=True).stdout
+    return flag in out
+
+
+def skew_calls(policies, traces, hours, seeds, sim):
+    calls = []
+    empty_rack = sim_has(sim, "--new-rack-share")
+    for i, rel in enumerate(SWIM_FILES):
+        for h in hours:
+            trace = ["--trace", os.path.join(traces, rel), "--format", "swim", "--hour", str(h)]
+            name = "FB-2009_%d h%d" % (i, h)
+            for share in HOT_SHARES:
+                u = SKEW_LOAD * (share + (1 - share) / 4)
+                args = trace + ["--utilization", "%.3f" % u, "--hot-share", str(share)]
+                for seed in seeds:
+                    calls += trace_runs(policies, "skew-hot%d%%" % round(100 * share),
+                                        "%s @%.0f%%" % (name, 100 * u), args, seed, False)
+            if empty_rack:
+                args = trace + ["--utilization", "0.6", "--new-rack-share", str(EMPTY_RACK_SHARE)]
+                for seed in seeds:
+                    calls += trace_runs(policies, "skew-empty-rack", name + " @60%", args, seed,
+                                        False)
+    if not empty_rack:
+        print("league: this locsched-sim has no --new-rack-share: the new-rack workloads are "
+              "skipped", file=sys.stderr)
+    return calls
+
+
+def input_calls(policies, traces, hours, seeds, sim):
+    path = os.path.join(traces, INPUT_FILE)
+    if not os.path.exists(path):
+        print("league: %s is absent: the input-sharing workloads are skipped" % path,
+              file=sys.stderr)
+        return []
+    calls = []
+    for h in hours:
+        for u in INPUT_UTILIZATIONS:
+            args = ["--trace", path, "--format", "swim", "--hour", str(h), "--utilization", str(u)]
+            for seed in seeds:
+                calls += trace_runs(policies, "inputs-%d%%" % round(100 * u),
+                                    "FB-2010 h%d @%d%%" % (h, round(100 * u)), args, seed, False)
+    return calls
+
+
+def plain_calls(policies, traces, families, hours, seeds):
+    calls = []
+    for rel in SWIM_FILES if "swim" in families else ():
+        for h in hours:
+            for u in UTILIZATIONS:
+                args = ["--trace", os.path.join(traces, rel), "--format", "swim", "--hour", str(h),
+                        "--utilization", str(u)]
+                name = "%s h%d @%d%%" % (os.path.basename(rel), h, round(100 * u))
+                for seed in seeds:
+                    calls += trace_runs(policies, "swim-%d%%" % round(100 * u), name, args, seed,
+                                        u < 0.7 and seed == seeds[0])
+    for fmt_name, rel, utils in OTHER_TRACES:
+        if fmt_name not in families:
+            continue
+        for u in utils or [None]:
+            fam = fmt_name if u is None else "%s-%d%%" % (fmt_name, round(100 * u))
+            args = ["--trace", os.path.join(traces, rel), "--format", fmt_name]
+            name = os.path.basename(rel)
+            if u is not None:
+                args += ["--utilization", str(u)]
+                name += " @%d%%" % round(100 * u)
+            for seed in seeds:
+                calls += trace_runs(policies, fam, name, args, seed,
+                                    (u is None or u < 0.7) and seed == seeds[0])
+    return calls
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=None, help="where locsched-sim is (default build/release, "
@@ -287,7 +467,14 @@ def main():
     ap.add_argument("--out", default="docs/league", help="OUT.md, OUT.png; rows to "
                     "docs/figures/<basename>.jsonl")
     ap.add_argument("--jobs", type=int, default=2, help="runs in parallel")
-    ap.add_argument("--hours", default="0-23", help="SWIM hours, e.g. 0-23 or 0,6,12,18")
+    ap.add_argument("--hours", default="1,5,9,13,17,21",
+                    help="SWIM FB-2009 hours of both files, e.g. 0-23 or 1,9 (default a sample "
+                    "of six, four hours apart)")
+    ap.add_argument("--skew-hours", default="3,11,19",
+                    help="the FB-2009 hours the skewed clusters replay (default three)")
+    ap.add_argument("--inputs-hours", default="10",
+                    help="FB-2010 with input paths: the hours replayed (0-11)")
+    ap.add_argument("--seeds", default="1,2,3", help="seeds of every run, e.g. 1,2,3")
     ap.add_argument("--slots", type=int, default=5000, help="slots per slotted run")
     ap.add_argument("--traces", default="../shared/data/traces")
     ap.add_argument("--families", default=",".join(FAMILIES),
@@ -302,11 +489,12 @@ def main():
         sys.exit("league: no %s: build it first (bash tools/build.sh release)" % sim)
     policies = subprocess.run([sim, "--list-policies"], capture_output=True, text=True,
                               check=True).stdout.split()
-    if "-" in a.hours and "," not in a.hours:
-        lo, hi = a.hours.split("-")
-        hours = list(range(int(lo), int(hi) + 1))
-    else:
-        hours = [int(h) for h in a.hours.split(",")]
+    try:
+        hours, seeds = parse_list(a.hours), parse_list(a.seeds)
+        skew_hours, input_hours = parse_list(a.skew_hours), parse_list(a.inputs_hours)
+    except ValueError as e:
+        sys.exit("league: --hours, --skew-hours, --inputs-hours and --seeds take lists of "
+                 "whole numbers (%s)" % e)
     families = a.families.split(",")
     unknown = [f for f in families if f not in FAMILIES]
     if unknown:
@@ -316,19 +504,14 @@ def main():
     calls = []  # the slotted model's long runs first, so the pool ends on short ones
     for dist in ("geometric", "pareto") if "slotted" in families else ():
         for sd in SLOWDOWNS:
-            calls += slotted_runs(policies, dist, sd, a.slots)
+            for seed in seeds:
+                calls += slotted_runs(policies, dist, sd, a.slots, seed)
     if os.path.isdir(a.traces):
-        for rel in SWIM_FILES if "swim" in families else ():
-            for h in hours:
-                for u in UTILIZATIONS:
-                    calls += trace_runs(policies, "swim-%d%%" % round(100 * u), "swim",
-                                        os.path.join(a.traces, rel), h, u)
-        for fmt_name, rel, utils in OTHER_TRACES:
-            if fmt_name not in families:
-                continue
-            for u in utils or [None]:
-                fam = fmt_name if u is None else "%s-%d%%" % (fmt_name, round(100 * u))
-                calls += trace_runs(policies, fam, fmt_name, os.path.join(a.traces, rel), None, u)
+        calls += plain_calls(policies, a.traces, families, hours, seeds)
+        if "skew" in families:
+            calls += skew_calls(policies, a.traces, skew_hours, seeds, sim)
+        if "inputs" in families:
+            calls += input_calls(policies, a.traces, input_hours, seeds, sim)
     else:
         print("league: %s is absent: the trace workloads are skipped (only the paper's "
               "model runs)" % a.traces, file=sys.stderr)
@@ -339,7 +522,10 @@ def main():
     with open(jsonl, "w") as f:
         for r in rows:
             f.write(json.dumps(r) + "\n")
-    table = best_delay(rows)
+    averaged = seed_mean(rows)
+    unstable = all_unstable(averaged)
+    table = [r for r in best_delay(averaged)
+             if (r["family"], r["workload"], r["slowdown"]) not in unstable]
     labels = [p for p in policies if p != "jsq-maxweight"] + ["jsq-maxweight",
                                                                "jsq-maxweight+bias%d" % BIAS]
     if "late-binding" in policies:
@@ -350,7 +536,8 @@ def main():
         at = labels.index("late-binding+fair") + 1
         labels[at:at] = ["late-binding+%s" % v for v, _ in EXTRAS]
     with open(a.out + ".md", "w") as f:
-        f.write(render(table, labels, a, hours, wall, cpu, jsonl))
+        f.write(render(table, labels, a, (hours, skew_hours, input_hours, seeds), wall, cpu,
+                       jsonl, unstable))
     plot = subprocess.run([sys.executable, "bench/plot_league.py", jsonl, a.out + ".png"],
                           capture_output=True, text=True)
     if plot.returncode != 0:
@@ -395,14 +582,19 @@ def run_pool(sim, calls, jobs, start):
     return rows, cpu, time.time() - start
 
 
-def render(table, labels, a, hours, wall, cpu, jsonl):
-    hours_text = "every hour" if len(hours) == 24 else "hours " + ",".join(map(str, hours))
-    return """# League: every policy against the best-tuned delay scheduling
+def render(table, labels, a, lists, wall, cpu, jsonl, unstable):
+    hours, skew_hours, input_hours, seeds = lists
+    targets, misses = target_table(table)
+    gone = "\n".join("- %s %s at %gx" % k for k in sorted(unstable)) or "- none"
+    return """# League: every policy against the best-tuned delay scheduling and the lower bound
 
 Generated by `bash bench/league.sh` (bench/league.py, %d runs at a time at nice 19) in
 %.0f s of wall time and %.0f s of CPU time (user + sys: %.0f s on an idle 2-core machine);
-raw rows: `%s`. SWIM: %s of both FB-2009 files. Delay scheduling's wait is the best
-(lowest mean JCT) of %s s per trace workload, and of %s slots per slotted one.
+raw rows: `%s`. Every figure is the mean of seeds %s. SWIM: hours %s of both FB-2009
+files at 60%% and 85%%; skewed clusters: hours %s of both, every replica on 20-50%% of the
+machines at 60%% of what that cluster runs at 4x, and a new rack holding nothing; input
+sharing: FB-2010 with input paths, hours %s. Delay scheduling's wait is the best (lowest
+mean JCT) of %s s per trace workload and slowdown, and of %s slots per slotted one.
 `jsq-maxweight+bias%d` is JSQ+MaxWeight with `remote_bias` %d; `late-binding` is the default
 (shortest remaining work first, aging bound 300 s); `late-binding+fair` is late binding with
 fair sharing's job order, to show what job-aware order adds. `+rebalance` is the
@@ -410,9 +602,25 @@ daemon's rebalancing (`locsched-sim --trace --rebalance`: for JSQ+MaxWeight max-
 over the queued backlog on its big-job, imbalance and timer triggers; for late binding
 remote permits for the queued tasks of jobs of 1,000+ tasks), `+lp` LP priority
 (`--lp-priority`: the backlog LP re-solved on the daemon's timer orders the jobs), both
-on the simulated clock; they run on the trace workloads at remote 4x, except those sized
-to 85%% (the slotted model has no rebalancer). A ratio is the geometric mean, over the family's workloads where both
-are stable, of the policy's JCT over best-tuned delay's: below 1 beats it.
+on the simulated clock; they run at remote 4x and the first seed on the SWIM, Google,
+JobHistory and Rumen workloads not sized to 85%% (the slotted model has no rebalancer).
+A ratio is the geometric mean, over the family's workloads where both are stable, of the
+policy's JCT over best-tuned delay's: below 1 beats it. "x bound" is the geometric mean
+of the policy's mean JCT over its run's lower bound (the larger of the jobs' critical
+paths and SRPT on one server as fast as all slots, from the run's own task times;
+[simulator.md](simulator.md)): 1 would be optimal.
+
+## The default against its targets
+
+Per trace workload and slowdown: late binding's mean JCT over best-tuned delay's (target
+at most %.2f, and %.2f on the skewed, input-sharing and 85%% workloads), its p95 over the
+best p95 any of delay's waits reaches (target at most %.2f), and each one's mean over its
+lower bound. Misses: %d of %d rows on the mean, %d more short of %.2f, %d on the p95.
+
+%s
+
+Workloads where no policy is stable (left out of every ratio):
+%s
 
 ## Summary by workload family
 %s
@@ -426,8 +634,11 @@ Job-weighted mean JCT (s) by the job's task count, and the task-seconds each tas
 queued while one of its replica holders had a free slot.
 
 %s
-""" % (a.jobs, wall, cpu, cpu / 2, jsonl, hours_text, ", ".join(map(str, TRACE_WAITS)),
-       ", ".join(map(str, SLOTTED_WAITS)), BIAS, BIAS, summary_tables(table, labels),
+""" % (a.jobs, wall, cpu, cpu / 2, jsonl, ",".join(map(str, seeds)), ",".join(map(str, hours)),
+       ",".join(map(str, skew_hours)), ",".join(map(str, input_hours)),
+       ", ".join(map(str, TRACE_WAITS)), ", ".join(map(str, SLOTTED_WAITS)), BIAS, BIAS,
+       TARGET_MEAN, TARGET_HARD, TARGET_P95, misses["mean"], misses["rows"], misses["hard"],
+       TARGET_HARD, misses["p95"], targets, gone, summary_tables(table, labels),
        slotted_table(table, labels), bucket_table(table, labels))
 
 

@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """Draws the league's chart from its JSONL rows (bench/league.py):
 left, a heat map of each policy's mean JCT over best-tuned delay scheduling's (geometric
-mean over each family's stable workloads) at each remote slowdown; right, the paper's model with
+mean over each family's stable workloads, each the mean over its seeds) at each remote
+slowdown; right, the paper's model with
 geometric job sizes at 4x: mean job delay against load.
 Usage: plot_league.py ROWS.jsonl OUT.png (needs matplotlib)."""
 import json
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from league import seed_mean  # noqa: E402  (one seed average for the tables and the chart)
 
 try:
     import matplotlib
@@ -37,7 +42,7 @@ def ratio(rows, best, lab, fam, sd):
 
 
 def main(path, png):
-    rows = [json.loads(line) for line in open(path)]
+    rows = seed_mean([json.loads(line) for line in open(path)])
     best = {}
     for r in rows:
         if r["policy"] != "delay" or not r["stable"] or r["mean_jct"] is None:
