@@ -26,7 +26,8 @@ Config LivenessConfig(double expiry_s, double task_timeout_s = 0) {
   return cfg;
 }
 
-json Machine(Harness& h, const std::string& name) {
+template <typename H>
+json Machine(H& h, const std::string& name) {
   const json machines = h.Ok(R"({"op":"machines"})")["machines"];
   for (const json& m : machines)
     if (m["machine"] == name) return m;
@@ -223,6 +224,28 @@ TEST_CASE("a replay reproduces expiries from the journal; a restart or takeover 
   CHECK(live_b.Check(true) == 0);
   b.clock.Pin(6031);
   CHECK(live_b.Check(true) == 1);
+}
+
+// Regression: with lean journaling, a heartbeat that assigned nothing was left out of the
+// journal even when it brought a lost machine back, so a replay kept the machine lost.
+TEST_CASE("a heartbeat that brings a lost machine back is journaled though it assigns nothing") {
+  std::string disk, unused;
+  Node a(&disk, LivenessConfig(30));
+  a.log.Attach(&a.journal);
+  Liveness live_a(a.dispatcher, a.cfg);
+  a.clock.Pin(1000);
+  a.Machines(1);
+  live_a.Check(true);
+  a.clock.Pin(1031);
+  REQUIRE(live_a.Check(true) == 1);
+  a.Ok(R"({"op":"heartbeat","machine":"m0","free_slots":0})");  // back, nothing to run
+  REQUIRE(a.log.Sync().ok());
+  CHECK(Machine(a, "m0")["state"] == "up");
+  Node b(&unused, LivenessConfig(30));
+  for (const std::string& record : ScanJournal(disk).records)
+    REQUIRE(ReplayRecord(record, b.dispatcher, b.clock).ok());
+  CHECK(Machine(b, "m0")["state"] == "up");
+  CHECK(b.State() == a.State());
 }
 
 TEST_CASE("a lost machine stays lost through a snapshot and comes back on a heartbeat") {
