@@ -1,11 +1,12 @@
 // LateBinding: a queued task is bound to no machine until a slot frees. It is
 // indexed under every replica holder, and the first holder with a free slot
 // takes it; a free slot prefers, by job order, a job with a task local to it.
-// A task runs off its holders only when that is expected to finish sooner than
-// waiting for a holder (waits derived from the learnt rates, no tuned
-// constant). When the machines span racks, a slot with no local task prefers a
-// task with a replica in its rack (RackIndex), under a rack-level wait. Owned by
-// the Scheduler; single-threaded.
+// A task runs off its holders only when that is expected to end its job sooner
+// than waiting for a holder (waits derived from the learnt rates and the job
+// order, the job's last task weighed by task_time.h; no tuned constant). When
+// the machines span racks, a slot with no local task prefers a task with a
+// replica in its rack (RackIndex), under a rack-level wait. Owned by the
+// Scheduler; single-threaded.
 #pragma once
 
 #include <cstdint>
@@ -59,8 +60,8 @@ class LateBinding final : public Policy {
   /// Expected wait of queued task t for a slot on one of its replica holders.
   double ExpectedLocalWait(TaskId t) const;
   /// Why queued task t waits, by PickFor's rules: a holder's free slot takes a local task
-  /// by the job order; off its holders only the job waiting longest runs, once the
-  /// expected wait exceeds remote_wait(); a job past the aging bound runs anywhere.
+  /// by the job order; off its holders only the order's last job and the job waiting
+  /// longest run, by MayRunOff; a job past the aging bound runs anywhere.
   WaitInfo Explain(const Cluster& cluster, TaskId t, const WaitFacts& facts) const override;
   uint32_t JobsAhead(JobId j, uint32_t cap) const override;
 

@@ -9,8 +9,8 @@ namespace locsched {
 
 namespace {
 
-// Below this cv the time is taken as fixed; above the gamma shape 1/cv^2 gets too small
-// for the incomplete gamma function to be accurate, and the tail is taken as exponential.
+// Within this of 0 the time is taken as fixed, and within this of 1 as exponential: both
+// have closed forms, and near 0 the gamma shape 1/cv^2 is too large for gamma_q.
 constexpr double kFixedCv = 1e-3;
 
 // H(0..31), so that the common case reads a table.
