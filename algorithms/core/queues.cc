@@ -13,7 +13,7 @@
 namespace locsched {
 
 LocalityQueues::LocalityQueues(Cluster& cluster, IntraQueue intra)
-    : cluster_(cluster), intra_(intra) {}
+    : cluster_(cluster), intra_(intra), ranks_(cluster) {}
 
 void LocalityQueues::AddMachine() {
   local_.emplace_back();
@@ -333,51 +333,13 @@ void LocalityQueues::SetPriorityRanks(std::vector<uint32_t> ranks) {
 void LocalityQueues::SetPriorityRanks(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs,
                                       bool place_new) {
   assert(seqs.empty() || seqs.size() == ranks.size());
-  ranks_ = std::move(ranks);
-  rank_seqs_ = std::move(seqs);
-  place_new_ = place_new;
-  ranked_ranks_.clear();
-  ranked_ratios_.clear();
-  std::fill(placed_seqs_.begin(), placed_seqs_.end(), 0);
-  if (place_new_) {
-    for (JobId j = 0; j < ranks_.size() && j < cluster_.job_capacity(); ++j) {
-      const Job& job = cluster_.job(j);
-      if (!job.alive || !Ranked(j, job.seq)) continue;
-      ranked_ranks_.push_back(ranks_[j]);
-      ranked_ratios_.push_back(SmithRatio(job));
-    }
-    std::sort(ranked_ranks_.begin(), ranked_ranks_.end());
-    std::sort(ranked_ratios_.begin(), ranked_ratios_.end(), std::greater<>());
-  }
+  ranks_.Set(std::move(ranks), std::move(seqs), place_new);
   if (intra_ == IntraQueue::kPriority) SetIntraQueue(intra_);
-}
-
-double LocalityQueues::SmithRatio(const Job& job) {
-  const size_t started = size_t{job.done} + job.running;
-  const size_t waiting = job.tasks.size() > started ? job.tasks.size() - started : 0;
-  return job.weight / static_cast<double>(std::max<size_t>(1, waiting));
 }
 
 bool LocalityQueues::PriorityBefore(const Entry& a, const Entry& b) const {
   const uint64_t ka = PriorityKey(a), kb = PriorityKey(b);
   return ka != kb ? ka < kb : seqs_[a.job] < seqs_[b.job];
-}
-
-uint64_t LocalityQueues::PlacedKey(JobId job, uint64_t seq) const {
-  if (job < placed_seqs_.size() && placed_seqs_[job] == seq + 1) return placed_keys_[job];
-  // c = ranked jobs at least as Smith-worthy; the key sits right after the c-th of them.
-  const double ratio = SmithRatio(cluster_.job(job));
-  const auto c = static_cast<size_t>(
-      std::upper_bound(ranked_ratios_.begin(), ranked_ratios_.end(), ratio, std::greater<>()) -
-      ranked_ratios_.begin());
-  const uint64_t key = c == 0 ? 1 : uint64_t{ranked_ranks_[c - 1]} * 2 + 3;
-  if (job >= placed_seqs_.size()) {
-    placed_seqs_.resize(std::max<size_t>(job + 1, placed_seqs_.size() * 2), 0);
-    placed_keys_.resize(placed_seqs_.size(), 0);
-  }
-  placed_seqs_[job] = seq + 1;
-  placed_keys_[job] = key;
-  return key;
 }
 
 void LocalityQueues::SetIntraQueue(IntraQueue intra) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "algorithms/core/cluster.h"
+#include "algorithms/core/job_ranks.h"
 #include "algorithms/core/policy.h"
 #include "base/flat_map.h"
 
@@ -47,9 +48,9 @@ class LocalityQueues {
   void SetPriorityRanks(std::vector<uint32_t> ranks);
   /// As above, but a rank holds only for the job whose arrival seq matches seqs[id], so a
   /// job that later reuses a finished job's id is unranked until the next re-solve. With
-  /// place_new, an unranked job is placed by Smith's rule instead of last: right after the
-  /// c-th ranked job, c = ranked jobs with at least its weight per waiting task (their
-  /// counts as of this call, its own when first needed; fixed until the next call).
+  /// place_new, an unranked job is placed by Smith's rule instead of last (JobRanks: right
+  /// after the c-th ranked job, c = ranked jobs with at least its weight per task not yet
+  /// done; their counts as of this call, its own when first needed; fixed until the next).
   void SetPriorityRanks(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs,
                         bool place_new = false);
   /// Records job j's running-task count and arrival seq, the `fair` key (the policy calls
@@ -113,21 +114,9 @@ class LocalityQueues {
     const uint64_t r = running < kMaxRunning ? running : kMaxRunning;
     return r << kSeqBits | (seq & ((uint64_t{1} << kSeqBits) - 1));
   }
-  // Whether the last order ranked this job (same id and, with seqs, same arrival).
-  bool Ranked(JobId job, uint64_t seq) const {
-    return job < ranks_.size() && ranks_[job] != UINT32_MAX &&
-           (rank_seqs_.empty() || rank_seqs_[job] == seq);
-  }
-  // The priority order of a job as one integer: 2 * rank + 2 for a ranked job, 2 * r + 3 for
-  // a job placed (place_new) right after the ranked job of rank r, 1 for one placed before
-  // all, UINT64_MAX for an unranked job otherwise.
-  uint64_t PriorityKey(JobId job, uint64_t seq) const {
-    if (Ranked(job, seq)) return uint64_t{ranks_[job]} * 2 + 2;
-    return place_new_ ? PlacedKey(job, seq) : UINT64_MAX;
-  }
+  // The priority order of a job as one integer (JobRanks::Key), from the seq it holds.
+  uint64_t PriorityKey(JobId job, uint64_t seq) const { return ranks_.Key(job, seq); }
   uint64_t PriorityKey(const Entry& e) const { return PriorityKey(e.job, seqs_[e.job]); }
-  uint64_t PlacedKey(JobId job, uint64_t seq) const;
-  static double SmithRatio(const Job& job);
   // Heap order: priority key first (priority only), then arrival. The priority case is out
   // of line so that fifo's sift loops stay small (inlined, it cost fifo 10-25% in core_bench).
   bool Before(const Entry& a, const Entry& b) const {
@@ -172,15 +161,8 @@ class LocalityQueues {
   // By job id, as long as the job has an entry: its arrival seq (the fifo key and every
   // policy's tie-break). Grown with fair_keys_.
   std::vector<uint64_t> seqs_;
-  FlatMap64 index_;                     // (queue, job) -> position in jobs, for hashed queues only
-  std::vector<uint32_t> ranks_;         // priority rank by job id
-  std::vector<uint64_t> rank_seqs_;     // by job id: the arrival seq a rank belongs to; empty = any
-  bool place_new_ = false;              // unranked jobs placed by Smith's rule (else last)
-  std::vector<uint32_t> ranked_ranks_;  // the live ranked jobs' ranks, ascending
-  std::vector<double> ranked_ratios_;   // their weights per waiting task, descending
-  // By job id: a placed job's key and the seq it belongs to (0 = none), computed when first
-  // needed and kept until the next SetPriorityRanks so heap order stays valid.
-  mutable std::vector<uint64_t> placed_keys_, placed_seqs_;
+  FlatMap64 index_;  // (queue, job) -> position in jobs, for hashed queues only
+  JobRanks ranks_;   // the `priority` order: the last LP ranks, newcomers placed (or last)
 };
 
 }  // namespace locsched
