@@ -414,6 +414,7 @@ Status Dispatcher::Run(const Request& r, std::string_view line, const Caller& ca
       return Status::Ok();
     }
   }
+  if (mutating) engine_.SyncPolicyClock();
   OpenReply(true, r, out);
   const size_t body_start = out->size();
   line_ = line;
@@ -464,6 +465,7 @@ Status Dispatcher::ReplayHeartbeat(const Request& r,
   JsonWriter w(&body);
   w.ResumeObject(true);
   w.Key("assign").BeginArray();
+  engine_.SyncPolicyClock();
   MachineId m;
   if (Status s = engine_.Hear(r.machine, &m); !s.ok()) return s;  // a lost machine comes back
   for (const JournaledAssignment& a : assigned)

@@ -159,6 +159,11 @@ class Engine {
 
   /// The engine's clock reading now.
   double Now() const { return clock_.Now(); }
+  /// Passes the clock to the core (Scheduler::SetNow). The Dispatcher calls it before every
+  /// mutating command, live or replayed, so that what the policy stamps (when a job became
+  /// runnable or last started a task) reads that command's time, never the time of a
+  /// heartbeat that left no journal record.
+  void SyncPolicyClock() { sched_.SetNow(clock_.Now()); }
   /// The clock (the Dispatcher times heartbeats with its Fresh reading).
   const Clock& clock() const { return clock_; }
   /// Seconds from submission to the last task's end of the jobs that finished.

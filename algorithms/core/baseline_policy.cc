@@ -39,6 +39,12 @@ void BaselinePolicy::Withdraw(TaskId t) {
   CountHolders(t, -1);
 }
 
+void BaselinePolicy::Assigned(TaskId t, MachineId m) {
+  Withdraw(t);
+  if (kind_ == PolicyKind::kDelay && cluster_.task(t).IsLocalTo(m))
+    RestartWait(cluster_.task(t).job);
+}
+
 void BaselinePolicy::CountHolders(TaskId t, int delta) {
   if (kind_ != PolicyKind::kDelay) return;
   for (MachineId r : cluster_.task(t).replicas) {
@@ -95,6 +101,14 @@ Pick BaselinePolicy::PickFromJob(JobId j, MachineId m) {
   return Pick{t, j};
 }
 
+// Job j ran a task local: its delay scheduling wait starts again now.
+void BaselinePolicy::RestartWait(JobId j) {
+  Job& job = cluster_.job(j);
+  if (job.wait_since == now_) return;
+  job.wait_since = now_;
+  NoteWaitSince(j);
+}
+
 Pick BaselinePolicy::PickDelay(MachineId m) {
   // Walk jobs in fair order. A job with a local task runs it (and its wait starts
   // again); a job that has waited delay_wait since then, or since it became
@@ -104,10 +118,7 @@ Pick BaselinePolicy::PickDelay(MachineId m) {
   order_.ForEachInOrder([&](JobId j) {
     Job& job = cluster_.job(j);
     if (const TaskId t = index_.FindLocal(j, m); t != kNoId) {
-      if (job.wait_since != now_) {
-        job.wait_since = now_;
-        NoteWaitSince(j);
-      }
+      RestartWait(j);
       pick = Pick{t, j};
     } else if (RemoteIn(job, now_) <= 0) {
       pick = Pick{index_.FindAny(j), j};

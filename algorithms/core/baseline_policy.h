@@ -24,6 +24,8 @@ class BaselinePolicy final : public Policy {
   void AddMachine(MachineId) override {}
   void Enqueue(TaskId t) override;
   void Withdraw(TaskId t) override;
+  /// Like a pick of t: under delay scheduling a local start restarts its job's wait.
+  void Assigned(TaskId t, MachineId m) override;
   Pick PickFor(MachineId m) override;
   void OnJobChanged(JobId j) override;
   void OnMachineUnavailable(MachineId) override {}
@@ -40,6 +42,7 @@ class BaselinePolicy final : public Policy {
  private:
   Pick PickFromJob(JobId j, MachineId m);
   Pick PickDelay(MachineId m);
+  void RestartWait(JobId j);
   // Delay scheduling's shortcut past a walk that must come up empty: a machine
   // that holds no queued task's input, while no job has waited delay_wait, idles.
   void CountHolders(TaskId t, int delta);

@@ -66,6 +66,10 @@ void LateBinding::Withdraw(TaskId t) {
   Unqueue(t);
 }
 
+void LateBinding::Assigned(TaskId t, MachineId) {
+  Take(t, cluster_.task(t).job);
+}
+
 void LateBinding::OnJobChanged(JobId j) {
   const Job& job = cluster_.job(j);
   if (!job.alive) {

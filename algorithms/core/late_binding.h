@@ -34,6 +34,8 @@ class LateBinding final : public Policy {
   void AddMachine(MachineId m) override;
   void Enqueue(TaskId t) override;
   void Withdraw(TaskId t) override;
+  /// Like a pick of t: its job's wait starts afresh (the longest-waiting order).
+  void Assigned(TaskId t, MachineId m) override;
   Pick PickFor(MachineId m) override;
   void OnJobChanged(JobId j) override;
   void OnMachineUnavailable(MachineId) override {}

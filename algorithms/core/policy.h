@@ -107,6 +107,15 @@ class Policy {
   }
   /// Removes a queued task (cancel); its state is still kQueued when called.
   virtual void Withdraw(TaskId t) = 0;
+  /// Removes queued task t, which the caller starts on machine m without a pick (journal
+  /// replay and snapshot loading re-apply recorded assignments): the policy notes the start
+  /// as PickFor would have (late binding: when its job last started a task; delay
+  /// scheduling: when it last ran local), so that its next picks are the ones it would
+  /// have made had it picked t. Its state is still kQueued when called. Default: Withdraw.
+  virtual void Assigned(TaskId t, MachineId m) {
+    (void)m;
+    Withdraw(t);
+  }
   /// Chooses a task for one free slot of machine m and removes it from the queues; task
   /// kNoId if none. (A plain pair of ids, not an optional: that return cost a
   /// store-forwarding stall per decision. The Scheduler asks the task whether it is local

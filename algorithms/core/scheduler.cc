@@ -89,7 +89,7 @@ Claim Scheduler::ClaimSlot(MachineId m) {
 Assignment Scheduler::AssignTask(TaskId t, MachineId m) {
   assert(unsettled_ == 0);
   assert(cluster_.task(t).state == TaskState::kQueued);
-  policy_->Withdraw(t);
+  policy_->Assigned(t, m);
   return Settle(Begin(t, cluster_.task(t).job, m));
 }
 

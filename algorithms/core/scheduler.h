@@ -74,7 +74,8 @@ class Scheduler {
   /// attempts) and tells the observer. Settling each claim at once is Assign.
   Assignment Settle(const Claim& c);
   /// Starts queued task t on machine m, bypassing the policy's choice (journal
-  /// replay re-applies decisions made before a restart). m must have a free slot.
+  /// replay re-applies decisions made before a restart); the policy notes the start as
+  /// its own pick (Policy::Assigned). m must have a free slot.
   Assignment AssignTask(TaskId t, MachineId m);
   /// A running task finished successfully; it keeps its machine and locality, so
   /// views can say where it ran.

@@ -196,6 +196,33 @@ TEST_CASE("Delay scheduling passes over a job without a local task until it has 
   }
 }
 
+// Journal replay re-applies recorded assignments with AssignTask instead of a pick. A
+// local start so imposed used to leave the job's wait running, so after a restart delay
+// scheduling sent the job off its holders before the live daemon would have.
+TEST_CASE("Delay scheduling: a local assignment replayed without a pick restarts the wait",
+          "[baselines]") {
+  auto live_owner = MakeScheduler(PolicyKind::kDelay, 3, /*delay_wait=*/10);
+  auto replay_owner = MakeScheduler(PolicyKind::kDelay, 3, /*delay_wait=*/10);
+  Scheduler& live = *live_owner;
+  Scheduler& replay = *replay_owner;
+  for (Scheduler* s : {&live, &replay}) {
+    s->SetNow(0);
+    Submit(*s, {{0}, {0}});
+    s->SetNow(5);
+  }
+  // `live` picks a local task at 5; `replay` imposes the same start.
+  const auto a = live.Assign(0);
+  REQUIRE(a);
+  REQUIRE(a->local);
+  replay.AssignTask(a->task, 0);
+  // At 12 the job has waited 7 s since its local start, under delay_wait: machine 2,
+  // which holds none of its data, gets nothing from either.
+  live.SetNow(12);
+  replay.SetNow(12);
+  CHECK_FALSE(live.Assign(2));
+  CHECK_FALSE(replay.Assign(2));
+}
+
 TEST_CASE("JobHeap keeps order under insert, erase and update and iterates in order",
           "[baselines][job_heap]") {
   std::vector<int> keys(300, 0);

@@ -145,6 +145,48 @@ TEST_CASE("Late binding serves jobs in srpt order, local tasks first", "[late]")
   CHECK(s.Assign(0)->job == big);
 }
 
+// Journal replay re-applies a heartbeat's recorded assignments with AssignTask instead
+// of asking the policy. That start used to leave the job's wait where it was (a pick
+// restarts it), so after a restart the aging bound and the off-holder offer went to
+// another job than the live daemon's.
+TEST_CASE("Late binding: an assignment replayed without a pick restarts its job's wait", "[late]") {
+  constexpr double kAging = 10;
+  auto live_owner = MakeLate(3, JobOrder::kFair, kAging);
+  auto replay_owner = MakeLate(3, JobOrder::kFair, kAging);
+  Scheduler& live = *live_owner;
+  Scheduler& replay = *replay_owner;
+  // Both get the same events; `live` picks, `replay` imposes what `live` picked.
+  const auto start = [&](MachineId m) {
+    const auto a = live.Assign(m);
+    REQUIRE(a);
+    CHECK(replay.AssignTask(a->task, m).job == a->job);
+  };
+  for (Scheduler* s : {&live, &replay}) {
+    s->SetNow(0);
+    Submit(*s, {{1}});       // z, which keeps machine 1 busy
+    Submit(*s, {{0}, {0}});  // x, both of its tasks held by machine 0
+  }
+  start(1);
+  JobId y = kNoId;
+  for (Scheduler* s : {&live, &replay}) {
+    s->SetNow(1);
+    y = Submit(*s, {{1}});  // y: its holder stays busy (job ids match: same events)
+    s->SetNow(5);
+  }
+  start(0);  // x starts a task at 5: its wait starts again
+  // At 14, y has started nothing for 13 s (past the aging bound) and x for 9 s: the
+  // aging bound gives machine 2 to y, in both.
+  live.SetNow(14);
+  replay.SetNow(14);
+  const auto from_live = live.Assign(2);
+  const auto from_replay = replay.Assign(2);
+  REQUIRE(from_live);
+  REQUIRE(from_replay);
+  CHECK(from_live->job == y);
+  CHECK(from_replay->job == from_live->job);
+  CHECK(from_replay->task == from_live->task);
+}
+
 TEST_CASE("Late binding's aging bound: no job goes longer without a start", "[late]") {
   constexpr double kAging = 10;
   auto owner = MakeLate(1, JobOrder::kSrpt, kAging);
