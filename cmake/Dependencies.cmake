@@ -8,6 +8,7 @@ find_package(CLI11 2.1 REQUIRED)
 find_package(spdlog REQUIRED)
 find_package(tomlplusplus REQUIRED)
 find_package(ZLIB REQUIRED)                       # gzip logs read directly by locsched-tail
+find_package(OpenSSL 3 REQUIRED)                  # TLS on the HA TCP listener and its clients
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(SYSTEMD REQUIRED IMPORTED_TARGET libsystemd)
 

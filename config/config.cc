@@ -152,6 +152,17 @@ Status ValidateHa(const HaConfig& ha) {
   return Status::Ok();
 }
 
+// The TCP listener's certificate and key come as a pair (the files are read at start).
+Status ValidateHaTls(const HaConfig& ha) {
+  if (ha.tls_certificate.empty() && !ha.tls_key.empty())
+    return Status::InvalidArgument("ha.tls_certificate",
+                                   "is required when ha.tls_key is set (both or neither)");
+  if (ha.tls_key.empty() && !ha.tls_certificate.empty())
+    return Status::InvalidArgument("ha.tls_key",
+                                   "is required when ha.tls_certificate is set (both or neither)");
+  return Status::Ok();
+}
+
 // The schema. Keep config/locsched.toml and docs/config.md in step (tests check both).
 const ConfigKey kTable[] = {
     // [sockets]
@@ -744,6 +755,18 @@ const ConfigKey kTable[] = {
              "client",
      .apply = ApplyString<kHa, &HaConfig::zookeeper_auth_file>,
      .format = FormatString<kHa, &HaConfig::zookeeper_auth_file>},
+    {.key = "ha.tls_certificate",
+     .default_text = "",
+     .help = "PEM file holding the TCP listener's certificate (then its chain); set with "
+             "ha.tls_key, the listener speaks TLS only and clients connect with tls:HOST:PORT; "
+             "\"\" = plain TCP",
+     .apply = ApplyString<kHa, &HaConfig::tls_certificate>,
+     .format = FormatString<kHa, &HaConfig::tls_certificate>},
+    {.key = "ha.tls_key",
+     .default_text = "",
+     .help = "PEM file holding the private key of ha.tls_certificate (both or neither)",
+     .apply = ApplyString<kHa, &HaConfig::tls_key>,
+     .format = FormatString<kHa, &HaConfig::tls_key>},
     {.key = "ha.snapshot_mb",
      .type = ConfigType::kInt,
      .min_int = 1,
@@ -996,6 +1019,7 @@ Status ValidateConfig(const Config& c) {
     ListenAddress address;
     if (Status s = ParseListenAddress(c.http.listen, &address); !s.ok()) return s;
   }
+  if (Status s = ValidateHaTls(c.ha); !s.ok()) return s;
   return ValidateHa(c.ha);
 }
 

@@ -149,6 +149,8 @@ struct HaConfig {
   std::string instance;     ///< "IP:PORT": this instance's TCP listener, as clients reach it
   std::string secret_file;  ///< file holding the shared secret TCP clients present
   std::string zookeeper_auth_file;    ///< file holding USER:PASSWORD (digest ACL); "" = open ACL
+  std::string tls_certificate;        ///< PEM certificate chain of the TCP listener; "" = plain TCP
+  std::string tls_key;                ///< PEM private key of tls_certificate
   uint64_t snapshot_mb = 16;          ///< snapshot into ZooKeeper past this much log
   uint64_t snapshot_entries = 20000;  ///< ... or past this many log entries
   bool enabled() const { return !zookeeper.empty(); }  ///< HA mode is on

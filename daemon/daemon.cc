@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <boost/asio.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <csignal>
 #include <cstdlib>
@@ -27,6 +28,7 @@
 #include "daemon/event_log.h"
 #include "daemon/ha/ha_node.h"
 #include "daemon/ha/hello.h"
+#include "daemon/ha/tls.h"
 #include "daemon/http_server.h"
 #include "daemon/liveness.h"
 #include "daemon/logging.h"
@@ -102,7 +104,9 @@ EventLog::FreeBytes DiskCheck(const Config& cfg) {
 
 class Daemon final : public DaemonControl {
  public:
-  Daemon(const Config& cfg, const DaemonOptions& opts, Coordinator* coord, std::string secret)
+  // `tls`: the TCP listener's TLS context (ha.tls_certificate), else null; outlives it.
+  Daemon(const Config& cfg, const DaemonOptions& opts, Coordinator* coord, std::string secret,
+         asio::ssl::context* tls)
       : cfg_(cfg),
         opts_(opts),
         engine_(
@@ -118,7 +122,7 @@ class Daemon final : public DaemonControl {
         hello_(coord ? std::make_unique<HelloGate>(std::move(secret),
                                                    [this](JsonWriter& w) { DescribeRole(w); })
                      : nullptr),
-        server_(io_, dispatcher_, commit_, cfg, hello_.get()),
+        server_(io_, dispatcher_, commit_, cfg, hello_.get(), tls),
         http_(io_, dispatcher_, cfg.http) {}
 
   int Run();
@@ -447,8 +451,17 @@ int RunDaemon(const Config& cfg, const DaemonOptions& opts) {
   std::signal(SIGPIPE, SIG_IGN);  // a vanished client is an error code, not a death
   std::unique_ptr<ZkCoordinator> coord;
   std::string secret, auth;
+  std::unique_ptr<asio::ssl::context> tls;
+  if (!cfg.ha.enabled() && !cfg.ha.tls_certificate.empty())
+    spdlog::warn("ha.tls_certificate has no effect without ha.zookeeper (no TCP listener)");
   if (cfg.ha.enabled()) {
     Status s = ReadSecretFile(cfg.ha.secret_file, &secret);
+    if (s.ok() && !cfg.ha.tls_certificate.empty()) s = LoadServerTls(cfg.ha, &tls);
+    if (s.ok() && !tls)
+      spdlog::warn(
+          "ha: ha.tls_certificate is not set: the shared secret and every request cross the "
+          "TCP listener at {} in the clear (docs/operations.md, TLS on the TCP listener)",
+          cfg.ha.instance);
     if (s.ok() && !cfg.ha.zookeeper_auth_file.empty())
       s = ReadZooKeeperAuth(cfg.ha.zookeeper_auth_file, &auth);
     if (s.ok() && auth.empty())
@@ -469,7 +482,7 @@ int RunDaemon(const Config& cfg, const DaemonOptions& opts) {
       return 1;
     }
   }
-  Daemon daemon(cfg, opts, coord.get(), std::move(secret));
+  Daemon daemon(cfg, opts, coord.get(), std::move(secret), tls.get());
   return daemon.Run();
 }
 

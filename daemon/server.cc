@@ -13,8 +13,10 @@
 #include <algorithm>
 #include <array>
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -39,14 +41,19 @@ namespace {
 // One client. Reads and writes alternate, so a client that stops reading only
 // stalls itself: the daemon stops reading its requests until it drains. A read
 // or a write that waits longer than limits.idle_timeout_s ends the connection.
+// A TLS client's bytes go through `tls`, layered on `socket` (which cancel and
+// close still act on).
 struct Connection : std::enable_shared_from_this<Connection> {
-  Connection(Generic::socket s, bool on_control, bool on_tcp)
+  Connection(Generic::socket s, bool on_control, bool on_tcp, asio::ssl::context* tls_context)
       : socket(std::move(s)),
         wake(socket.get_executor()),
         idle(socket.get_executor()),
         control(on_control),
-        tcp(on_tcp) {}
+        tcp(on_tcp) {
+    if (tls_context) tls.emplace(socket, *tls_context);
+  }
   Generic::socket socket;
+  std::optional<asio::ssl::stream<Generic::socket&>> tls;  // ha.tls_certificate's TCP clients
   asio::steady_timer wake;  // parked on the commit step while replies wait for the journal
   asio::steady_timer idle;  // limits.idle_timeout_s on the read or write under way
   bool control;             // accepted on the control socket (its own client count)
@@ -83,6 +90,12 @@ bool OutOfResources(const boost::system::error_code& ec) {
          ec == errc::no_buffer_space || ec == errc::not_enough_memory;
 }
 
+// How long a TCP client may take to start TLS (its first byte, then the handshake).
+constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
+
+// The first byte of a TLS client's hello: a handshake record.
+constexpr unsigned char kTlsHandshakeRecord = 0x16;
+
 // How long accepting pauses after running out of descriptors, and how often that is logged.
 constexpr auto kAcceptPause = std::chrono::milliseconds(50);
 constexpr auto kExhaustionLogInterval = std::chrono::seconds(10);
@@ -114,11 +127,12 @@ std::string Errno(std::string_view what) {
 
 struct Server::Impl {
   Impl(asio::io_context& io_, Dispatcher& d, CommitStep& commit_, const Config& cfg,
-       const HelloGate* hello_)
+       const HelloGate* hello_, asio::ssl::context* tls_)
       : io(io_),
         dispatcher(d),
         commit(commit_),
         hello(hello_),
+        tls(tls_),
         instance(cfg.ha.instance),
         sockets(cfg.sockets),
         limits(cfg.limits),
@@ -139,6 +153,10 @@ struct Server::Impl {
   void RefuseWithSpare(Stream::acceptor& a);
   void FitLimits();
   void ArmIdle(Connection& c);
+  void ArmTimeout(Connection& c, std::chrono::steady_clock::duration after);
+  awaitable<bool> StartTls(Connection& c);
+  awaitable<size_t> ReadSome(Connection& c, asio::mutable_buffer buf,
+                             boost::system::error_code& ec);
   awaitable<void> Serve(std::shared_ptr<Connection> c);
   awaitable<void> Answer(Connection& c, std::string_view data);
   awaitable<void> Flush(Connection& c);
@@ -152,8 +170,9 @@ struct Server::Impl {
   asio::io_context& io;
   Dispatcher& dispatcher;
   CommitStep& commit;
-  const HelloGate* hello;  // high-availability mode's TCP listener, else null
-  std::string instance;    // ha.instance: where the TCP listener binds
+  const HelloGate* hello;   // high-availability mode's TCP listener, else null
+  asio::ssl::context* tls;  // ha.tls_certificate: the TCP listener speaks TLS, else null
+  std::string instance;     // ha.instance: where the TCP listener binds
   SocketsConfig sockets;
   LimitsConfig limits;
   Stream::acceptor event{io}, control{io};
@@ -171,8 +190,8 @@ struct Server::Impl {
 };
 
 Server::Server(asio::io_context& io, Dispatcher& dispatcher, CommitStep& commit, const Config& cfg,
-               const HelloGate* hello)
-    : impl_(std::make_unique<Impl>(io, dispatcher, commit, cfg, hello)) {}
+               const HelloGate* hello, asio::ssl::context* tls)
+    : impl_(std::make_unique<Impl>(io, dispatcher, commit, cfg, hello, tls)) {}
 
 Server::~Server() = default;
 
@@ -320,7 +339,8 @@ void Server::Impl::Admit(Generic::socket socket, bool is_control, bool is_tcp,
     Refuse(socket, is_control);
     return;
   }
-  auto c = std::make_shared<Connection>(std::move(socket), is_control, is_tcp);
+  auto c =
+      std::make_shared<Connection>(std::move(socket), is_control, is_tcp, is_tcp ? tls : nullptr);
   if (!is_tcp) c->caller = CallerOf(c->socket.native_handle(), is_control, rule);
   c->caller.address = std::move(address);
   conns.insert(c);
@@ -409,18 +429,18 @@ awaitable<void> Server::Impl::Serve(std::shared_ptr<Connection> c) {
   std::array<char, 65536> buf;
   boost::system::error_code ec;
   c->socket.non_blocking(true, ec);
-  bool eof = false;
+  bool eof = c->tls && !co_await StartTls(*c);
   while (!eof && !c->stopping) {
     c->reading = true;
     ArmIdle(*c);
-    size_t n = co_await c->socket.async_read_some(asio::buffer(buf),
-                                                  asio::redirect_error(use_awaitable, ec));
+    size_t n = co_await ReadSome(*c, asio::buffer(buf), ec);
     c->idle.cancel();
     c->reading = false;
     if (ec) break;
     for (;;) {
       co_await Answer(*c, std::string_view(buf.data(), n));
-      if (c->stopping || c->out.size() >= limits.client_buffer_bytes) break;
+      // TLS: the stream's synchronous reads cannot take a non-blocking socket's would_block.
+      if (c->stopping || c->tls || c->out.size() >= limits.client_buffer_bytes) break;
       n = c->socket.read_some(asio::buffer(buf), ec);  // non-blocking: only what is there
       if (ec) {
         eof = ec != asio::error::would_block;
@@ -436,6 +456,56 @@ awaitable<void> Server::Impl::Serve(std::shared_ptr<Connection> c) {
     co_await Flush(*c);
   }
   Finish(c);
+}
+
+// A chunk of the client's bytes, through TLS if it speaks it.
+awaitable<size_t> Server::Impl::ReadSome(Connection& c, asio::mutable_buffer buf,
+                                         boost::system::error_code& ec) {
+  if (c.tls)
+    co_return co_await c.tls->async_read_some(buf, asio::redirect_error(use_awaitable, ec));
+  co_return co_await c.socket.async_read_some(buf, asio::redirect_error(use_awaitable, ec));
+}
+
+// A TCP client's TLS handshake, within kHandshakeTimeout. A client whose first
+// byte is not a TLS record (a tcp: address sending its hello in the clear) gets
+// one plain error line saying the listener speaks TLS only, after what it sent
+// is drained (so the close is not a reset that loses the line). Either failure
+// is logged with the peer's address. False: close the connection.
+awaitable<bool> Server::Impl::StartTls(Connection& c) {
+  boost::system::error_code ec;
+  c.reading = true;
+  ArmTimeout(c, kHandshakeTimeout);
+  co_await c.socket.async_wait(Generic::socket::wait_read, asio::redirect_error(use_awaitable, ec));
+  unsigned char first = 0;
+  const ssize_t peeked = ec ? -1 : ::recv(c.socket.native_handle(), &first, 1, MSG_PEEK);
+  if (peeked < 0 && !ec) ec.assign(errno, boost::system::system_category());
+  if (peeked == 1 && first == kTlsHandshakeRecord)
+    co_await c.tls->async_handshake(asio::ssl::stream_base::server,
+                                    asio::redirect_error(use_awaitable, ec));
+  c.idle.cancel();
+  c.reading = false;
+  if (peeked == 1 && first != kTlsHandshakeRecord) {
+    spdlog::warn("refused a plaintext client at {} on the TLS listener (ha.tls_certificate)",
+                 c.caller.address);
+    std::array<char, 4096> drain;
+    while (c.socket.read_some(asio::buffer(drain), ec) > 0) {
+    }
+    std::string line;
+    Dispatcher::AppendError(
+        Status::FailedPrecondition("ha.tls_certificate",
+                                   "this listener speaks TLS only: connect with tls:" + instance +
+                                       " and the CA in $LOCSCHED_TLS_CA or --tls-ca"),
+        &line);
+    asio::write(c.socket, asio::buffer(line), ec);  // best effort; never blocks the loop
+    co_return false;
+  }
+  if (peeked != 1 || ec) {
+    if (!c.stopping)
+      spdlog::warn("TLS handshake with {} failed: {}", c.caller.address,
+                   peeked == 0 ? "closed before it began" : ec.message());
+    co_return false;
+  }
+  co_return true;
 }
 
 // Answers every complete line of data, writing early whenever the replies
@@ -473,7 +543,17 @@ awaitable<void> Server::Impl::Flush(Connection& c) {
     ec = {};
   }
   // Most writes fit the socket's buffer at once: try without a trip through the
-  // event loop (the socket is non-blocking), and wait only for the rest.
+  // event loop (the socket is non-blocking), and wait only for the rest. (Not
+  // under TLS: a record half written to a non-blocking socket would be lost.)
+  if (c.tls) {
+    ArmIdle(c);
+    co_await asio::async_write(*c.tls, asio::buffer(c.out),
+                               asio::redirect_error(use_awaitable, ec));
+    c.idle.cancel();
+    c.out.clear();
+    if (ec) c.stopping = true;
+    co_return;
+  }
   const size_t sent = c.socket.write_some(asio::buffer(c.out), ec);
   if (!ec && sent == c.out.size()) {
     c.out.clear();
@@ -497,8 +577,13 @@ awaitable<void> Server::Impl::Flush(Connection& c) {
 // ends the connection (an idle client, or one that does not read its replies).
 void Server::Impl::ArmIdle(Connection& c) {
   if (limits.idle_timeout_s <= 0) return;
-  c.idle.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-      std::chrono::duration<double>(limits.idle_timeout_s)));
+  ArmTimeout(c, std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::duration<double>(limits.idle_timeout_s)));
+}
+
+// Cancels the connection's pending read or write `after` from now, which ends it.
+void Server::Impl::ArmTimeout(Connection& c, std::chrono::steady_clock::duration after) {
+  c.idle.expires_after(after);
   c.idle.async_wait([conn = c.shared_from_this()](boost::system::error_code ec) {
     if (ec) return;
     conn->timed_out = true;

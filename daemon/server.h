@@ -1,8 +1,8 @@
 // Server: the event and control Unix sockets (and, in high-availability mode, a
-// TCP listener whose clients present a shared secret) and their connections on
-// the daemon's io_context. A connection only splits lines, hands each to the
-// Dispatcher and writes the replies, parked on the CommitStep while the journal
-// owes them a sync; it never touches scheduling state. Event-loop thread only.
+// TCP listener whose clients present a shared secret, inside TLS if configured)
+// and their connections on the daemon's io_context. A connection only splits
+// lines, hands each to the Dispatcher and writes the replies, parked on the CommitStep while the
+// journal owes them a sync; it never touches scheduling state. Event-loop thread only.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,10 @@
 
 namespace boost::asio {
 class io_context;
+namespace ssl {
+class context;
 }
+}  // namespace boost::asio
 
 namespace locsched {
 
@@ -28,9 +31,10 @@ class Server {
   /// A server on `io` handing lines to `dispatcher`, whose replies wait for `commit`
   /// while it has events to make durable; all must outlive it. With a `hello` gate
   /// (high-availability mode) it also listens on TCP at ha.instance, where every
-  /// connection must first pass the gate.
+  /// connection must first pass the gate; with a `tls` context (ha.tls_certificate,
+  /// which must outlive it too) the TCP listener speaks TLS only, handshaking first.
   Server(boost::asio::io_context& io, Dispatcher& dispatcher, CommitStep& commit, const Config& cfg,
-         const HelloGate* hello = nullptr);
+         const HelloGate* hello = nullptr, boost::asio::ssl::context* tls = nullptr);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

@@ -15,6 +15,8 @@ PACKAGES=(
   # high availability: ZooKeeper's C client, and the server the HA tests start on loopback
   # (zookeeperd's own service start is refused in containers; the tests never use it)
   libzookeeper-mt-dev zookeeperd
+  # TLS on the TCP listener and its clients; the openssl CLI makes the tests' throwaway CA
+  libssl-dev openssl
   # charts and black-box tests; promtool checks /metrics, headless Chromium loads the dashboard
   python3 python3-matplotlib prometheus chromium
   # systemd-analyze (unit check) and /bin/kill (the unit's ExecReload)

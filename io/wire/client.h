@@ -1,7 +1,8 @@
 // LineClient: a blocking client of locschedd's newline-delimited JSON sockets, in
-// plain POSIX (no Asio). Shared by locschedctl, the log tailer, the cluster
-// emulator and the load generator. One thread may Send while another ReadLines
-// (they touch disjoint state); any other sharing needs the caller's lock.
+// plain POSIX (no Asio; OpenSSL for tls: addresses). Shared by locschedctl, the
+// log tailer, the cluster emulator and the load generator. One thread may Send
+// while another ReadLines (they touch disjoint state), except over TLS, where
+// one OpenSSL connection serves both; any other sharing needs the caller's lock.
 #pragma once
 
 #include <chrono>
@@ -12,7 +13,18 @@
 
 #include "base/status.h"
 
+struct ssl_st;  // OpenSSL's SSL
+
 namespace locsched {
+
+struct ClientTls;  // client.cc: the CA a tls: address is verified against
+
+/// True for "tcp:..." and "tls:..." (the instances of a high-availability cluster).
+bool IsClusterAddress(std::string_view address);
+
+/// The CA file that verifies tls: addresses, as --tls-ca gives it: it overrides
+/// $LOCSCHED_TLS_CA for the rest of the process. Call before connecting.
+void UseTlsCa(const std::string& file);
 
 /// A connection to a Unix stream socket that speaks one line per message.
 class LineClient {
@@ -38,6 +50,12 @@ class LineClient {
   /// which is tried next. `permission_denied` means retrying cannot help: the Unix
   /// socket refused this user (EACCES), or the secret is missing, unreadable or
   /// refused (the message names the file and $LOCSCHED_SECRET_FILE).
+  /// "tls:HOST:PORT[,...]" is the same over TLS: each instance's certificate must
+  /// chain to the CA in $LOCSCHED_TLS_CA (or UseTlsCa's file) and name HOST (a DNS
+  /// name or IP address in its subjectAltName) before the secret is sent. A CA
+  /// that is missing or unreadable, or a certificate it does not verify, is
+  /// `permission_denied` (the message names the CA file and the reason); a listener
+  /// that does not speak TLS fails the handshake (io_error, naming the address).
   Status Connect(const std::string& path, std::string_view socket = "event");
   /// Adopts an already connected stream socket (tests use a socketpair); takes ownership.
   void Adopt(int fd, std::string name);
@@ -69,12 +87,16 @@ class LineClient {
 
  private:
   Status WaitReadable();
-  Status ConnectTcp(const std::string& list, std::string_view socket);
+  Status ConnectTcp(const std::string& scheme, const std::string& list, std::string_view socket);
+  Status Open(const std::string& address, const ClientTls* tls);
+  Status StartTls(const std::string& address, const ClientTls& tls);
   Status Hello(const std::string& address, std::string_view socket, const std::string& secret,
                std::string* active);
   Status Fill();
+  long Receive(char* data, size_t size);  // recv(2), or SSL_read under TLS; -1 sets errno
 
   int fd_ = -1;
+  ssl_st* ssl_ = nullptr;  // the TLS connection over fd_ (a tls: address), else null
   std::string name_;
   std::vector<char> in_;  // in_[in_begin_, in_end_) was read but not yet returned
   size_t in_begin_ = 0;

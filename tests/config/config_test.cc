@@ -87,7 +87,7 @@ TEST_CASE("the table is well formed") {
     CHECK((k.type == ConfigType::kEnum) == !k.allowed.empty());
     if (k.type == ConfigType::kInt) CHECK(k.min_int <= k.max_int);
   }
-  CHECK(seen.size() == 69);
+  CHECK(seen.size() == 71);
   CHECK(FindConfigKey("scheduler.nope") == nullptr);
 }
 
@@ -315,6 +315,19 @@ TEST_CASE("gamma above alpha is rejected naming scheduler.gamma") {
   Config c;
   REQUIRE(LoadError("[scheduler]\nalpha = 0.5\ngamma = 0.5\n", &c) == "");
   CHECK(c.scheduler.gamma == 0.5);
+}
+
+TEST_CASE("ha.tls_certificate and ha.tls_key come as a pair, naming the missing one") {
+  CHECK(LoadError("[ha]\ntls_key = \"/etc/locsched/key.pem\"\n")
+            .find("ha.tls_certificate: is required when ha.tls_key is set (both or neither)") !=
+        std::string::npos);
+  CHECK(LoadError("[ha]\ntls_certificate = \"/etc/locsched/cert.pem\"\n")
+            .find("ha.tls_key: is required when ha.tls_certificate is set (both or neither)") !=
+        std::string::npos);
+  Config c;
+  REQUIRE(LoadError("[ha]\ntls_certificate = \"c.pem\"\ntls_key = \"k.pem\"\n", &c) == "");
+  CHECK(c.ha.tls_certificate == "c.pem");
+  CHECK(c.ha.tls_key == "k.pem");
 }
 
 TEST_CASE("all errors are reported in file order and the output is untouched") {

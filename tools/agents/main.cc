@@ -28,6 +28,7 @@ using Clock = std::chrono::steady_clock;
 struct Options {
   AgentsParams params;
   std::string socket;
+  std::string tls_ca;  // --tls-ca
   double speed = 20;
   double report = 2;
   size_t window = 1024;
@@ -52,10 +53,13 @@ void AddClusterFlags(CLI::App& app, Options& o) {
   AgentsParams& p = o.params;
   app.add_option("--socket", o.socket,
                  "locschedd's event socket (required), or tcp:HOST:PORT,... the instances of "
-                 "a high-availability cluster: the active is found at start and followed across "
-                 "failovers (a batch whose connection fails is resent whole, with the same ids, "
-                 "to the active found again, for up to 60 s)")
+                 "a high-availability cluster (or tls:HOST:PORT,... over TLS): the active is "
+                 "found at start and followed across failovers (a batch whose connection fails "
+                 "is resent whole, with the same ids, to the active found again, for up to 60 s)")
       ->required();
+  app.add_option("--tls-ca", o.tls_ca,
+                 "PEM file of the CA that signed the daemons' certificates, for a tls: --socket "
+                 "(default: $LOCSCHED_TLS_CA)");
   app.add_option("--machines", p.machines, "Machines to emulate")->capture_default_str();
   app.add_option("--slots", p.slots, "Task slots per machine")->capture_default_str();
   app.add_option("--data-machines", p.data_fraction,
@@ -151,7 +155,7 @@ void Validate(const Options& o) {
 }
 
 // Sends each batch pipelined over one LineClient. Given the instances of a
-// high-availability cluster (tcp:...), every request carries an id, and a batch
+// high-availability cluster (tcp:... or tls:...), every request carries an id, and a batch
 // whose connection fails is sent again whole, with the same ids, to the active
 // found again (for up to `retry_for`): the daemon answers what it had applied
 // from its replicated id memory, so each event applies once.
@@ -163,7 +167,7 @@ class SocketTransport : public Transport {
         address_(std::move(address)),
         window_(window),
         retry_for_(retry_for),
-        resend_(address_.rfind("tcp:", 0) == 0),
+        resend_(IsClusterAddress(address_)),
         id_prefix_("agents-" + std::to_string(getpid()) + "-" +
                    std::to_string(std::chrono::system_clock::now().time_since_epoch().count()) +
                    "-") {}
@@ -465,9 +469,10 @@ int main(int argc, char** argv) {
       "  1    the scheduler refused a request, contradicted the emulator's bookkeeping or\n"
       "       could not be reached\n"
       "  2    bad command line\n"
-      "  77   permission denied: the socket refused this user, or with tcp: the shared\n"
-      "       secret ($LOCSCHED_SECRET_FILE unset, its file unreadable, or refused); never\n"
-      "       retried");
+      "  77   permission denied: the socket refused this user, or with tcp: or tls: the\n"
+      "       shared secret ($LOCSCHED_SECRET_FILE unset, its file unreadable, or refused),\n"
+      "       or with tls: the CA (--tls-ca and $LOCSCHED_TLS_CA unset, its file unreadable,\n"
+      "       or the daemon's certificate not verified by it); never retried");
   app.set_version_flag("--version", std::string("locsched-agents ") + LOCSCHED_VERSION);
   Options o;
   AddClusterFlags(app, o);
@@ -478,6 +483,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;  // --help is 0; every bad flag is 2
   }
+  if (!o.tls_ca.empty()) UseTlsCa(o.tls_ca);
   try {
     Validate(o);
     return Run(o);

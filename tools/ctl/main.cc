@@ -34,7 +34,7 @@ constexpr int kExitUnavailable = 69;   // the daemon is not running or not reach
 constexpr int kExitNoPermission = 77;  // the socket or the admin command is not allowed
 
 struct Options {
-  std::string socket, config;
+  std::string socket, config, tls_ca;
   bool json = false;
   double timeout = 10;
   double interval = 2;
@@ -113,11 +113,11 @@ json BuildRequest(const Verb& v) {
 
 // Connects to `path`, locschedd's `socket` ("control" or "event"). A refused connection
 // is an exit code: 77 where retrying cannot help (the socket's mode or group, or the
-// shared secret of a tcp: address), else 69.
+// shared secret of a tcp: or tls: address, or the CA of a tls: one), else 69.
 LineClient Connect(const Options& o, const std::string& path, std::string_view socket) {
   LineClient c;
   if (Status s = c.Connect(path, socket); !s.ok()) {
-    const bool tcp = path.rfind("tcp:", 0) == 0;
+    const bool tcp = IsClusterAddress(path);
     if (s.code() == Status::Code::kPermissionDenied)
       throw CtlError{kExitNoPermission, tcp ? s.message()
                                             : "permission denied on " + path +
@@ -164,11 +164,11 @@ struct SubmitOptions {
   double weight = 1, duration = 0;
 };
 
-// The event socket: --event-socket; the instances of a tcp: --socket (their listener
-// takes events too); else the config file's sockets.event_path.
+// The event socket: --event-socket; the instances of a tcp: or tls: --socket (their
+// listener takes events too); else the config file's sockets.event_path.
 std::string EventSocketPath(const Options& o, const SubmitOptions& s) {
   if (!s.event_socket.empty()) return s.event_socket;
-  if (o.socket.starts_with("tcp:")) return o.socket;
+  if (IsClusterAddress(o.socket)) return o.socket;
   return ConfigSocket(o, "sockets.event_path", Config{}.sockets.event_path);
 }
 
@@ -370,7 +370,8 @@ constexpr std::pair<std::string_view, std::string_view> kOldVerbs[] = {
 size_t VerbIndex(const std::vector<std::string>& args) {
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "-s" || a == "--socket" || a == "-c" || a == "--config" || a == "--timeout") {
+    if (a == "-s" || a == "--socket" || a == "-c" || a == "--config" || a == "--timeout" ||
+        a == "--tls-ca") {
       ++i;
     } else if (a.empty() || a[0] != '-') {
       return i;
@@ -479,16 +480,23 @@ int Main(int argc, char** argv) {
       "  0    ok\n"
       "  1    the daemon refused the request (the message says why)\n"
       "  2    bad command line\n"
-      "  69   locschedd is not running or not reachable\n"
-      "  77   permission denied (the socket, an admin command, or with tcp: the shared\n"
-      "       secret: $LOCSCHED_SECRET_FILE unset, its file unreadable, or refused)");
+      "  69   locschedd is not running or not reachable (with tls:, also a listener\n"
+      "       that does not speak TLS; with tcp:, one that speaks only TLS)\n"
+      "  77   permission denied (the socket, an admin command, or with tcp: or tls: the\n"
+      "       shared secret: $LOCSCHED_SECRET_FILE unset, its file unreadable, or refused;\n"
+      "       with tls: the CA: --tls-ca and $LOCSCHED_TLS_CA unset, its file unreadable,\n"
+      "       or the daemon's certificate not verified by it or not naming its address)");
   app.require_subcommand(1);
   app.fallthrough();  // `locschedctl status --json` as well as `locschedctl --json status`
   Options o;
   app.add_option(
       "-s,--socket", o.socket,
       "control socket (default: from the config file), or tcp:HOST:PORT,... the "
-      "instances of a high-availability cluster ($LOCSCHED_SECRET_FILE holds its secret)");
+      "instances of a high-availability cluster ($LOCSCHED_SECRET_FILE holds its secret), "
+      "or tls:HOST:PORT,... the same over TLS (see --tls-ca)");
+  app.add_option("--tls-ca", o.tls_ca,
+                 "PEM file of the CA that signed the daemons' certificates, for a tls: --socket "
+                 "(default: $LOCSCHED_TLS_CA)");
   app.add_option("-c,--config", o.config,
                  "config file to read the socket path from (default /etc/locsched/locsched.toml)");
   app.add_flag("--json", o.json, "print the daemon's JSON reply instead of a table");
@@ -529,6 +537,7 @@ int Main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : kExitUsage;
   }
+  if (!o.tls_ca.empty()) UseTlsCa(o.tls_ca);
   try {
     if (completion->parsed()) {
       std::cout << Completion(verbs);

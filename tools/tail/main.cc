@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "io/traces/trace_reader.h"
+#include "io/wire/client.h"
 #include "tools/tail/options.h"
 #include "tools/tail/requests.h"
 
@@ -37,7 +38,11 @@ void AddFlags(CLI::App& app, TailOptions& o, std::string& format) {
   app.add_option(
       "--socket", o.socket,
       "locschedd's event socket (needed unless --check), or tcp:HOST:PORT,... the "
-      "instances of a high-availability cluster ($LOCSCHED_SECRET_FILE holds its secret)");
+      "instances of a high-availability cluster ($LOCSCHED_SECRET_FILE holds its secret), or "
+      "tls:HOST:PORT,... the same over TLS (see --tls-ca)");
+  app.add_option("--tls-ca", o.tls_ca,
+                 "PEM file of the CA that signed the daemons' certificates, for a tls: --socket "
+                 "(default: $LOCSCHED_TLS_CA)");
   app.add_option("--checkpoint", o.checkpoint,
                  "Follow mode: state file (file identity + offset) so a restart neither loses nor "
                  "repeats events");
@@ -133,9 +138,10 @@ int main(int argc, char** argv) {
       "  2    bad command line\n"
       "  3    replay: the daemon answered every request as a duplicate, so nothing was\n"
       "       applied (a --resume of a run it had applied in full)\n"
-      "  77   permission denied: the socket refused this user, or with tcp: the shared\n"
-      "       secret ($LOCSCHED_SECRET_FILE unset, its file unreadable, or refused); never\n"
-      "       retried");
+      "  77   permission denied: the socket refused this user, or with tcp: or tls: the\n"
+      "       shared secret ($LOCSCHED_SECRET_FILE unset, its file unreadable, or refused),\n"
+      "       or with tls: the CA (--tls-ca and $LOCSCHED_TLS_CA unset, its file unreadable,\n"
+      "       or the daemon's certificate not verified by it); never retried");
   app.set_version_flag("--version", std::string("locsched-tail ") + LOCSCHED_VERSION);
   TailOptions o;
   std::string format;
@@ -146,6 +152,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;  // --help is 0; every bad flag is 2
   }
+  if (!o.tls_ca.empty()) UseTlsCa(o.tls_ca);
   const auto usage = [](const std::string& what) {
     std::fprintf(stderr, "locsched-tail: %s\nRun with --help for the options.\n", what.c_str());
     return 2;

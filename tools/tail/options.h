@@ -18,6 +18,7 @@ struct TailOptions {
   bool check = false;                           ///< --check: parse only, print counts
   bool follow = false;                          ///< --follow: tail -F the files
   std::string socket;                           ///< --socket: locschedd's event socket
+  std::string tls_ca;                           ///< --tls-ca: the CA of a tls: --socket
   std::string checkpoint;                       ///< --checkpoint: follow mode's state file
   std::string resume;                           ///< --resume: the replay run to continue
   double speed = 0;     ///< --speed: replay at trace time / speed; 0 = as fast as accepted
