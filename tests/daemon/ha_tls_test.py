@@ -221,6 +221,12 @@ class HaTls(unittest.TestCase):
     def tearDownClass(cls):
         for inst in cls.instances:
             inst.stop()
+        for inst in cls.instances:  # a clean stop: no sanitizer report, no crash
+            with open(inst.log_path) as f:
+                log = f.read()
+            if inst.proc.returncode != 0 or "Sanitizer" in log or "runtime error" in log:
+                raise AssertionError("locschedd at %s exited %d: see %s" % (
+                    inst.address, inst.proc.returncode, inst.log_path))
 
     def env(self, ca):
         env = dict(os.environ)
