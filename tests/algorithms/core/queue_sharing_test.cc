@@ -107,6 +107,30 @@ TEST_CASE("queue sharing: free slots go to the lowest used / guaranteed first") 
   CHECK(s->sharing()->Usage(a).share() == Approx(0.75));
 }
 
+TEST_CASE("queue sharing: a task whose queue is not first says so") {
+  auto s = Make(Tree({Q("a", 50), Q("b", 50)}), PolicyKind::kLateBinding, 1, 4);
+  const JobId ja = Submit(*s, Leaf(*s, "a"), 4, {0});
+  const JobId jb = Submit(*s, Leaf(*s, "b"), 4, {0});
+  const WaitFacts facts = WaitFacts::Of(s->cluster(), 0);
+  // Both queues are empty and equal: a comes first in tree order, so b waits its turn.
+  const WaitInfo wb = ExplainWait(s->policy(), s->cluster(), s->cluster().job(jb).tasks[0], facts);
+  CHECK(wb.reason == WaitReason::kQueueTurn);
+  CHECK(wb.queue == Leaf(*s, "b"));
+  const WaitInfo wa = ExplainWait(s->policy(), s->cluster(), s->cluster().job(ja).tasks[0], facts);
+  CHECK(wa.reason == WaitReason::kNextHeartbeat);
+}
+
+TEST_CASE("queue sharing: fifo leaves run their jobs in arrival order") {
+  QueueSpec a = Q("a", 100);
+  a.order = JobOrder::kFifo;
+  auto s = Make(Tree({a}), PolicyKind::kLateBinding, 1, 1);  // late binding: srpt by default
+  const JobId big = Submit(*s, Leaf(*s, "a"), 3, {0});
+  Submit(*s, Leaf(*s, "a"), 1, {0});
+  const std::vector<Assignment> starts = Fill(*s);
+  REQUIRE(starts.size() == 1);
+  CHECK(starts[0].job == big);  // srpt would start the one-task job
+}
+
 TEST_CASE("queue sharing: a queue alone takes slots up to its maximum, never past it") {
   auto s = Make(Tree({Q("a", 20, 50), Q("b", 80)}), PolicyKind::kLateBinding, 2, 5);
   const uint32_t a = Leaf(*s, "a");
