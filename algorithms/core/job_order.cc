@@ -25,6 +25,8 @@ JobHeap::Less MakeJobLess(JobOrder order, const Cluster& cluster, const JobRanks
         const double lx = x.weight * RemainingTasks(y), ly = y.weight * RemainingTasks(x);
         return lx != ly ? lx > ly : x.seq < y.seq;
       };
+    case JobOrder::kFifo:
+      return [&cluster](JobId a, JobId b) { return cluster.job(a).seq < cluster.job(b).seq; };
     case JobOrder::kFair:
       break;
   }

@@ -1,6 +1,7 @@
 // JobOrder comparators: how the job-choosing policies (late binding, fair,
 // delay) rank jobs: fewest running tasks, shortest remaining work (SRPT),
-// Smith's rule or an LP's ranks. Keys are read live from the Cluster. Pure; single-threaded.
+// Smith's rule, an LP's ranks or arrival (fifo). Keys are read live from the Cluster. Pure;
+// single-threaded.
 #pragma once
 
 #include "algorithms/core/cluster.h"
@@ -18,6 +19,7 @@ inline uint32_t RemainingTasks(const Job& job) {
 /// What `order` reads of a job that can change while it waits (its weight and seq are
 /// fixed): while this stays the same, so does the job's place in the order.
 inline uint32_t JobOrderKey(JobOrder order, const Job& job) {
+  if (order == JobOrder::kFifo) return 0;  // arrival order never changes
   return order == JobOrder::kFair ? job.running : RemainingTasks(job);
 }
 

@@ -24,11 +24,12 @@ constexpr std::array<std::string_view, kPolicyNames.size()> kNamesOnly = [] {
   for (size_t i = 0; i < kPolicyNames.size(); ++i) out[i] = kPolicyNames[i].second;
   return out;
 }();
-constexpr std::array<std::pair<JobOrder, std::string_view>, 4> kJobOrderNames{{
+constexpr std::array<std::pair<JobOrder, std::string_view>, 5> kJobOrderNames{{
     {JobOrder::kFair, "fair"},
     {JobOrder::kSrpt, "srpt"},
     {JobOrder::kSmith, "smith"},
     {JobOrder::kLp, "lp"},
+    {JobOrder::kFifo, "fifo"},
 }};
 constexpr std::array<std::pair<IntraQueue, std::string_view>, 3> kIntraNames{{
     {IntraQueue::kFair, "fair"},

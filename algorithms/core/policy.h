@@ -34,6 +34,7 @@ enum class JobOrder {
   /// placed among the ranked by Smith's rule; ties, and every job before the first
   /// order, as smith.
   kLp,
+  kFifo,  ///< arrival order (the oldest job first): a tenant queue's `order = "fifo"`
 };
 
 /// How a machine picks a job inside the queue it chose (JSQ+MaxWeight only).
@@ -177,7 +178,7 @@ JobOrder DefaultJobOrder(PolicyKind kind);
 /// in the daemon and the trace simulator): long enough never to cost a measured run its
 /// mean (docs/algorithms.md), short enough that srpt cannot starve a large job for long.
 inline constexpr double kDefaultJobAging = 300;
-/// Parses "fair", "srpt", "smith", "lp"; nullopt if unknown.
+/// Parses "fair", "srpt", "smith", "lp", "fifo"; nullopt if unknown.
 std::optional<JobOrder> ParseJobOrder(std::string_view name);
 /// The canonical name of a job order.
 std::string_view JobOrderName(JobOrder order);

@@ -13,6 +13,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -32,14 +34,14 @@ enum class QueueState : uint8_t {
 
 /// One queue as configured (`[queue.NAME]` in locsched.toml).
 struct QueueSpec {
-  std::string name;              ///< unique in the tree: letters, digits, '_' and '-'
-  std::string parent = "root";   ///< "root" or another queue's name
-  double guarantee = 0;          ///< percent of the parent, or a weight (by_weight)
-  bool by_weight = false;        ///< guarantee is a weight; all siblings must agree
-  double maximum = 100;          ///< percent of the parent's maximum, >= its guarantee
-  uint32_t max_running_jobs = 0; ///< jobs admitted at once (later ones wait); 0: no limit
-  double user_limit = 100;       ///< percent of the queue's maximum one user may hold
-  std::optional<JobOrder> order; ///< its jobs' order; nullopt: scheduler.job_order
+  std::string name;               ///< unique in the tree: letters, digits, '_' and '-'
+  std::string parent = "root";    ///< "root" or another queue's name
+  double guarantee = 0;           ///< percent of the parent, or a weight (by_weight)
+  bool by_weight = false;         ///< guarantee is a weight; all siblings must agree
+  double maximum = 100;           ///< percent of the parent's maximum, >= its guarantee
+  uint32_t max_running_jobs = 0;  ///< jobs admitted at once (later ones wait); 0: no limit
+  double user_limit = 100;        ///< percent of the queue's maximum one user may hold
+  std::optional<JobOrder> order;  ///< its jobs' order; nullopt: scheduler.job_order
   QueueState state = QueueState::kRunning;
   /// Who may submit: users and groups. "*" admits anyone. Both empty: the nearest
   /// ancestor with an ACL decides (root's is "*").
@@ -65,9 +67,29 @@ struct QueueTreeSpec {
 
 /// Who submits a job and where it asks to go.
 struct JobOwner {
-  std::string_view queue;                  ///< the job's explicit queue ("" if none)
-  std::string_view user;                   ///< the submitting user ("" if unknown)
-  std::span<const std::string> groups;     ///< the user's groups, primary first
+  std::string_view queue;               ///< the job's explicit queue ("" if none)
+  std::string_view user;                ///< the submitting user ("" if unknown)
+  std::span<const std::string> groups;  ///< the user's groups, primary first
+};
+
+/// Groups the config defines (`[groups]`) for users the system's group database does not
+/// know (hashed trace users): each user's groups in name order, the first its primary
+/// group. Built by the config layer; the daemon consults it when the database has no entry.
+class UserGroups {
+ public:
+  /// Lists `user` in `group` (once; groups stay in name order).
+  void Add(std::string_view group, std::string_view user);
+  /// The user's groups, primary first; empty if the config lists it nowhere.
+  std::span<const std::string> Of(std::string_view user) const;
+  /// Users listed, each with its groups.
+  const std::map<std::string, std::vector<std::string>, std::less<>>& users() const {
+    return of_user_;
+  }
+  bool empty() const { return of_user_.empty(); }
+  bool operator==(const UserGroups&) const = default;
+
+ private:
+  std::map<std::string, std::vector<std::string>, std::less<>> of_user_;
 };
 
 /// A queue of a built tree, with its shares made absolute.
@@ -103,6 +125,9 @@ class QueueTree {
   std::optional<uint32_t> Find(std::string_view name) const;
   /// The placement rules and default leaf as built.
   const QueueTreeSpec& spec() const { return spec_; }
+  /// The leaf a job without a placed queue takes: the default queue if it is a leaf of
+  /// this tree, else the first leaf.
+  uint32_t default_leaf() const { return default_leaf_; }
 
   /// Chooses the leaf for a job by the placement rules, into *leaf. Refusals name the
   /// rule: an explicit queue that is unknown, not a leaf, stopped or closed to the user
@@ -113,9 +138,15 @@ class QueueTree {
   bool MaySubmit(uint32_t q, std::string_view user, std::span<const std::string> groups) const;
 
  private:
+  static std::string_view WhoName(std::string_view user);
+  Status Admit(uint32_t q, const JobOwner& owner, uint32_t* leaf) const;
+  bool Fits(std::string_view name, const JobOwner& owner, uint32_t* leaf) const;
+  std::string RulesText() const;
+
   QueueTreeSpec spec_;
   std::vector<QueueNode> nodes_;
   std::vector<uint32_t> leaves_;
+  uint32_t default_leaf_ = 1;
 };
 
 /// Parses "explicit", "user", "primary_group", "default", "reject".
