@@ -74,6 +74,8 @@ struct Job {
   uint32_t done = 0;          ///< tasks finished
   double wait_since = 0;      ///< delay scheduling: when it last ran local or became runnable
   uint32_t blocked = 0;       ///< reduces waiting for maps_left to reach 0
+  uint32_t queue = 1;         ///< its leaf in the queue tree (tenancy off: the default leaf, 1)
+  uint32_t user = kNoId;      ///< its user (Scheduler::InternUser), kNoId if none
   bool alive = false;         ///< false once finished or removed (id may be reused)
   std::vector<TaskId> tasks;  ///< all its tasks, in the order submitted (task positions)
 

@@ -9,13 +9,19 @@
 // the next queue, so no slot idles while some queue would run a task there.
 //
 // Jobs a leaf's running-job limit does not admit yet, and jobs of a user at the
-// leaf's per-user limit, are held outside the inner policy until they may run.
+// leaf's per-user limit, are held outside the inner policy until they may run, and
+// admitted in arrival order when they may. The per-user limit gates admission: a
+// user whose admitted jobs in the leaf already run or queue floor(user_limit x the
+// leaf's maximum in slots) tasks has its further jobs held; a job once admitted runs
+// to its end (no preemption), so one large job can take its user past the limit.
+// Jobs without a user are not limited per user.
 //
 // Owned by the Scheduler (Scheduler::Scheduler with a tree); single-threaded.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "algorithms/core/policy.h"
@@ -53,6 +59,13 @@ class QueueSharing : public Policy {
   const QueueTree& tree() const { return tree_; }
   /// Queue q's live figures.
   QueueUsage Usage(uint32_t q) const;
+  /// Queue q's maximum in slots now: floor(maximum x usable slots), at least 1 when its
+  /// maximum is above 0. No start takes q above it.
+  uint32_t MaxSlots(uint32_t q) const;
+  /// True while job j waits for its leaf's running-job or per-user limit.
+  bool Held(JobId j) const;
+  /// A machine's slot count changed (Scheduler::UpdateMachine): the shares' base moves.
+  void OnSlotsChanged();
 
   // Policy.
   void AddMachine(MachineId m) override;
@@ -76,6 +89,24 @@ class QueueSharing : public Policy {
 
  private:
   struct Impl;
+  void AddCounts(uint32_t q, int64_t running, int64_t in, int64_t out);
+  void AddJobs(uint32_t q, int64_t admitted, int64_t held, int64_t users);
+  bool UserBelowLimit(uint32_t q, uint32_t user) const;
+  bool UnderJobLimit(uint32_t q) const;
+  void Track(JobId j);
+  void Admit(JobId j);
+  void TryAdmit(uint32_t q);
+  void Retire(JobId j);
+  bool In(TaskId t) const;
+  std::vector<uint32_t> Turns(uint32_t q) const;
+  Pick Descend(uint32_t q, MachineId m);
+  uint32_t AtMaximum(uint32_t leaf) const;
+  bool OthersFirst(uint32_t leaf) const;
+  uint32_t LiveJobs(uint32_t q) const;
+  Status KeepOrphans(QueueTree* tree, std::vector<std::string>* kept) const;
+  void MoveLeaves(QueueTree& tree, const std::vector<uint32_t>& to);
+  void Recount();
+
   std::unique_ptr<Impl> impl_;
   QueueTree tree_;
 };

@@ -5,8 +5,32 @@
 
 namespace locsched {
 
-Scheduler::Scheduler(const PolicyParams& params)
-    : params_(params), policy_(MakePolicy(params, cluster_)) {}
+namespace {
+
+std::unique_ptr<Policy> MakeCorePolicy(const PolicyParams& params, Cluster& cluster,
+                                       std::optional<QueueTree>& tree, QueueSharing** sharing) {
+  if (!tree) return MakePolicy(params, cluster);
+  auto policy = std::make_unique<QueueSharing>(params, cluster, std::move(*tree));
+  *sharing = policy.get();
+  return policy;
+}
+
+}  // namespace
+
+Scheduler::Scheduler(const PolicyParams& params, std::optional<QueueTree> tree)
+    : params_(params), policy_(MakeCorePolicy(params, cluster_, tree, &sharing_)) {}
+
+uint32_t Scheduler::InternUser(std::string_view name) {
+  if (name.empty()) return kNoId;
+  auto [it, added] =
+      user_ids_.emplace(std::string(name), static_cast<uint32_t>(user_names_.size()));
+  if (added) user_names_.emplace_back(name);
+  return it->second;
+}
+
+std::string_view Scheduler::UserName(uint32_t user) const {
+  return user < user_names_.size() ? std::string_view(user_names_[user]) : std::string_view();
+}
 
 MachineId Scheduler::AddMachine(Machine machine) {
   const MachineId m = cluster_.AddMachine(std::move(machine));
@@ -15,13 +39,20 @@ MachineId Scheduler::AddMachine(Machine machine) {
   return m;
 }
 
-JobId Scheduler::SubmitJob(double weight, std::span<const TaskSpec> tasks) {
+JobId Scheduler::SubmitJob(double weight, std::span<const TaskSpec> tasks, JobTenancy tenancy) {
   assert(unsettled_ == 0);
   if (tasks.empty()) return kNoId;
   // One pass, so each task record is written and queued while it is in cache. job.tasks
   // has its full length from the start: a priority queue's placement reads it.
   const JobId j = cluster_.NewJob(weight, static_cast<uint32_t>(tasks.size()));
   Job& job = cluster_.job(j);  // stays put: only the task table grows below
+  job.user = tenancy.user;
+  if (sharing_ != nullptr) {
+    const QueueTree& tree = sharing_->tree();
+    const bool leaf =
+        tenancy.queue < tree.size() && tree.node(tenancy.queue).leaf() && tenancy.queue != 0;
+    job.queue = leaf ? tenancy.queue : tree.default_leaf();
+  }
   for (uint32_t i = 0; i < tasks.size(); ++i) {
     const TaskSpec& spec = tasks[i];
     const TaskId t = cluster_.NewTaskAt(j, i, spec.kind);
@@ -211,6 +242,7 @@ void Scheduler::UpdateMachine(MachineId m, uint32_t slots, uint32_t rack) {
   Machine& machine = cluster_.machine(m);
   machine.slots = slots;
   machine.rack = rack;
+  if (sharing_ != nullptr) sharing_->OnSlotsChanged();
 }
 
 void Scheduler::SetDraining(MachineId m, bool draining) {

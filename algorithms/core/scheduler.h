@@ -8,11 +8,16 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "algorithms/core/backlog_observer.h"
 #include "algorithms/core/cluster.h"
 #include "algorithms/core/policy.h"
+#include "algorithms/core/queue_sharing.h"
+#include "algorithms/core/queue_tree.h"
 
 namespace locsched {
 
@@ -24,6 +29,13 @@ struct TaskSpec {
   double duration = 0;     ///< expected duration, 0 if unknown
   uint32_t queue = kNoId;  ///< the policy queue to enter (snapshot load); kNoId = route it
   uint32_t tag = 0;        ///< kept in Task::tag for the submitter (the simulator: run lengths)
+};
+
+/// Where a job goes among the tenant queues, and whose it is (both resolved by the
+/// caller: QueueTree::Place, Scheduler::InternUser).
+struct JobTenancy {
+  uint32_t queue = kNoId;  ///< its leaf in the tree; kNoId (or not a leaf): the default leaf
+  uint32_t user = kNoId;   ///< its user's interned id; kNoId: none
 };
 
 /// A task started on a machine slot.
@@ -51,8 +63,9 @@ struct Completion {
 /// The scheduling core: cluster state plus one policy.
 class Scheduler {
  public:
-  /// A core running the policy described by params.
-  explicit Scheduler(const PolicyParams& params);
+  /// A core running the policy described by params. With a queue tree, the policy is
+  /// QueueSharing over it (one policy of params per leaf); without, the policy alone.
+  explicit Scheduler(const PolicyParams& params, std::optional<QueueTree> tree = std::nullopt);
   // The policy holds a reference to cluster_, so the core stays where it was built.
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
@@ -61,7 +74,14 @@ class Scheduler {
   MachineId AddMachine(Machine machine);
   /// Submits a job; maps become runnable, reduces wait for all maps. Returns its id,
   /// or kNoId for a job without tasks (it is finished at once and nothing is kept).
-  JobId SubmitJob(double weight, std::span<const TaskSpec> tasks);
+  /// tenancy places it in a leaf queue and names its user (ignored without a tree but kept
+  /// in the job's record).
+  JobId SubmitJob(double weight, std::span<const TaskSpec> tasks, JobTenancy tenancy = {});
+  /// The id of user `name` (interned on first use; ids stay for the core's life); kNoId
+  /// for "".
+  uint32_t InternUser(std::string_view name);
+  /// The name of user id `user` ("" for kNoId or an unknown id).
+  std::string_view UserName(uint32_t user) const;
   /// Fills one free slot of machine m; nullopt if m is full, down, draining or nothing fits.
   std::optional<Assignment> Assign(MachineId m);
   /// Assign's first half: the policy's choice for one free slot of m, counted in the job,
@@ -122,6 +142,10 @@ class Scheduler {
 
   /// The cluster state (read-only).
   const Cluster& cluster() const { return cluster_; }
+  /// The tenant queues' policy; nullptr when tenancy is off.
+  QueueSharing* sharing() { return sharing_; }
+  /// The tenant queues' policy, read-only; nullptr when tenancy is off.
+  const QueueSharing* sharing() const { return sharing_; }
   /// The policy (for inspection and policy-specific controls).
   Policy& policy() { return *policy_; }
   /// The policy (read-only).
@@ -148,6 +172,9 @@ class Scheduler {
   PolicyParams params_;
   Cluster cluster_;
   std::unique_ptr<Policy> policy_;
+  QueueSharing* sharing_ = nullptr;  // policy_ when it is QueueSharing
+  std::vector<std::string> user_names_;
+  std::unordered_map<std::string, uint32_t> user_ids_;
   BacklogObserver* observer_ = nullptr;
   uint64_t queued_ = 0;
   uint64_t running_ = 0;

@@ -74,6 +74,14 @@ std::string_view WaitReasonName(WaitReason r) {
       return "next_heartbeat";
     case WaitReason::kNoFreeSlot:
       return "no_free_slot";
+    case WaitReason::kQueueAtMaximum:
+      return "queue_at_maximum";
+    case WaitReason::kHeldByJobLimit:
+      return "held_by_job_limit";
+    case WaitReason::kHeldByUserLimit:
+      return "held_by_user_limit";
+    case WaitReason::kQueueTurn:
+      return "queue_turn";
   }
   return "no_free_slot";
 }

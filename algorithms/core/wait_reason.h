@@ -21,9 +21,13 @@ enum class WaitReason : uint8_t {
   kHoldersBusy,    ///< every live holder's slots are busy (and no other machine may take it now)
   kRemoteRule,     ///< holders busy, a machine free, but the locality rule keeps it for its holders
   kBehindJobs,  ///< machines that may start it have free slots; the job order serves others first
-  kNextHeartbeat,  ///< a machine that starts it has a free slot: it starts on that machine's
-                   ///< heartbeat
-  kNoFreeSlot,     ///< every slot of every usable machine is busy
+  kNextHeartbeat,    ///< a machine that starts it has a free slot: it starts on that machine's
+                     ///< heartbeat
+  kNoFreeSlot,       ///< every slot of every usable machine is busy
+  kQueueAtMaximum,   ///< its tenant queue, or a parent of it, runs at its maximum share
+  kHeldByJobLimit,   ///< its job waits for its queue's running-job limit (max_running_jobs)
+  kHeldByUserLimit,  ///< its job waits while its user holds the queue's per-user limit
+  kQueueTurn,        ///< a free slot goes to other tenant queues first (lower used / guaranteed)
 };
 
 /// What ExplainWait found. Fields that do not apply keep their defaults.
@@ -46,6 +50,9 @@ struct WaitInfo {
   /// Late binding: its job is one the rule offers a run off its holders (the order's last,
   /// or the job waiting longest).
   bool offered_off = false;
+  /// Tenant queues: the queue the reason names (its leaf, or the parent at its maximum);
+  /// kNoId without tenancy.
+  uint32_t queue = kNoId;
 };
 
 /// Most jobs counted in WaitInfo::jobs_ahead.
