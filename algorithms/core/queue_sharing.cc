@@ -124,6 +124,7 @@ QueueUsage QueueSharing::Usage(uint32_t q) const {
   QueueUsage u;
   u.running_tasks = c.running;
   u.pending_tasks = c.pending_in + c.pending_out;
+  u.held_tasks = c.pending_out;
   u.running_jobs = c.admitted;
   u.held_jobs = c.held;
   u.users = c.users;

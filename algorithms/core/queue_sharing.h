@@ -33,6 +33,7 @@ namespace locsched {
 struct QueueUsage {
   uint32_t running_tasks = 0;  ///< tasks running now
   uint32_t pending_tasks = 0;  ///< runnable tasks waiting, held ones included
+  uint32_t held_tasks = 0;     ///< of pending_tasks, those of held jobs
   uint32_t running_jobs = 0;   ///< jobs admitted (queued or running tasks)
   uint32_t held_jobs = 0;      ///< jobs waiting for the running-job or user limit
   uint32_t users = 0;          ///< distinct users with live jobs

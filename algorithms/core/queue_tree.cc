@@ -191,8 +191,9 @@ Status QueueTree::Build(const QueueTreeSpec& spec_in, QueueTree* out) {
   QueueTree t;
   t.spec_ = spec_in;
   t.nodes_ = {RootNode()};
+  t.leaves_.clear();  // the default constructor's leaf
   // Preorder: a queue's children in the order the spec lists them.
-  std::vector<std::pair<std::string_view, uint32_t>> stack{{"root", 0}};
+  std::vector<std::pair<std::string, uint32_t>> stack{{"root", 0}};  // copies: nodes_ grows
   while (!stack.empty()) {
     auto [name, at] = stack.back();
     stack.pop_back();

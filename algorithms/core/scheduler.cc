@@ -8,17 +8,17 @@ namespace locsched {
 namespace {
 
 std::unique_ptr<Policy> MakeCorePolicy(const PolicyParams& params, Cluster& cluster,
-                                       std::optional<QueueTree>& tree, QueueSharing** sharing) {
+                                       std::optional<QueueTree>& tree) {
   if (!tree) return MakePolicy(params, cluster);
-  auto policy = std::make_unique<QueueSharing>(params, cluster, std::move(*tree));
-  *sharing = policy.get();
-  return policy;
+  return std::make_unique<QueueSharing>(params, cluster, std::move(*tree));
 }
 
 }  // namespace
 
 Scheduler::Scheduler(const PolicyParams& params, std::optional<QueueTree> tree)
-    : params_(params), policy_(MakeCorePolicy(params, cluster_, tree, &sharing_)) {}
+    : params_(params),
+      policy_(MakeCorePolicy(params, cluster_, tree)),
+      sharing_(tree ? static_cast<QueueSharing*>(policy_.get()) : nullptr) {}
 
 uint32_t Scheduler::InternUser(std::string_view name) {
   if (name.empty()) return kNoId;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <sstream>
 
@@ -12,6 +13,7 @@
 #include "algorithms/sim/jct_summary.h"
 #include "algorithms/sim/sim_lp_planner.h"
 #include "base/rng.h"
+#include "base/stats.h"
 
 namespace locsched {
 namespace {
@@ -49,6 +51,8 @@ class TraceRun {
   void AfterStep(double t);
   void LpTick(double t);
   void Summarize();
+  void ObserveQueues();
+  void SummarizeQueues();
 
   const TraceWorkload& w_;
   const TraceSimParams& p_;
@@ -79,12 +83,17 @@ class TraceRun {
   double lp_interval_ = 0, lp_next_at_ = 0;
   uint64_t lp_backlog_at_last_ = 0;
   TraceSimResult r_;
+  // Tenant queues (p.queues): per queue index, starts and node-local starts, the peak of
+  // running tasks, and the guarantee meter over the leaves.
+  std::vector<uint64_t> queue_starts_, queue_local_;
+  std::vector<uint32_t> queue_peak_;
+  std::unique_ptr<QueueMeter> meter_;
 };
 
 TraceRun::TraceRun(const TraceWorkload& w, const TraceSimParams& p)
     : w_(w),
       p_(p),
-      sched_(p.policy),
+      sched_(p.policy, p.queues ? std::optional<QueueTree>(*p.queues) : std::nullopt),
       started_s_(w.num_tasks(), 0),
       where_of_(w.num_tasks(), Where::kNode),
       queued_at_(w.num_tasks(), 0),
@@ -113,6 +122,32 @@ TraceRun::TraceRun(const TraceWorkload& w, const TraceSimParams& p)
     lp_next_at_ = lp_interval_;
   }
   if (p.hook) p.hook->Attach(sched_);
+  if (p.queues) {
+    const QueueTree& tree = *p.queues;
+    queue_starts_.assign(tree.size(), 0);
+    queue_local_.assign(tree.size(), 0);
+    queue_peak_.assign(tree.size(), 0);
+    const uint32_t capacity = c.machines * c.slots_per_machine;
+    std::vector<uint32_t> guarantee;
+    for (uint32_t q : tree.leaves())
+      guarantee.push_back(static_cast<uint32_t>(tree.node(q).guaranteed * capacity + 1e-9));
+    meter_ = std::make_unique<QueueMeter>(std::move(guarantee), capacity);
+  }
+}
+
+// Feeds the meter each leaf's held slots and admitted demand after an instant's events.
+void TraceRun::ObserveQueues() {
+  const QueueSharing& qs = *sched_.sharing();
+  const std::span<const uint32_t> leaves = qs.tree().leaves();
+  std::vector<uint32_t> held(leaves.size()), demand(leaves.size());
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const QueueUsage u = qs.Usage(leaves[i]);
+    held[i] = u.running_tasks;
+    demand[i] = u.running_tasks + u.pending_tasks - u.held_tasks;
+  }
+  for (uint32_t q = 1; q < qs.tree().size(); ++q)
+    queue_peak_[q] = std::max(queue_peak_[q], qs.Usage(q).running_tasks);
+  meter_->Observe(now_, held, demand);
 }
 
 // The periodic heartbeat with index i is machine i % M's, at (i + 1) * period / M.
@@ -172,7 +207,8 @@ void TraceRun::Arrive(uint32_t j) {
     specs[i].kind = w_.kinds[t];
     specs[i].tag = t;
   }
-  sched_.SubmitJob(w_.weights.empty() ? 1 : w_.weights[j], specs);
+  const uint32_t queue = j < p_.job_queues.size() ? p_.job_queues[j] : kNoId;
+  sched_.SubmitJob(w_.weights.empty() ? 1 : w_.weights[j], specs, JobTenancy{queue, kNoId});
   if (p_.hook) p_.hook->OnJobSubmitted(job.tasks);
   for (uint32_t i = 0; i < job.tasks; ++i) {
     const uint32_t t = job.first_task + i;
@@ -199,6 +235,11 @@ void TraceRun::Start(const Assignment& a) {
     started_at_[a.task] = now_;
   }
   const Where where = Locate(t, a.machine, a.local);
+  if (meter_) {
+    const uint32_t q = sched_.cluster().job(a.job).queue;
+    ++queue_starts_[q];
+    queue_local_[q] += where == Where::kNode;
+  }
   ++starts_;
   ++where_[static_cast<int>(where)];
   started_s_[t] = now_;
@@ -282,8 +323,10 @@ TraceSimResult TraceRun::Run() {
     if (sched_.queued() == 0) SkipHeartbeatsBefore(t);
     Step(t);
     AfterStep(t);
+    if (meter_) ObserveQueues();
   }
   Summarize();
+  if (meter_) SummarizeQueues();
   return r_;
 }
 
@@ -331,6 +374,40 @@ void TraceRun::Summarize() {
   r_.offered_load = work / slot_s;
   r_.stable =
       r_.jobs_done == r_.jobs && r_.makespan_s <= r_.span_s + std::max(1800.0, r_.span_s / 2);
+}
+
+// Each leaf's figures: its jobs' JCTs, locality, peak and the meter's.
+void TraceRun::SummarizeQueues() {
+  const QueueSharing& qs = *sched_.sharing();
+  const QueueTree& tree = qs.tree();
+  std::vector<QueueMeterResult> meter = meter_->Finish(now_);
+  std::vector<std::vector<double>> jct(tree.size());
+  for (uint32_t j = 0; j < w_.jobs.size(); ++j) {
+    const uint32_t asked = j < p_.job_queues.size() ? p_.job_queues[j] : kNoId;
+    const bool leaf = asked < tree.size() && asked != 0 && tree.node(asked).leaf();
+    const uint32_t q = leaf ? asked : tree.default_leaf();
+    jct[q].push_back(r_.jct_s[j]);
+  }
+  const std::span<const uint32_t> leaves = tree.leaves();
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const uint32_t q = leaves[i];
+    TraceQueueResult out;
+    out.name = tree.node(q).spec.name;
+    out.guarantee = tree.node(q).guaranteed;
+    out.maximum = tree.node(q).maximum;
+    out.max_slots = qs.MaxSlots(q);
+    out.peak_running = queue_peak_[q];
+    out.jobs = jct[q].size();
+    std::vector<double> done;
+    for (double x : jct[q])
+      if (x >= 0) done.push_back(x);
+    out.jobs_done = done.size();
+    out.mean_jct_s = MeanOf(done);
+    out.p95_jct_s = Quantile(done, 0.95);
+    out.locality = queue_starts_[q] ? double(queue_local_[q]) / double(queue_starts_[q]) : 0;
+    out.meter = std::move(meter[i]);
+    r_.queues.push_back(std::move(out));
+  }
 }
 
 // True if the policy orders jobs by an LP's ranks (Policy::SetPriorityOrder).
@@ -384,6 +461,8 @@ std::string ValidateTraceSim(const TraceWorkload& w, const TraceSimParams& p) {
     err << "lp-every: must be a positive number of seconds";
   if (!err.str().empty()) return err.str();
   if (!w.weights.empty() && w.weights.size() != w.jobs.size()) return "weights: one per job";
+  if (!p.job_queues.empty() && p.job_queues.size() != w.jobs.size())
+    return "queues: one queue per job";
   for (const double weight : w.weights)
     if (!(weight > 0) || !std::isfinite(weight)) return "weights: must be positive";
   for (size_t j = 0; j < w.jobs.size(); ++j) {

@@ -10,7 +10,9 @@
 
 #include "algorithms/core/cluster.h"
 #include "algorithms/core/policy.h"
+#include "algorithms/core/queue_tree.h"
 #include "algorithms/lp/backlog_lp.h"
+#include "algorithms/sim/queue_meter.h"
 
 namespace locsched {
 
@@ -101,6 +103,23 @@ struct TraceSimParams {
   uint64_t seed = 1;             ///< seeds the task durations
   TraceLpParams lp;              ///< LP priority (needs policy.intra = kPriority)
   TraceSimHook* hook = nullptr;  ///< not owned; may be null
+  /// Tenant queues (not owned; null: none): the run shares the cluster among its leaves.
+  const QueueTree* queues = nullptr;
+  /// Per job: its leaf in *queues (empty, or kNoId for a job: the default leaf).
+  std::vector<uint32_t> job_queues;
+};
+
+/// One leaf queue's figures in a run with tenant queues.
+struct TraceQueueResult {
+  std::string name;
+  double guarantee = 0;       ///< fraction of the cluster guaranteed
+  double maximum = 0;         ///< fraction of the cluster at most
+  uint32_t max_slots = 0;     ///< its maximum in slots
+  uint32_t peak_running = 0;  ///< most tasks it ran at once (never above max_slots)
+  uint64_t jobs = 0, jobs_done = 0;
+  double mean_jct_s = 0, p95_jct_s = 0;
+  double locality = 0;     ///< node-local share of its started tasks
+  QueueMeterResult meter;  ///< time-to-guarantee and share-deficit-seconds
 };
 
 /// JCT figures of the jobs whose task count lies in [min_tasks, max_tasks].
@@ -141,6 +160,7 @@ struct TraceSimResult {
   uint64_t lp_solves = 0, lp_failures = 0;  ///< LP priority's re-solves
   std::vector<JctBucket> buckets;           ///< 1, 2-10, 11-100, 101-1000, >1000 tasks
   std::vector<double> jct_s;                ///< per job, in input order; -1 if not done
+  std::vector<TraceQueueResult> queues;     ///< per leaf queue, in tree order (with queues)
 };
 
 /// "" if the workload and params fit, else "field: what is wrong" (flag names as

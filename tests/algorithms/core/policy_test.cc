@@ -23,7 +23,7 @@ TEST_CASE("Every policy name parses back to itself", "[policy]") {
     REQUIRE(kind);
     CHECK(PolicyKindName(*kind) == name);
   }
-  for (std::string_view name : {"fair", "srpt", "smith", "lp"}) {
+  for (std::string_view name : {"fair", "srpt", "smith", "lp", "fifo"}) {
     const auto order = ParseJobOrder(name);
     REQUIRE(order);
     CHECK(JobOrderName(*order) == name);

@@ -209,3 +209,50 @@ TEST_CASE("Delay scheduling's wait gives the same locality at 600 and 5,000 mach
 
 }  // namespace
 }  // namespace locsched
+
+namespace locsched {
+namespace {
+
+TEST_CASE("Trace mode: tenant queues keep a queue under its maximum and report it", "[trace_sim]") {
+  QueueTreeSpec spec;
+  QueueSpec a;
+  a.name = "a";
+  a.guarantee = 50;
+  a.maximum = 50;
+  QueueSpec b = a;
+  b.name = "b";
+  b.maximum = 100;
+  spec.queues = {a, b};
+  spec.default_queue = "b";
+  QueueTree tree;
+  REQUIRE(QueueTree::Build(spec, &tree).ok());
+  TraceWorkload w;
+  w.AddJob(0);
+  for (MachineId m = 0; m < 8; ++m) w.AddTask(TaskKind::kMap, {m % 4});
+  w.AddJob(30);
+  w.AddTask(TaskKind::kMap, {0});
+  w.AddTask(TaskKind::kMap, {1});
+  TraceSimParams p;
+  p.cluster.machines = 4;
+  p.cluster.fixed_durations = true;
+  p.cluster.local_mean_s = 100;
+  p.policy.kind = PolicyKind::kFifo;
+  p.queues = &tree;
+  p.job_queues = {*tree.Find("a"), *tree.Find("b")};
+  REQUIRE(ValidateTraceSim(w, p).empty());
+  const TraceSimResult r = SimulateTrace(w, p);
+  CHECK(r.jobs_done == 2);
+  REQUIRE(r.queues.size() == 2);
+  CHECK(r.queues[0].name == "a");
+  CHECK(r.queues[0].max_slots == 2);
+  CHECK(r.queues[0].peak_running == 2);  // 8 tasks, 4 machines: held at its maximum
+  CHECK(r.queues[0].jobs_done == 1);
+  // b's job arrives while a runs 2 of 4 slots: 2 are free, so b has its guarantee at once.
+  CHECK(r.queues[1].meter.open_episodes == 0);
+  CHECK(r.queues[1].mean_jct_s > 0);
+  p.job_queues = {0};
+  CHECK(ValidateTraceSim(w, p) == "queues: one queue per job");
+}
+
+}  // namespace
+}  // namespace locsched
