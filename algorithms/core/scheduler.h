@@ -171,10 +171,8 @@ class Scheduler {
 
   PolicyParams params_;
   Cluster cluster_;
-  // Before policy_: its initializer (MakeCorePolicy) sets sharing_, which a default member
-  // initializer declared after it would reset to nullptr.
-  QueueSharing* sharing_ = nullptr;  // policy_ when it is QueueSharing
   std::unique_ptr<Policy> policy_;
+  QueueSharing* sharing_ = nullptr;  // policy_ when it is QueueSharing
   std::vector<std::string> user_names_;
   std::unordered_map<std::string, uint32_t> user_ids_;
   BacklogObserver* observer_ = nullptr;
