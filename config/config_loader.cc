@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -65,6 +66,30 @@ bool IsSection(std::string_view name) {
   return false;
 }
 
+// Keys renamed without a change of meaning: the old name is still read, with a warning,
+// for one release; setting both names is an error.
+constexpr std::pair<std::string_view, std::string_view> kRenamedKeys[] = {
+    {"scheduler.intra_queue", "scheduler.machine_queue_order"},
+};
+
+// A renamed key's old spelling: an error if its section also sets the new name, else
+// a warning naming the new key; *dotted becomes the new name. False on the error.
+bool ResolveRenamed(std::string* dotted, const toml::key& key, const toml::table& section,
+                    std::vector<LoadError>* errors, std::vector<LoadError>* warnings) {
+  const std::string_view renamed = RenamedConfigKey(*dotted);
+  if (renamed.empty()) return true;
+  const std::string new_key(renamed);
+  if (section.contains(new_key.substr(new_key.find('.') + 1))) {
+    errors->push_back({key.source().begin, *dotted + ": deprecated name of " + new_key +
+                                               ", which is set too; keep only " + new_key});
+    return false;
+  }
+  warnings->push_back({key.source().begin, *dotted + ": deprecated; it is named " + new_key +
+                                               " (same values); rename it"});
+  *dotted = new_key;
+  return true;
+}
+
 // Checks and stores one key of a known section.
 void LoadKey(const std::string& dotted, const toml::key& key, const toml::node& node, Config* c,
              std::vector<LoadError>* errors) {
@@ -83,19 +108,25 @@ void LoadKey(const std::string& dotted, const toml::key& key, const toml::node& 
   if (!s.ok()) errors->push_back({node.source().begin, s.message()});
 }
 
-// Walks the document's sections; every problem becomes one LoadError.
-void LoadTable(const toml::table& doc, Config* c, std::vector<LoadError>* errors) {
+// Walks the document's sections; every problem becomes one LoadError, every deprecated
+// spelling one warning.
+void LoadTable(const toml::table& doc, Config* c, std::vector<LoadError>* errors,
+               std::vector<LoadError>* warnings) {
   for (auto&& [key, node] : doc) {
     std::string section(key.str());
     const toml::table* tbl = node.as_table();
+    if (IsQueueConfigSection(section)) continue;  // config/queue_config reads them
     if (!IsSection(section)) {
       errors->push_back(
           {key.source().begin, UnknownKey(section, tbl ? "unknown section" : "unknown key")});
     } else if (tbl == nullptr) {
       errors->push_back({node.source().begin, section + ": expected a table [" + section + "]"});
     } else {
-      for (auto&& [name, child] : *tbl)
-        LoadKey(section + "." + std::string(name.str()), name, child, c, errors);
+      for (auto&& [name, child] : *tbl) {
+        std::string dotted = section + "." + std::string(name.str());
+        if (ResolveRenamed(&dotted, name, *tbl, errors, warnings))
+          LoadKey(dotted, name, child, c, errors);
+      }
     }
   }
 }
@@ -137,6 +168,12 @@ constexpr off_t kMaxConfigBytes = 16 << 20;
 
 }  // namespace
 
+std::string_view RenamedConfigKey(std::string_view dotted) {
+  for (const auto& [old_key, new_key] : kRenamedKeys)
+    if (dotted == old_key) return new_key;
+  return {};
+}
+
 std::string SuggestConfigKey(std::string_view unknown) {
   // Keys whose meaning changed under a new name: the old name points at the new one.
   static constexpr std::pair<std::string_view, std::string_view> kReplaced[] = {
@@ -154,7 +191,8 @@ std::string SuggestConfigKey(std::string_view unknown) {
   return std::string(SuggestName(unknown, names));
 }
 
-Status LoadConfigText(std::string_view text, std::string_view source_name, Config* out) {
+Status LoadConfigText(std::string_view text, std::string_view source_name, Config* out,
+                      std::vector<std::string>* warnings) {
   toml::table doc;
   try {
     doc = toml::parse(text, source_name);
@@ -162,14 +200,19 @@ Status LoadConfigText(std::string_view text, std::string_view source_name, Confi
     return Report(source_name, {{e.source().begin, std::string(e.description())}});
   }
   Config c;
-  std::vector<LoadError> errors;
-  LoadTable(doc, &c, &errors);
+  std::vector<LoadError> errors, deprecated;
+  LoadTable(doc, &c, &errors, &deprecated);
   if (errors.empty()) {
     Status s = ValidateConfig(c);
     if (!s.ok()) errors.push_back({ErrorPosition(doc, s), s.message()});
   }
   if (!errors.empty()) return Report(source_name, std::move(errors));
+  // The tenant queue tables, checked (tree rules included) once the keys are good.
+  if (Status s = LoadQueueConfigText(text, source_name, &c.queues); !s.ok()) return s;
   *out = std::move(c);
+  if (warnings != nullptr)
+    for (const LoadError& w : deprecated)
+      warnings->push_back(Where(source_name, w.pos) + ": " + EscapeControlChars(w.text));
   return Status::Ok();
 }
 
@@ -203,10 +246,10 @@ Status ReadRegularFile(const std::string& path, std::string* text) {
   return s;
 }
 
-Status LoadConfigFile(const std::string& path, Config* out) {
+Status LoadConfigFile(const std::string& path, Config* out, std::vector<std::string>* warnings) {
   std::string text;
   if (Status s = ReadRegularFile(path, &text); !s.ok()) return s;
-  return LoadConfigText(text, path, out);
+  return LoadConfigText(text, path, out, warnings);
 }
 
 Status ReadConfigString(const std::string& path, std::string_view key, std::string* out) {
@@ -236,6 +279,72 @@ Status CheckReload(const Config& running, const Config& next, std::vector<std::s
                                          "cannot change on reload; restart the daemon");
   }
   return first;
+}
+
+namespace {
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+std::string Pct(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * fraction);
+  return buf;
+}
+
+std::string Joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
+// One row per queue of the built tree, indented by depth; shares of the whole cluster.
+std::string QueueTable(const QueueTree& tree) {
+  std::vector<std::vector<std::string>> rows{{"queue", "guarantee", "guaranteed", "maximum",
+                                              "max_running_jobs", "user_limit", "order", "state",
+                                              "submit_users", "submit_groups"}};
+  for (uint32_t q = 0; q < tree.size(); ++q) {
+    const QueueNode& n = tree.node(q);
+    const QueueSpec& s = n.spec;
+    const std::string guarantee =
+        q == 0 ? "-" : (s.by_weight ? "weight " : "") + Num(s.guarantee) + (s.by_weight ? "" : "%");
+    rows.push_back({std::string(2 * n.depth, ' ') + s.name, guarantee, Pct(n.guaranteed),
+                    Pct(n.maximum), s.max_running_jobs ? std::to_string(s.max_running_jobs) : "-",
+                    Num(s.user_limit) + "%",
+                    s.order ? std::string(JobOrderName(*s.order)) : "default",
+                    s.state == QueueState::kStopped ? "stopped" : "running", Joined(s.submit_users),
+                    Joined(s.submit_groups)});
+  }
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  std::string out;
+  for (const auto& r : rows) {
+    for (size_t i = 0; i < r.size(); ++i)
+      out += r[i] + (i + 1 < r.size() ? std::string(width[i] - r[i].size() + 2, ' ') : "");
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ExplainQueues(const QueueConfig& q) {
+  if (!q.enabled()) return "tenant queues: off (no [queue.*] table; every job is in default)\n";
+  QueueTree tree;
+  if (Status s = QueueTree::Build(q.spec, &tree); !s.ok()) return s.message() + "\n";
+  std::vector<std::string> rules;
+  for (PlacementRule r : tree.spec().rules) rules.emplace_back(PlacementRuleName(r));
+  std::string out = "tenant queues: on; placement rules " + Joined(rules) + ", default queue " +
+                    tree.spec().default_queue + "; shares of the whole cluster:\n";
+  out += QueueTable(tree);
+  for (const auto& [user, groups] : q.groups.users())
+    out += "group member " + user + ": " + Joined(groups) +
+           " (used when the system does not know " + user + ")\n";
+  return out;
 }
 
 std::string ExplainConfig(const Config& c) {

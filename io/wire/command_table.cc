@@ -27,6 +27,10 @@ constexpr F kJobSubmit[] = {
     {"tasks", T::kTasks, true, "the job's tasks (at least one)"},
     {"tasks_total", T::kPositive, false,
      "the job's task count when more follow by task_add; it is scheduled once all arrived"},
+    {"queue", T::kString, false,
+     "the tenant queue asked for (placement rule explicit; default: the rules choose)"},
+    {"user", T::kString, false,
+     "the user the job runs for, trusted as stated (queue ACLs and placement rules)"},
 };
 constexpr F kTask[] = {
     {"task", T::kName, true, "task name, unique within the job"},
@@ -55,7 +59,8 @@ constexpr F kTaskAdd[] = {
     {"tasks", T::kTasks, true, "more of the job's tasks (at least one)"},
 };
 constexpr F kJob[] = {{"job", T::kName, true, "job name"}};
-constexpr F kQueues[] = {{"top", T::kCount, false, "how many local queues to list (default 10)"}};
+constexpr F kMachineQueues[] = {
+    {"top", T::kCount, false, "how many machines' local queues to list (default 10)"}};
 constexpr F kJobs[] = {
     {"state", T::kString, false,
      "only jobs in this state: live queued, running or blocked (a task in it); finished done, "
@@ -73,6 +78,7 @@ constexpr F kMachines[] = {
      "(default: as they joined)"},
     {"limit", T::kCount, false, "most machines listed (default: all)"},
 };
+constexpr F kQueue[] = {{"queue", T::kString, false, "one queue by name (default: all)"}};
 constexpr F kHelp[] = {{"command", T::kString, false, "a command to describe (default: all)"}};
 constexpr std::span<const F> kNone;
 
@@ -100,8 +106,8 @@ constexpr std::array<CommandSpec, kOpCount> kTable{{
      "remove a job and its queued tasks"},
     {"status", Op::kStatus, kBoth, kAnyone, kNone,
      "uptime, machines, queued and running tasks, rates"},
-    {"queues", Op::kQueues, kBoth, kAnyone, kQueues,
-     "remote queue, longest local queues, histogram"},
+    {"machine_queues", Op::kMachineQueues, kBoth, kAnyone, kMachineQueues,
+     "the policy's machine queues: remote queue, longest local queues, histogram"},
     {"jobs", Op::kJobs, kBoth, kAnyone, kJobs,
      "live jobs with their counts, or the finished ones; filter and sort"},
     {"job", Op::kJob, kBoth, kAnyone, kJob,
@@ -122,6 +128,8 @@ constexpr std::array<CommandSpec, kOpCount> kTable{{
     {"machine_lost", Op::kMachineLost, kEvent | kControlSocket, kAdmin, kMachine,
      "a machine went silent (the daemon sends it past machines.expiry_s); its running "
      "tasks are requeued; its next heartbeat or machine_up brings it back"},
+    {"queue", Op::kQueue, kBoth, kAnyone, kQueue,
+     "tenant queues: guarantee, maximum, share in use, pending tasks, jobs, users, state"},
 }};
 
 constexpr bool InOpOrder() {

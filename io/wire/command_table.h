@@ -25,7 +25,7 @@ enum class Op : uint8_t {
   kTaskFailed,
   kJobCancel,
   kStatus,
-  kQueues,
+  kMachineQueues,
   kJobs,
   kJob,
   kMachines,
@@ -37,10 +37,11 @@ enum class Op : uint8_t {
   kResolveLp,
   kTaskAdd,
   kMachineLost,
+  kQueue,
 };
 
 /// How many ops there are (the command table has one row each, in Op order).
-inline constexpr size_t kOpCount = static_cast<size_t>(Op::kMachineLost) + 1;
+inline constexpr size_t kOpCount = static_cast<size_t>(Op::kQueue) + 1;
 
 /// The JSON type a field must have.
 enum class FieldType : uint8_t {
@@ -96,6 +97,14 @@ std::span<const CommandSpec> CommandTable();
 const CommandSpec* FindCommand(std::string_view name);
 /// The spec of op.
 const CommandSpec& SpecOf(Op op);
+/// The answer to the retired op `queues` (op, CLI verb and HTTP route alike): the word
+/// was split between the policies' per-machine queues and the tenant queues.
+inline constexpr std::string_view kQueuesSplit =
+    "`queues` was split: per-machine queues are `machine_queues`, tenant queues are `queue`";
+/// True for the retired op name `queues` (answered with kQueuesSplit, never with data).
+inline bool IsRetiredQueuesOp(std::string_view name) {
+  return name == "queues";
+}
 /// The closest command name to `name` by SuggestName's rule, or "" if none is close.
 std::string_view SuggestCommand(std::string_view name);
 /// The fields of task objects inside job_submit's "tasks".
