@@ -1,6 +1,7 @@
 #include "config/config_loader.h"
 
 #include "base/suggest.h"
+#include "config/toml_errors.h"
 
 #include <toml++/toml.h>
 
@@ -22,11 +23,7 @@
 namespace locsched {
 namespace {
 
-// One problem found in a file, kept to report all of them in source order.
-struct LoadError {
-  toml::source_position pos;
-  std::string text;  // "key: problem"
-};
+using LoadError = TomlError;
 
 std::string UnknownKey(std::string_view key, std::string_view what) {
   std::string text = std::string(key) + ": " + std::string(what);
@@ -138,22 +135,6 @@ toml::source_position ErrorPosition(const toml::table& doc, const Status& s) {
   return at != nullptr ? at->source().begin : toml::source_position{1, 1};
 }
 
-std::string Where(std::string_view source, const toml::source_position& pos) {
-  return std::string(source) + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column);
-}
-
-// One line per error: texts quote keys, values and parser input, which may hold newlines.
-Status Report(std::string_view source, std::vector<LoadError> errors) {
-  std::stable_sort(errors.begin(), errors.end(), [](const LoadError& a, const LoadError& b) {
-    return a.pos.line != b.pos.line ? a.pos.line < b.pos.line : a.pos.column < b.pos.column;
-  });
-  std::string rest;
-  for (size_t i = 1; i < errors.size(); ++i)
-    rest += "\n" + Where(source, errors[i].pos) + ": " + EscapeControlChars(errors[i].text);
-  return Status::InvalidArgument(Where(source, errors[0].pos),
-                                 EscapeControlChars(errors[0].text) + rest);
-}
-
 // What a non-regular file is, for the error.
 const char* FileKind(mode_t mode) {
   if (S_ISFIFO(mode)) return "FIFO";
@@ -197,7 +178,7 @@ Status LoadConfigText(std::string_view text, std::string_view source_name, Confi
   try {
     doc = toml::parse(text, source_name);
   } catch (const toml::parse_error& e) {
-    return Report(source_name, {{e.source().begin, std::string(e.description())}});
+    return ReportTomlErrors(source_name, {{e.source().begin, std::string(e.description())}});
   }
   Config c;
   std::vector<LoadError> errors, deprecated;
@@ -206,13 +187,13 @@ Status LoadConfigText(std::string_view text, std::string_view source_name, Confi
     Status s = ValidateConfig(c);
     if (!s.ok()) errors.push_back({ErrorPosition(doc, s), s.message()});
   }
-  if (!errors.empty()) return Report(source_name, std::move(errors));
+  if (!errors.empty()) return ReportTomlErrors(source_name, std::move(errors));
   // The tenant queue tables, checked (tree rules included) once the keys are good.
   if (Status s = LoadQueueConfigText(text, source_name, &c.queues); !s.ok()) return s;
   *out = std::move(c);
   if (warnings != nullptr)
     for (const LoadError& w : deprecated)
-      warnings->push_back(Where(source_name, w.pos) + ": " + EscapeControlChars(w.text));
+      warnings->push_back(TomlWhere(source_name, w.pos) + ": " + EscapeControlChars(w.text));
   return Status::Ok();
 }
 

@@ -14,16 +14,12 @@
 #include "base/suggest.h"
 #include "config/config.h"
 #include "config/config_loader.h"
+#include "config/toml_errors.h"
 
 namespace locsched {
 namespace {
 
-// One problem found in the file, kept to report all of them in source order.
-struct QueueError {
-  toml::source_position pos;
-  std::string text;  // "key: problem"
-};
-using Errors = std::vector<QueueError>;
+using Errors = std::vector<TomlError>;
 
 std::optional<double> Number(const toml::node& node) {
   if (auto i = node.value_exact<int64_t>()) return static_cast<double>(*i);
@@ -235,22 +231,6 @@ void ReadGroups(const toml::node& node, QueueConfig* c, Errors* errors) {
   }
 }
 
-std::string Where(std::string_view source, const toml::source_position& pos) {
-  return std::string(source) + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column);
-}
-
-// One line per error, in file order (the format of config_loader.cc's errors).
-Status Report(std::string_view source, Errors errors) {
-  std::stable_sort(errors.begin(), errors.end(), [](const QueueError& a, const QueueError& b) {
-    return a.pos.line != b.pos.line ? a.pos.line < b.pos.line : a.pos.column < b.pos.column;
-  });
-  std::string rest;
-  for (size_t i = 1; i < errors.size(); ++i)
-    rest += "\n" + Where(source, errors[i].pos) + ": " + EscapeControlChars(errors[i].text);
-  return Status::InvalidArgument(Where(source, errors[0].pos),
-                                 EscapeControlChars(errors[0].text) + rest);
-}
-
 // Where the key or table a tree error names ("queue.etl: ...") is written; 1:1 if absent.
 toml::source_position TreeErrorPosition(const toml::table& doc, const Status& s) {
   const std::string key = s.subject();
@@ -271,7 +251,7 @@ Status LoadQueueConfigText(std::string_view text, std::string_view source_name, 
   try {
     doc = toml::parse(text, source_name);
   } catch (const toml::parse_error& e) {
-    return Report(source_name, {{e.source().begin, std::string(e.description())}});
+    return ReportTomlErrors(source_name, {{e.source().begin, std::string(e.description())}});
   }
   QueueConfig c;
   Errors errors;
@@ -283,7 +263,7 @@ Status LoadQueueConfigText(std::string_view text, std::string_view source_name, 
     Status s = QueueTree::Build(c.spec, &built);
     if (!s.ok()) errors.push_back({TreeErrorPosition(doc, s), s.message()});
   }
-  if (!errors.empty()) return Report(source_name, std::move(errors));
+  if (!errors.empty()) return ReportTomlErrors(source_name, std::move(errors));
   *out = std::move(c);
   if (tree != nullptr) *tree = std::move(built);
   return Status::Ok();
