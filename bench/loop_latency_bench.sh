@@ -12,7 +12,7 @@
 #   lp          intra priority, plus backlog-LP solves as often as lp.max_share allows
 #   lp-nosolve  as lp, but no solve starts (the planner counts arrivals, nothing more)
 #   scrape      as idle, plus the HTTP listener and a scraper reading GET /metrics every 100 ms
-#   dashboard   as idle, plus what one open dashboard asks every second: /status, /queues,
+#   dashboard   as idle, plus what one open dashboard asks every second: /status, /machine-queues,
 #               /machines (every machine) and /metrics
 # A poller reads `status` every 200 ms to count the runs and solves and the event-loop
 # time they took. Prints one Markdown row per run and the median p99 of each mode
@@ -51,10 +51,10 @@ settings() {  # settings MODE: the --set flags of one mode
   case "$1" in
     idle) echo "rebalance.enabled=false lp.enabled=false" ;;
     rebalance) echo "rebalance.enabled=true rebalance.base_interval_ms=100 lp.enabled=false" ;;
-    prio-idle) echo "scheduler.intra_queue=priority rebalance.enabled=false lp.enabled=false" ;;
-    lp) echo "scheduler.intra_queue=priority rebalance.enabled=false lp.enabled=true" \
+    prio-idle) echo "scheduler.machine_queue_order=priority rebalance.enabled=false lp.enabled=false" ;;
+    lp) echo "scheduler.machine_queue_order=priority rebalance.enabled=false lp.enabled=true" \
       "lp.base_interval_s=1 lp.growth=1 lp.max_interval_s=1 lp.time_limit_ms=5000" ;;
-    lp-nosolve) echo "scheduler.intra_queue=priority rebalance.enabled=false lp.enabled=true" \
+    lp-nosolve) echo "scheduler.machine_queue_order=priority rebalance.enabled=false lp.enabled=true" \
       "lp.base_interval_s=3600 lp.max_interval_s=3600 lp.burst_tasks=1000000000" ;;
     scrape | dashboard) echo "rebalance.enabled=false lp.enabled=false http.listen=$http_port" ;;
     *) echo "loop_latency_bench: unknown mode '$1'" >&2; exit 2 ;;
@@ -76,7 +76,7 @@ http_poll() {  # http_poll MODE OUT
 import http.client, json, os, statistics, sys, time
 port, mode, stop, out = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 paths, period = (["/metrics"], 0.1) if mode == "scrape" else \
-    (["/status", "/queues", "/machines", "/metrics"], 1.0)
+    (["/status", "/machine-queues", "/machines", "/metrics"], 1.0)
 conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
 ms, size = [], 0
 while not os.path.exists(stop):

@@ -13,7 +13,7 @@
 #          [--set KEY=VALUE]... [--build DIR] [--out OUT]
 # A policy is a scheduler.policy (fifo, fair, delay, jsq-maxweight, late-binding, ...),
 # optionally with variants appended: +rebalance sets rebalance.enabled = true, +lp sets
-# scheduler.intra_queue = priority (late-binding: scheduler.job_order = lp) with
+# scheduler.machine_queue_order = priority (late-binding: scheduler.job_order = lp) with
 # lp.enabled = true (the backlog LP's job order).
 # The default list is fifo,fair,delay,jsq-maxweight,jsq-maxweight+rebalance,
 # jsq-maxweight+lp,jsq-maxweight+rebalance+lp. --set adds a daemon setting to every row;
@@ -81,7 +81,7 @@ row_settings() {
       rebalance) echo rebalance.enabled=true ;;
       lp) # late binding orders jobs by the LP's ranks; the queue policies serve by them
         if [ "$base" = late-binding ]; then echo scheduler.job_order=lp
-        else echo scheduler.intra_queue=priority; fi
+        else echo scheduler.machine_queue_order=priority; fi
         echo lp.enabled=true ;;
       *) echo "policy_replay.sh: --policies: '$1': variant '$variant' is not rebalance or lp" >&2
          return 2 ;;

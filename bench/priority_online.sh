@@ -92,7 +92,7 @@ run_daemon_point() {  # run_daemon_point ROUTING INTRA PCT TMP OUT
   [ "$intra" = priority ] && lp=true
   before=$(cut -d' ' -f1-3 /proc/loadavg)
   daemon_start "$build/daemon/locschedd" "$tmp" --set scheduler.policy=jsq-maxweight \
-    --set "scheduler.intra_queue=$intra" --set scheduler.learn_rates=false \
+    --set "scheduler.machine_queue_order=$intra" --set scheduler.learn_rates=false \
     --set "scheduler.alpha=$(awk "BEGIN { print 0.8 * $speed }")" \
     --set "scheduler.gamma=$(awk "BEGIN { print 0.2 * $speed }")" \
     --set "lp.enabled=$lp" --set lp.base_interval_s=1 --set lp.max_interval_s=1 \

@@ -261,12 +261,13 @@ const ConfigKey kTable[] = {
      .help = "scheduling policy",
      .apply = ApplyPolicy,
      .format = FormatPolicy},
-    {.key = "scheduler.intra_queue",
+    {.key = "scheduler.machine_queue_order",
      .type = ConfigType::kEnum,
      .allowed = kIntraQueues,
      .default_text = "fair",
      .reloadable = false,
-     .help = "which job a machine serves inside the queue it chose (jsq-maxweight)",
+     .help = "which job a machine serves inside the machine queue it chose (jsq-maxweight; "
+             "formerly scheduler.intra_queue, still read with a warning)",
      .apply = ApplyIntra,
      .format = FormatIntra},
     {.key = "scheduler.job_order",
@@ -386,9 +387,9 @@ const ConfigKey kTable[] = {
      .max_int = 1000000,
      .default_text = "5",
      .reloadable = false,
-     .help =
-         "with intra_queue = priority, a task bound for the remote queue joins a local queue up to "
-         "this much longer where few tasks run before it (0: off, the paper's routing)",
+     .help = "with machine_queue_order = priority, a task bound for the remote queue joins a local "
+             "queue up to "
+             "this much longer where few tasks run before it (0: off, the paper's routing)",
      .apply = ApplyInt<kSched, &SchedulerConfig::priority_slack>,
      .format = FormatInt<kSched, &SchedulerConfig::priority_slack>},
     {.key = "scheduler.max_task_retries",
@@ -492,7 +493,8 @@ const ConfigKey kTable[] = {
      .type = ConfigType::kBool,
      .default_text = "true",
      .reloadable = false,
-     .help = "run the periodic backlog LP re-solve (its order feeds intra_queue = priority, and "
+     .help = "run the periodic backlog LP re-solve (its order feeds machine_queue_order = "
+             "priority, and "
              "late-binding's job_order = lp) and "
              "the capacity headroom",
      .apply = ApplyBool<kLp, &LpConfig::enabled>,
@@ -671,8 +673,9 @@ const ConfigKey kTable[] = {
     // [http]
     {.key = "http.listen",
      .default_text = "",
-     .help = "address of the HTTP listener (/metrics, /status, /queues, the dashboard at /): "
-             "\"PORT\" (on 127.0.0.1), \"IP:PORT\" or \"[IPV6]:PORT\"; \"\" = off",
+     .help =
+         "address of the HTTP listener (/metrics, /status, /machine-queues, the dashboard at /): "
+         "\"PORT\" (on 127.0.0.1), \"IP:PORT\" or \"[IPV6]:PORT\"; \"\" = off",
      .apply = ApplyString<kHttp, &HttpConfig::listen>,
      .format = FormatString<kHttp, &HttpConfig::listen>},
     {.key = "http.max_connections",
@@ -986,7 +989,7 @@ Status ValidateConfig(const Config& c) {
   if (c.scheduler.job_order == JobOrder::kLp && c.scheduler.policy != PolicyKind::kLateBinding)
     return Status::InvalidArgument("scheduler.job_order",
                                    "lp orders late-binding's jobs only (jsq-maxweight takes the "
-                                   "LP's order with intra_queue = priority)");
+                                   "LP's order with machine_queue_order = priority)");
   if (c.lp.max_interval_s < c.lp.base_interval_s)
     return Status::InvalidArgument("lp.max_interval_s", FormatDouble(c.lp.max_interval_s) +
                                                             " must be >= lp.base_interval_s (" +

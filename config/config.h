@@ -47,12 +47,13 @@ struct LimitsConfig {
 /// [scheduler]: the policy and its parameters.
 struct SchedulerConfig {
   PolicyKind policy = PolicyKind::kLateBinding;  ///< the scheduling policy
-  IntraQueue intra_queue = IntraQueue::kFair;    ///< job order inside a queue
-  double alpha = 0.8;                            ///< initial local service rate
-  double gamma = 0.2;                            ///< initial remote service rate, <= alpha
-  bool learn_rates = true;                       ///< learn alpha/gamma from completions
-  uint64_t rate_window = 10000;                  ///< completions the learnt rates average over
-  double delay_wait = 20;                        ///< delay scheduling's wait, seconds
+  IntraQueue intra_queue =
+      IntraQueue::kFair;          ///< machine_queue_order: job order in a machine queue
+  double alpha = 0.8;             ///< initial local service rate
+  double gamma = 0.2;             ///< initial remote service rate, <= alpha
+  bool learn_rates = true;        ///< learn alpha/gamma from completions
+  uint64_t rate_window = 10000;   ///< completions the learnt rates average over
+  double delay_wait = 20;         ///< delay scheduling's wait, seconds
   uint32_t remote_bias = 0;       ///< JSQ: R only when shorter than every local queue by more
   uint32_t priority_slack = 5;    ///< priority: local queue length over |R| a ranked task may join
   uint32_t max_task_retries = 3;  ///< retries of a failed task
@@ -127,7 +128,7 @@ struct LpConfig {
   bool operator==(const LpConfig&) const = default;  ///< field-wise equality
 };
 
-/// [http]: the HTTP listener (/metrics, /status, /queues and the dashboard).
+/// [http]: the HTTP listener (/metrics, /status, /machine-queues and the dashboard).
 struct HttpConfig {
   std::string listen;             ///< "HOST:PORT" or "PORT" (loopback); "" = no listener
   uint32_t max_connections = 16;  ///< HTTP connections open at once

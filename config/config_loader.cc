@@ -65,6 +65,30 @@ bool IsSection(std::string_view name) {
   return false;
 }
 
+// Keys renamed without a change of meaning: the old name is still read, with a warning,
+// for one release; setting both names is an error.
+constexpr std::pair<std::string_view, std::string_view> kRenamedKeys[] = {
+    {"scheduler.intra_queue", "scheduler.machine_queue_order"},
+};
+
+// A renamed key's old spelling: an error if its section also sets the new name, else
+// a warning naming the new key; *dotted becomes the new name. False on the error.
+bool ResolveRenamed(std::string* dotted, const toml::key& key, const toml::table& section,
+                    std::vector<LoadError>* errors, std::vector<LoadError>* warnings) {
+  const std::string_view renamed = RenamedConfigKey(*dotted);
+  if (renamed.empty()) return true;
+  const std::string new_key(renamed);
+  if (section.contains(new_key.substr(new_key.find('.') + 1))) {
+    errors->push_back({key.source().begin, *dotted + ": deprecated name of " + new_key +
+                                               ", which is set too; keep only " + new_key});
+    return false;
+  }
+  warnings->push_back({key.source().begin, *dotted + ": deprecated; it is named " + new_key +
+                                               " (same values); rename it"});
+  *dotted = new_key;
+  return true;
+}
+
 // Checks and stores one key of a known section.
 void LoadKey(const std::string& dotted, const toml::key& key, const toml::node& node, Config* c,
              std::vector<LoadError>* errors) {
@@ -83,8 +107,10 @@ void LoadKey(const std::string& dotted, const toml::key& key, const toml::node& 
   if (!s.ok()) errors->push_back({node.source().begin, s.message()});
 }
 
-// Walks the document's sections; every problem becomes one LoadError.
-void LoadTable(const toml::table& doc, Config* c, std::vector<LoadError>* errors) {
+// Walks the document's sections; every problem becomes one LoadError, every deprecated
+// spelling one warning.
+void LoadTable(const toml::table& doc, Config* c, std::vector<LoadError>* errors,
+               std::vector<LoadError>* warnings) {
   for (auto&& [key, node] : doc) {
     std::string section(key.str());
     const toml::table* tbl = node.as_table();
@@ -94,8 +120,11 @@ void LoadTable(const toml::table& doc, Config* c, std::vector<LoadError>* errors
     } else if (tbl == nullptr) {
       errors->push_back({node.source().begin, section + ": expected a table [" + section + "]"});
     } else {
-      for (auto&& [name, child] : *tbl)
-        LoadKey(section + "." + std::string(name.str()), name, child, c, errors);
+      for (auto&& [name, child] : *tbl) {
+        std::string dotted = section + "." + std::string(name.str());
+        if (ResolveRenamed(&dotted, name, *tbl, errors, warnings))
+          LoadKey(dotted, name, child, c, errors);
+      }
     }
   }
 }
@@ -137,6 +166,12 @@ constexpr off_t kMaxConfigBytes = 16 << 20;
 
 }  // namespace
 
+std::string_view RenamedConfigKey(std::string_view dotted) {
+  for (const auto& [old_key, new_key] : kRenamedKeys)
+    if (dotted == old_key) return new_key;
+  return {};
+}
+
 std::string SuggestConfigKey(std::string_view unknown) {
   // Keys whose meaning changed under a new name: the old name points at the new one.
   static constexpr std::pair<std::string_view, std::string_view> kReplaced[] = {
@@ -154,7 +189,8 @@ std::string SuggestConfigKey(std::string_view unknown) {
   return std::string(SuggestName(unknown, names));
 }
 
-Status LoadConfigText(std::string_view text, std::string_view source_name, Config* out) {
+Status LoadConfigText(std::string_view text, std::string_view source_name, Config* out,
+                      std::vector<std::string>* warnings) {
   toml::table doc;
   try {
     doc = toml::parse(text, source_name);
@@ -162,14 +198,17 @@ Status LoadConfigText(std::string_view text, std::string_view source_name, Confi
     return Report(source_name, {{e.source().begin, std::string(e.description())}});
   }
   Config c;
-  std::vector<LoadError> errors;
-  LoadTable(doc, &c, &errors);
+  std::vector<LoadError> errors, deprecated;
+  LoadTable(doc, &c, &errors, &deprecated);
   if (errors.empty()) {
     Status s = ValidateConfig(c);
     if (!s.ok()) errors.push_back({ErrorPosition(doc, s), s.message()});
   }
   if (!errors.empty()) return Report(source_name, std::move(errors));
   *out = std::move(c);
+  if (warnings != nullptr)
+    for (const LoadError& w : deprecated)
+      warnings->push_back(Where(source_name, w.pos) + ": " + EscapeControlChars(w.text));
   return Status::Ok();
 }
 
@@ -203,10 +242,10 @@ Status ReadRegularFile(const std::string& path, std::string* text) {
   return s;
 }
 
-Status LoadConfigFile(const std::string& path, Config* out) {
+Status LoadConfigFile(const std::string& path, Config* out, std::vector<std::string>* warnings) {
   std::string text;
   if (Status s = ReadRegularFile(path, &text); !s.ok()) return s;
-  return LoadConfigText(text, path, out);
+  return LoadConfigText(text, path, out, warnings);
 }
 
 Status ReadConfigString(const std::string& path, std::string_view key, std::string* out) {

@@ -40,15 +40,21 @@ namespace locsched {
 
 namespace asio = boost::asio;
 
-Status LoadConfig(const DaemonOptions& opts, Config* out) {
+Status LoadConfig(const DaemonOptions& opts, Config* out, std::vector<std::string>* warnings) {
   Config cfg;
   if (!opts.config_path.empty())
-    if (Status s = LoadConfigFile(opts.config_path, &cfg); !s.ok()) return s;
+    if (Status s = LoadConfigFile(opts.config_path, &cfg, warnings); !s.ok()) return s;
   for (const std::string& kv : opts.overrides) {
     const size_t eq = kv.find('=');
     if (eq == std::string::npos)
       return Status::InvalidArgument("--set", "'" + kv + "' is not KEY=VALUE");
-    const std::string key = kv.substr(0, eq);
+    std::string key = kv.substr(0, eq);
+    if (const std::string_view renamed = RenamedConfigKey(key); !renamed.empty()) {
+      if (warnings != nullptr)
+        warnings->push_back("--set " + key + ": deprecated; it is named " + std::string(renamed) +
+                            " (same values); rename it");
+      key = renamed;
+    }
     const ConfigKey* k = FindConfigKey(key);
     if (!k) {
       const std::string guess = SuggestConfigKey(key);
@@ -235,7 +241,8 @@ int Daemon::Run() {
                PolicyKindName(cfg_.scheduler.policy), cfg_.sockets.event_path,
                cfg_.sockets.control_path, ha_ ? ", TCP " + cfg_.ha.instance : "");
   if (!http_.endpoint().empty())
-    spdlog::info("HTTP on {}: /metrics, /status, /queues, the dashboard at /", http_.endpoint());
+    spdlog::info("HTTP on {}: /metrics, /status, /machine-queues, the dashboard at /",
+                 http_.endpoint());
   WaitForSignal();
   StartWatchdog();
   StatusTick();
@@ -301,7 +308,9 @@ Status Daemon::ReloadConfig(std::vector<std::string>* changed) {
     return Status::FailedPrecondition("reload", "locschedd was started without --config");
   sd_notify(0, "RELOADING=1");
   Config next;
-  Status s = LoadConfig(opts_, &next);
+  std::vector<std::string> warnings;
+  Status s = LoadConfig(opts_, &next, &warnings);
+  for (const std::string& w : warnings) spdlog::warn("config: {}", w);
   if (s.ok()) s = CheckReload(cfg_, next, changed);
   if (s.ok()) {
     cfg_ = next;

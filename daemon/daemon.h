@@ -18,8 +18,10 @@ struct DaemonOptions {
   std::vector<std::string> overrides;  ///< --set KEY=VALUE, applied after the file
 };
 
-/// Loads the file (if any), then applies the KEY=VALUE overrides, then validates.
-Status LoadConfig(const DaemonOptions& opts, Config* out);
+/// Loads the file (if any), then applies the KEY=VALUE overrides, then validates. A key
+/// given under a deprecated name adds a line to *warnings (if given) for the caller to log.
+Status LoadConfig(const DaemonOptions& opts, Config* out,
+                  std::vector<std::string>* warnings = nullptr);
 
 /// The exit code of an active instance that was deposed (fenced, or its
 /// coordination session ended): restart it and it rejoins as a standby.

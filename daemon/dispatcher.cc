@@ -47,7 +47,7 @@ constexpr HandlerRow kHandlers[] = {
     {Op::kTaskFailed, LOCSCHED_ENGINE(TaskFailed)},
     {Op::kJobCancel, JobCancelCmd},
     {Op::kStatus, StatusCmd},
-    {Op::kQueues, LOCSCHED_ENGINE(Queues)},
+    {Op::kMachineQueues, LOCSCHED_ENGINE(MachineQueues)},
     {Op::kJobs, LOCSCHED_ENGINE(Jobs)},
     {Op::kJob, LOCSCHED_ENGINE(JobDetail)},
     {Op::kMachines, LOCSCHED_ENGINE(Machines)},
@@ -127,6 +127,7 @@ Status Help(Dispatcher&, const Request& r, JsonWriter& w) {
     return Status::Ok();
   }
   const CommandSpec* c = FindCommand(r.command);
+  if (IsRetiredQueuesOp(r.command)) return Status::NotFound("command", std::string(kQueuesSplit));
   if (!c) {
     const std::string_view guess = SuggestCommand(r.command);
     return Status::NotFound(

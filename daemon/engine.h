@@ -135,8 +135,8 @@ class Engine {
   // Read-only views (engine_views.cc).
   /// status: machines, slots, tasks, jobs, rates, locality.
   Status Summary(const Request& r, JsonWriter& w) const;
-  /// queues: the remote queue, the longest local queues and a length histogram.
-  Status Queues(const Request& r, JsonWriter& w) const;
+  /// machine_queues: the remote queue, the longest local queues and a length histogram.
+  Status MachineQueues(const Request& r, JsonWriter& w) const;
   /// jobs: live jobs with their counts, or the finished-job history (r.finished); filtered
   /// by r.state, sorted by r.sort, at most r.limit.
   Status Jobs(const Request& r, JsonWriter& w) const;

@@ -1,4 +1,4 @@
-// The read-only commands of the Engine: status, queues, jobs (live, or the
+// The read-only commands of the Engine: status, machine_queues, jobs (live, or the
 // finished history), job (with why each waiting task waits), machines, and the
 // Prometheus metrics. Nothing here changes state.
 #include <algorithm>
@@ -153,7 +153,7 @@ Status Engine::Summary(const Request&, JsonWriter& w) const {
 
 // Local queue lengths: the `top` longest with their machines, and a histogram
 // over power-of-two buckets (0, 1, 2-3, 4-7, ...).
-Status Engine::Queues(const Request& r, JsonWriter& w) const {
+Status Engine::MachineQueues(const Request& r, JsonWriter& w) const {
   const Cluster& c = sched_.cluster();
   const Policy& p = sched_.policy();
   std::vector<std::pair<uint64_t, MachineId>> lengths;

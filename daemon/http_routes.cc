@@ -39,14 +39,14 @@ HttpReply ControlOp(Dispatcher& d, std::string_view line) {
   return reply;
 }
 
-// /queues?top=N lists the N longest local queues (default 10, as the op).
-HttpReply Queues(Dispatcher& d, std::string_view query) {
+// /machine-queues?top=N lists the N longest local queues (default 10, as the op).
+HttpReply MachineQueues(Dispatcher& d, std::string_view query) {
   const std::string_view top = QueryValue(query, "top");
   uint64_t n = 10;
   const auto r = std::from_chars(top.data(), top.data() + top.size(), n);
   if (!top.empty() && (r.ec != std::errc() || r.ptr != top.data() + top.size()))
     return {400, kText, "top: expected a count, got '" + std::string(top) + "'\n", false};
-  return ControlOp(d, "{\"op\":\"queues\",\"top\":" + std::to_string(n) + "}");
+  return ControlOp(d, "{\"op\":\"machine_queues\",\"top\":" + std::to_string(n) + "}");
 }
 
 // %XX escapes and '+' as a space, as a form encodes them; false on a broken escape.
@@ -117,7 +117,7 @@ HttpReply Api(std::string_view path, std::string_view query, Dispatcher& d) {
     return reply;
   }
   if (path == "/status") return ControlOp(d, R"({"op":"status"})");
-  if (path == "/queues") return Queues(d, query);
+  if (path == "/machine-queues") return MachineQueues(d, query);
   if (path == "/machines") return OpWithQuery(d, Op::kMachines, query);
   if (path == "/jobs") return OpWithQuery(d, Op::kJobs, query);
   if (path == "/job") return OpWithQuery(d, Op::kJob, query);
@@ -133,8 +133,10 @@ HttpReply RouteHttp(std::string_view method, std::string_view target, Dispatcher
   const WebAsset* asset = nullptr;
   for (const WebAsset& a : WebAssets())
     if (a.path == path) asset = &a;
-  const bool api = path == "/metrics" || path == "/status" || path == "/queues" ||
+  const bool api = path == "/metrics" || path == "/status" || path == "/machine-queues" ||
                    path == "/machines" || path == "/jobs" || path == "/job";
+  // The retired route: never answered with either kind of queue's data.
+  if (path == "/queues") return {410, kText, std::string(kQueuesSplit) + "\n", false};
   if (!asset && !api) return {404, kText, "no such page: " + std::string(path) + "\n", false};
   if (method != "GET")
     return {405, kText, "only GET is served; got " + std::string(method) + "\n", false};

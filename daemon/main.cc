@@ -1,5 +1,6 @@
 // locschedd's entry point: parses the command line, loads the configuration,
 // and either explains it (--check-config) or runs the daemon.
+#include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
@@ -49,19 +50,23 @@ int main(int argc, char** argv) {
   if (!check.empty()) {
     opts.config_path = check;
     Config cfg;
-    if (Status s = LoadConfig(opts, &cfg); !s.ok()) {
+    std::vector<std::string> warnings;
+    if (Status s = LoadConfig(opts, &cfg, &warnings); !s.ok()) {
       std::cerr << "locschedd: " << s.message() << "\n";
       return 1;
     }
+    for (const std::string& w : warnings) std::cerr << "locschedd: warning: " << w << "\n";
     std::cout << check << ": OK\n" << ExplainConfig(cfg);
     return 0;
   }
   Config cfg;
-  if (Status s = LoadConfig(opts, &cfg); !s.ok()) {
+  std::vector<std::string> warnings;
+  if (Status s = LoadConfig(opts, &cfg, &warnings); !s.ok()) {
     std::cerr << "locschedd: " << s.message() << "\n";
     return 1;
   }
   if (recover) return RecoverJournalFiles(cfg.journal, stdout);
   SetUpLogging(cfg.log);
+  for (const std::string& w : warnings) spdlog::warn("config: {}", w);
   return RunDaemon(cfg, opts);
 }

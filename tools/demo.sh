@@ -129,5 +129,5 @@ echo
 echo "== locschedctl status"
 "$bin/tools/locschedctl" --socket "$dir/control.sock" status
 echo
-echo "== locschedctl queues --top 5"
-"$bin/tools/locschedctl" --socket "$dir/control.sock" queues --top 5
+echo "== locschedctl machine-queues --top 5"
+"$bin/tools/locschedctl" --socket "$dir/control.sock" machine-queues --top 5

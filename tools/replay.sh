@@ -212,8 +212,8 @@ echo
 echo "== locschedctl status"
 ctl status
 echo
-echo "== locschedctl queues --top 5"
-ctl queues --top 5
+echo "== locschedctl machine-queues --top 5"
+ctl machine-queues --top 5
 live=$(status_field jobs.live)
 done_jobs=$(status_field jobs.done)
 echo

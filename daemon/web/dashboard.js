@@ -1,4 +1,4 @@
-// The locschedd dashboard: polls /status, /queues, /machines and /metrics once a
+// The locschedd dashboard: polls /status, /machine-queues, /machines and /metrics once a
 // second and draws them. No libraries, nothing loaded from elsewhere.
 "use strict";
 
@@ -256,11 +256,11 @@ function recordLocality(metrics) {
 
 async function poll() {
   try {
-    const [status, queues, machines, text] = await Promise.all([
-      getJson("/status"), getJson("/queues"), getJson("/machines"), getText("/metrics")]);
+    const [status, machineQueues, machines, text] = await Promise.all([
+      getJson("/status"), getJson("/machine-queues"), getJson("/machines"), getText("/metrics")]);
     const metrics = parseMetrics(text);
     showStatus(status);
-    setText("remote-queue", fmt(queues.remote));
+    setText("remote-queue", fmt(machineQueues.remote));
     showLocality(metrics);
     showHeatmap(machines.machines);
     record(status, metrics);

@@ -28,6 +28,7 @@ void GoogleJobEventsParser::Feed(std::string_view line, const SourcePos& pos, Pa
   e.pos = pos;
   e.time = static_cast<double>(timestamp) / 1e6;
   e.job = "g" + std::to_string(job);
+  e.user = std::string(f[4]);  // hashed; [groups] in the config can map such users
   for (uint64_t i = 0; i < kTasksPerJob; ++i) {
     TraceTask t;
     t.task = "t" + std::to_string(i);

@@ -1,6 +1,7 @@
 #include "io/traces/jobhistory_parser.h"
 
 #include <cctype>
+#include <tuple>
 
 #include "io/traces/swim_parser.h"
 
@@ -173,6 +174,10 @@ Status JobHistoryParser::Emit(const JobHistoryRecord& r, const SourcePos& pos, P
     if (!r.keys.contains("SUBMIT_TIME")) return Status::Ok();  // priority, launch, status updates
     if (Status s = Require(r, "JOBID", &e.job); !s.ok()) return s;
     e.kind = TraceEventKind::kJobSubmit;
+    e.user = std::string(Value(r, "USER"));
+    e.queue = std::string(Value(r, "JOB_QUEUE"));
+    if (owners_.size() >= kMaxOwners) owners_.clear();
+    if (!e.user.empty() || !e.queue.empty()) owners_[e.job] = {e.user, e.queue};
     return TimeOf(r, "SUBMIT_TIME", &e, sink);
   }
   const bool attempt = r.type == "MapAttempt" || r.type == "ReduceAttempt";
@@ -186,9 +191,11 @@ Status JobHistoryParser::Emit(const JobHistoryRecord& r, const SourcePos& pos, P
 }
 
 Status JobHistoryParser::EmitTask(const JobHistoryRecord& r, const std::string& type, TraceEvent* e,
-                                  ParseSink* sink) {
+                                  ParseSink* sink) const {
   if (!r.keys.contains("START_TIME")) return Status::Ok();  // the task's finish record
   e->kind = TraceEventKind::kTaskSubmit;
+  if (const auto it = owners_.find(e->job); it != owners_.end())
+    std::tie(e->user, e->queue) = it->second;
   TraceTask t;
   t.task = e->task;
   t.kind = type == "MAP" ? TaskKind::kMap : TaskKind::kReduce;

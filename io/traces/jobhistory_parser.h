@@ -1,10 +1,13 @@
 // JobHistoryParser: Hadoop 0.20 JobHistory text logs (`Type KEY="value" ... .`
 // records, values with backslash escapes, a record may span lines). Job, Task,
 // MapAttempt and ReduceAttempt records of map and reduce tasks become events;
-// SPLITS give a map's replica hosts. One parser per stream; not thread-safe.
+// SPLITS give a map's replica hosts; a Job record's USER and JOB_QUEUE are passed
+// on with the job's tasks. One parser per stream; not thread-safe.
 #pragma once
 
 #include <map>
+#include <unordered_map>
+#include <utility>
 
 #include "io/traces/trace_parser.h"
 
@@ -40,13 +43,17 @@ class JobHistoryParser : public TraceParser {
 
  private:
   void Complete(ParseSink* sink);
-  static Status Emit(const JobHistoryRecord& r, const SourcePos& pos, ParseSink* sink);
-  static Status EmitTask(const JobHistoryRecord& r, const std::string& type, TraceEvent* e,
-                         ParseSink* sink);
+  Status Emit(const JobHistoryRecord& r, const SourcePos& pos, ParseSink* sink);
+  Status EmitTask(const JobHistoryRecord& r, const std::string& type, TraceEvent* e,
+                  ParseSink* sink) const;
   static Status EmitAttempt(const JobHistoryRecord& r, TraceEvent* e, ParseSink* sink);
   std::string pending_;
   SourcePos pending_pos_;
   bool in_value_ = false;  // pending_ ends inside a quoted value
+  // Job id -> its USER and JOB_QUEUE, from its Job record, for its tasks' events. Bounded:
+  // past kMaxOwners jobs it starts over (tasks of a job seen before then go without).
+  std::unordered_map<std::string, std::pair<std::string, std::string>> owners_;
+  static constexpr size_t kMaxOwners = 100000;
 };
 
 }  // namespace locsched

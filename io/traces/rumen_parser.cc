@@ -98,6 +98,9 @@ Status RumenJobEvents(std::string_view text, const SourcePos& pos, std::vector<T
   job.pos = pos;
   job.job = j["jobID"].get<std::string>();
   job.time = Seconds(j, "submitTime");
+  for (const auto& [key, field] : {std::pair{"user", &job.user}, std::pair{"queue", &job.queue}})
+    if (const auto it = j.find(key); it != j.end() && it->is_string())
+      *field = it->get<std::string>();
   if (job.time < 0) job.time = Seconds(j, "launchTime");
   std::vector<TraceEvent> attempts;
   for (const char* list : {"mapTasks", "reduceTasks"})

@@ -75,6 +75,7 @@ Status SwimParser::ParseRow(std::string_view line, TraceEvent* out) const {
   out->kind = TraceEventKind::kJobSubmit;
   out->job = std::string(f[0]);
   out->time = static_cast<double>(submit);
+  out->queue = std::string(DrawTenant(options_, out->job));
   // SWIM's replay enforces a one-block minimum input, so every job has a map.
   const auto maps = static_cast<uint64_t>(
       std::max(1.0, std::ceil(static_cast<double>(input) / options_.block_bytes)));

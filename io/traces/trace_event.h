@@ -50,6 +50,8 @@ struct TraceEvent {
   std::string machine;           ///< attempt events: where it ran, if known
   bool success = true;           ///< kAttemptFinish: it succeeded
   std::vector<TraceTask> tasks;  ///< kJobSubmit, kTaskSubmit: the tasks
+  std::string user;              ///< kJobSubmit, kTaskSubmit: the job's user, if the log names one
+  std::string queue;             ///< kJobSubmit, kTaskSubmit: the job's queue, if the log names one
   std::string op;                ///< kRequest: the command name
   std::string request;           ///< kRequest: the JSON line
 };

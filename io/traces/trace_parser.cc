@@ -1,6 +1,7 @@
 #include "io/traces/trace_parser.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "base/rng.h"
 #include "io/traces/google_job_events_parser.h"
@@ -94,6 +95,45 @@ std::vector<std::string> PlaceInputBlock(const SynthesisOptions& o, std::string_
                                          uint64_t block) {
   // A hash of its own ("input:" before the name), so an input never shares a job's draws.
   return Place(o, Rng(o.seed ^ Fnv(input, Fnv("input:", kFnvBasis)) ^ (block * kGolden)));
+}
+
+Status ParseTenants(std::string_view text, std::vector<TenantShare>* out) {
+  std::vector<TenantShare> tenants;
+  double total = 0;
+  for (std::string_view rest = text; !rest.empty();) {
+    const size_t comma = rest.find(',');
+    const std::string_view part = rest.substr(0, comma);
+    rest = comma == rest.npos ? std::string_view() : rest.substr(comma + 1);
+    const size_t colon = part.rfind(':');
+    TenantShare t;
+    if (colon != part.npos) t.name = std::string(part.substr(0, colon));
+    const std::string share(colon == part.npos ? "" : part.substr(colon + 1));
+    char* end = nullptr;
+    t.share = share.empty() ? 0 : std::strtod(share.c_str(), &end);
+    if (t.name.empty() || share.empty() || end != share.c_str() + share.size() ||
+        !(t.share > 0 && t.share <= 1))
+      return Status::InvalidArgument(
+          "--tenants", "'" + std::string(part) + "' is not NAME:SHARE with a share in (0, 1]");
+    total += t.share;
+    tenants.push_back(std::move(t));
+  }
+  if (tenants.empty()) return Status::InvalidArgument("--tenants", "names no tenant");
+  if (total > 1 + 1e-9)
+    return Status::InvalidArgument("--tenants",
+                                   "shares add up to " + std::to_string(total) + ", over 1");
+  *out = std::move(tenants);
+  return Status::Ok();
+}
+
+std::string_view DrawTenant(const SynthesisOptions& o, std::string_view job) {
+  if (o.tenants.empty()) return {};
+  // A hash of its own ("tenant:" before the name): independent of the replica draws.
+  double u = Rng(o.seed ^ Fnv(job, Fnv("tenant:", kFnvBasis))).Unit();
+  for (const TenantShare& t : o.tenants) {
+    if (u <= t.share) return t.name;
+    u -= t.share;
+  }
+  return {};
 }
 
 }  // namespace locsched

@@ -21,6 +21,13 @@ struct ParseSink {
 };
 
 /// Settings for formats that lack task-level data (SWIM, Google job_events).
+/// One tenant of a seeded draw (`--tenants NAME:SHARE,...`).
+struct TenantShare {
+  std::string name;                                     ///< the queue the drawn jobs ask for
+  double share = 0;                                     ///< probability in (0, 1]
+  bool operator==(const TenantShare&) const = default;  ///< field-wise equality
+};
+
 struct SynthesisOptions {
   /// Cluster size replicas are placed on (FB-2009: 600; FB-2010: 3000, SwimClusterSize).
   uint32_t machines = 600;
@@ -33,6 +40,9 @@ struct SynthesisOptions {
   std::string machine_prefix = "m";  ///< machine i is named prefix + i (locsched-agents' names)
   double block_bytes = 64.0 * 1024 * 1024;     ///< SWIM: maps = ceil(input bytes / block)
   double reduce_bytes = 1024.0 * 1024 * 1024;  ///< SWIM: reduces = ceil(shuffle bytes / this)
+  /// SWIM (which names no users or queues): each job is drawn into a tenant's queue
+  /// (DrawTenant); empty: none.
+  std::vector<TenantShare> tenants;
 };
 
 /// Turns the lines of one log into events.
@@ -56,6 +66,14 @@ std::unique_ptr<TraceParser> MakeTraceParser(TraceFormat format, const Synthesis
 /// order).
 std::vector<std::string> PlaceReplicas(const SynthesisOptions& o, std::string_view job,
                                        uint64_t index);
+
+/// Parses `--tenants` text, "NAME:SHARE,..." (each share in (0, 1], together at most 1);
+/// the error names the part at fault.
+Status ParseTenants(std::string_view text, std::vector<TenantShare>* out);
+
+/// The tenant `job` is drawn into: tenant i with probability o.tenants[i].share, by a draw
+/// seeded by o.seed and the job's name (not its place in the log); "" for the rest.
+std::string_view DrawTenant(const SynthesisOptions& o, std::string_view job);
 
 /// The holders of block `block` of the input named `input`, placed once as HDFS places a
 /// block (the same policy and seed as PlaceReplicas, keyed by input name and block, never by

@@ -55,7 +55,8 @@ constexpr F kTaskAdd[] = {
     {"tasks", T::kTasks, true, "more of the job's tasks (at least one)"},
 };
 constexpr F kJob[] = {{"job", T::kName, true, "job name"}};
-constexpr F kQueues[] = {{"top", T::kCount, false, "how many local queues to list (default 10)"}};
+constexpr F kMachineQueues[] = {
+    {"top", T::kCount, false, "how many machines' local queues to list (default 10)"}};
 constexpr F kJobs[] = {
     {"state", T::kString, false,
      "only jobs in this state: live queued, running or blocked (a task in it); finished done, "
@@ -100,8 +101,8 @@ constexpr std::array<CommandSpec, kOpCount> kTable{{
      "remove a job and its queued tasks"},
     {"status", Op::kStatus, kBoth, kAnyone, kNone,
      "uptime, machines, queued and running tasks, rates"},
-    {"queues", Op::kQueues, kBoth, kAnyone, kQueues,
-     "remote queue, longest local queues, histogram"},
+    {"machine_queues", Op::kMachineQueues, kBoth, kAnyone, kMachineQueues,
+     "the policy's machine queues: remote queue, longest local queues, histogram"},
     {"jobs", Op::kJobs, kBoth, kAnyone, kJobs,
      "live jobs with their counts, or the finished ones; filter and sort"},
     {"job", Op::kJob, kBoth, kAnyone, kJob,

@@ -25,7 +25,7 @@ enum class Op : uint8_t {
   kTaskFailed,
   kJobCancel,
   kStatus,
-  kQueues,
+  kMachineQueues,
   kJobs,
   kJob,
   kMachines,
@@ -96,6 +96,14 @@ std::span<const CommandSpec> CommandTable();
 const CommandSpec* FindCommand(std::string_view name);
 /// The spec of op.
 const CommandSpec& SpecOf(Op op);
+/// The answer to the retired op `queues` (op, CLI verb and HTTP route alike): the word
+/// was split between the policies' per-machine queues and the tenant queues.
+inline constexpr std::string_view kQueuesSplit =
+    "`queues` was split: per-machine queues are `machine_queues`, tenant queues are `queue`";
+/// True for the retired op name `queues` (answered with kQueuesSplit, never with data).
+inline bool IsRetiredQueuesOp(std::string_view name) {
+  return name == "queues";
+}
 /// The closest command name to `name` by SuggestName's rule, or "" if none is close.
 std::string_view SuggestCommand(std::string_view name);
 /// The fields of task objects inside job_submit's "tasks".

@@ -181,6 +181,7 @@ Status DecodeOp(const object& obj, const CommandSpec** spec) {
   if (op.get(name) != simdjson::SUCCESS) return Bad("op", "must be a string");
   *spec = FindCommand(name);
   if (*spec != nullptr) return Status::Ok();
+  if (IsRetiredQueuesOp(name)) return Bad("op", std::string(kQueuesSplit));
   const std::string_view guess = SuggestCommand(name);
   return Bad("op", "unknown operation '" + std::string(name) + "'" +
                        (guess.empty() ? std::string(" (try \"help\")")

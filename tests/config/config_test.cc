@@ -97,7 +97,7 @@ TEST_CASE("enum values match the core's policy names") {
     REQUIRE(ParsePolicyKind(name).has_value());
     CHECK(PolicyKindName(*ParsePolicyKind(name)) == name);
   }
-  for (std::string_view name : FindConfigKey("scheduler.intra_queue")->allowed) {
+  for (std::string_view name : FindConfigKey("scheduler.machine_queue_order")->allowed) {
     INFO(name);
     REQUIRE(ParseIntraQueue(name).has_value());
     CHECK(IntraQueueName(*ParseIntraQueue(name)) == name);
@@ -153,7 +153,7 @@ max_clients = 5
 dedupe_window = 0
 [scheduler]
 policy = "delay"
-intra_queue = "priority"
+machine_queue_order = "priority"
 alpha = 1
 gamma = 0.5
 learn_rates = false
@@ -454,6 +454,32 @@ TEST_CASE("http.listen takes a port, IP:PORT or [IPV6]:PORT and names the key ot
   Config c;
   REQUIRE(LoadError("[http]\nlisten = \"127.0.0.1:9464\"\n", &c) == "");
   CHECK(c.http.listen == "127.0.0.1:9464");
+}
+
+TEST_CASE("scheduler.intra_queue is read as machine_queue_order with a warning") {
+  Config c;
+  std::vector<std::string> warnings;
+  REQUIRE(
+      LoadConfigText("[scheduler]\nintra_queue = \"priority\"\n", "old.toml", &c, &warnings).ok());
+  CHECK(c.scheduler.intra_queue == IntraQueue::kPriority);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] ==
+        "old.toml:2:1: scheduler.intra_queue: deprecated; it is named "
+        "scheduler.machine_queue_order (same values); rename it");
+  warnings.clear();
+  REQUIRE(LoadConfigText("[scheduler]\nmachine_queue_order = \"fifo\"\n", "new.toml", &c, &warnings)
+              .ok());
+  CHECK(c.scheduler.intra_queue == IntraQueue::kFifo);
+  CHECK(warnings.empty());
+  CHECK(LoadError("[scheduler]\nintra_queue = \"nope\"\n").find("machine_queue_order") !=
+        std::string::npos);
+}
+
+TEST_CASE("scheduler.intra_queue and machine_queue_order both set is an error naming both") {
+  CHECK(LoadError("[scheduler]\nmachine_queue_order = \"fifo\"\nintra_queue = \"fair\"\n") ==
+        "test.toml:3:1: scheduler.intra_queue: deprecated name of "
+        "scheduler.machine_queue_order, which is set too; keep only "
+        "scheduler.machine_queue_order");
 }
 
 }  // namespace locsched

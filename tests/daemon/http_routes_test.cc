@@ -55,19 +55,31 @@ TEST_CASE("cancelled jobs are not job completion times") {
   CHECK(h.engine.completion_times().count() == 0);
 }
 
-TEST_CASE("GET /status and /queues answer the control ops' JSON") {
+TEST_CASE("GET /status and /machine-queues answer the control ops' JSON") {
   Harness h;
   h.Machines(3);
   const json status = json::parse(RouteHttp("GET", "/status", h.dispatcher).body);
   CHECK(status["ok"] == true);
   CHECK(status["machines"]["up"] == 3);
-  const HttpReply q = RouteHttp("GET", "/queues?top=2", h.dispatcher);
+  const HttpReply q = RouteHttp("GET", "/machine-queues?top=2", h.dispatcher);
   CHECK(q.content_type == "application/json");
   CHECK(json::parse(q.body)["longest"].size() == 2);
   CHECK(json::parse(RouteHttp("GET", "/machines", h.dispatcher).body)["machines"].size() == 3);
-  const HttpReply bad = RouteHttp("GET", "/queues?top=many", h.dispatcher);
+  const HttpReply bad = RouteHttp("GET", "/machine-queues?top=many", h.dispatcher);
   CHECK(bad.status == 400);
   CHECK(bad.body == "top: expected a count, got 'many'\n");
+}
+
+TEST_CASE("GET /queues is gone and names both replacements, never answering with data") {
+  Harness h;
+  h.Machines(2);
+  for (const char* target : {"/queues", "/queues?top=2"}) {
+    const HttpReply r = RouteHttp("GET", target, h.dispatcher);
+    CHECK(r.status == 410);
+    CHECK(r.body.find("machine_queues") != std::string::npos);
+    CHECK(r.body.find("tenant queues are `queue`") != std::string::npos);
+    CHECK(r.body.find("longest") == std::string::npos);
+  }
 }
 
 TEST_CASE("/job, /jobs and /machines take the ops' fields as query parameters") {

@@ -7,7 +7,7 @@ Starts the real daemon with the listener on a free loopback port, drives it with
 locsched-agents, scrapes GET /metrics twice and checks that the counters and
 histograms moved, that `promtool check metrics` accepts the text (skipped, with a
 message, only where Debian's prometheus package is not installed), that /status
-and /queues answer the control ops' JSON, and the listener's bounds: 404/405, a
+and /machine-queues answer the control ops' JSON, and the listener's bounds: 404/405, a
 request too large, the connection cap, idle timeouts, and that a client stuck
 half-way through a request stalls neither the Unix sockets nor other HTTP clients.
 """
@@ -121,10 +121,14 @@ class Listener(unittest.TestCase):
         over_socket = self.daemon.status()
         self.assertEqual(over_http.keys(), over_socket.keys())
         self.assertEqual(over_http["policy"], over_socket["policy"])
-        status, _, body = get(self.port, "/queues?top=3")
+        status, _, body = get(self.port, "/machine-queues?top=3")
         self.assertEqual(status, 200)
-        self.assertEqual(json.loads(body).keys(), self.daemon.call({"op": "queues"}).keys())
-        self.assertEqual(get(self.port, "/queues?top=x")[0], 400)
+        self.assertEqual(json.loads(body).keys(),
+                         self.daemon.call({"op": "machine_queues"}).keys())
+        self.assertEqual(get(self.port, "/machine-queues?top=x")[0], 400)
+        status, _, body = get(self.port, "/queues")
+        self.assertEqual(status, 410)
+        self.assertIn("machine_queues", body)
 
     def test_dashboard_and_errors(self):
         status, headers, body = get(self.port, "/")

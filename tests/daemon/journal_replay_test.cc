@@ -34,7 +34,7 @@ struct Node : BasicHarness<DaemonClock> {
 // Everything a reader can see, minus what depends on the wall clock.
 json View(Node& n) {
   json v;
-  for (const char* op : {"status", "jobs", "machines", "queues"}) {
+  for (const char* op : {"status", "jobs", "machines", "machine_queues"}) {
     json r = n.Send(std::string(R"({"op":")") + op + R"("})");
     r.erase("uptime_s");
     r.erase("daemon");

@@ -20,7 +20,7 @@ DAEMON = None
 def view(d):
     """What a reader sees, minus the wall clock and this process' own counters."""
     v = {}
-    for op in ("status", "jobs", "machines", "queues"):
+    for op in ("status", "jobs", "machines", "machine_queues"):
         r = d.call({"op": op})
         assert r["ok"], r
         r.pop("uptime_s", None)

@@ -250,7 +250,7 @@ class Lifecycle(DaemonTest):
 
 class LpResolve(DaemonTest):
     """resolve_lp solves on the worker thread; its order reaches the priority policy."""
-    sets = ("scheduler.policy=jsq-maxweight", "scheduler.intra_queue=priority")
+    sets = ("scheduler.policy=jsq-maxweight", "scheduler.machine_queue_order=priority")
 
     def submit(self, job, n, weight):
         tasks = [{"task": "t%d" % i, "replicas": ["m0"]} for i in range(n)]
@@ -310,6 +310,8 @@ class BadInput(DaemonTest):
             ("{}", "op", "op: is required"),
             ('{"op":"hearbeat"}', "op",
              "op: unknown operation 'hearbeat'; did you mean 'heartbeat'?"),
+            ('{"op":"queues","top":2}', "op", "op: `queues` was split: per-machine queues are "
+             "`machine_queues`, tenant queues are `queue`"),
             ('{"op":"heartbeat","machine":"a"}', "free_slots", "free_slots: is required"),
             ('{"op":"heartbeat","machine":"a","free_slots":"2"}', "free_slots", None),
             ('{"op":"heartbeat","machine":"nope","free_slots":1}', "machine",
@@ -700,7 +702,7 @@ class Rebalance(DaemonTest):
         s = self.ok({"op": "status"})
         self.assertEqual(s["tasks"]["queued"], 300)
         self.assertEqual(s["rebalance"]["last"]["backlog"], 300)
-        q = self.ok({"op": "queues", "top": 8})
+        q = self.ok({"op": "machine_queues", "top": 8})
         self.assertEqual(q["remote"] + sum(e["length"] for e in q["longest"]), 300)
         metrics = self.ok({"op": "metrics"})["text"]
         self.assertIn("locsched_rebalance_runs_total", metrics)

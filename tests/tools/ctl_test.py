@@ -43,7 +43,7 @@ class Ctl(unittest.TestCase):
         self.assertEqual(j["tasks"]["queued"], 5)
 
     def test_every_read_verb_renders(self):
-        for verb in (["queues", "--top", "2"], ["jobs"], ["job", "wc"], ["machines"], ["help"],
+        for verb in (["machine-queues", "--top", "2"], ["jobs"], ["job", "wc"], ["machines"], ["help"],
                      ["help", "--command", "heartbeat"], ["metrics"]):
             r = self.ctl(*verb)
             self.assertEqual(r.returncode, 0, "%s: %s" % (verb, r.stderr))
@@ -101,9 +101,15 @@ class Ctl(unittest.TestCase):
                            capture_output=True, text=True)
         self.assertEqual(r.returncode, 69)
         self.assertIn("locschedd is not running", r.stderr)
-        r = self.ctl("queues", "--top", "many")
+        r = self.ctl("machine-queues", "--top", "many")
         self.assertEqual(r.returncode, 2)
         self.assertIn("top", r.stderr)
+        for retired in (["queues"], ["queues", "--top", "2"], ["help", "queues"]):
+            r = self.ctl(*retired)
+            self.assertEqual(r.returncode, 2, retired)
+            self.assertEqual(r.stdout, "", retired)
+            self.assertIn("per-machine queues are `machine_queues`, tenant queues are `queue`",
+                          r.stderr)
         r = self.ctl("reload")  # started without --config
         self.assertEqual(r.returncode, 1)
         self.assertIn("without --config", r.stderr)

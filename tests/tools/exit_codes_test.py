@@ -132,7 +132,7 @@ class ExitCodes(unittest.TestCase):
             self.expect(0, run(*ctl, "status"), "locschedctl", "status")
             self.expect(1, run(*ctl, "job", "nope"), "locschedctl", "unknown job")
             self.expect(2, run(*ctl, "stauts"), "locschedctl", "unknown verb")
-            self.expect(2, run(*ctl, "queues", "--top", "many"), "locschedctl", "bad value")
+            self.expect(2, run(*ctl, "machine-queues", "--top", "many"), "locschedctl", "bad value")
             self.expect(69, run("locschedctl", "--socket", d.control + ".missing", "status"),
                         "locschedctl", "no daemon")
             if os.geteuid() != 0:

@@ -225,7 +225,7 @@ int RunSubmit(const Options& o, const SubmitOptions& s) {
   return 0;
 }
 
-// watch: status and queues every interval; the event rate is the request
+// watch: status and machine queues every interval; the event rate is the request
 // counter's growth between refreshes.
 int RunWatch(const Options& o) {
   LineClient c = Connect(o);
@@ -233,7 +233,7 @@ int RunWatch(const Options& o) {
   auto last = std::chrono::steady_clock::now();
   for (uint64_t i = 0; o.count == 0 || i < o.count; ++i) {
     const json status = Call(c, {{"op", "status"}});
-    const json queues = Call(c, {{"op", "queues"}, {"top", 5}});
+    const json queues = Call(c, {{"op", "machine_queues"}, {"top", 5}});
     const auto now = std::chrono::steady_clock::now();
     const double requests = status["daemon"]["requests"].get<double>();
     const double dt = std::chrono::duration<double>(now - last).count();
@@ -388,6 +388,7 @@ void NormalizeVerb(const VerbList& verbs, std::vector<std::string>* args) {
   std::replace(verb.begin(), verb.end(), '-', '_');
   for (const auto& [old_name, name] : kOldVerbs)
     if (verb == old_name) verb = name;
+  if (IsRetiredQueuesOp(verb)) throw CtlError{kExitUsage, std::string(kQueuesSplit)};
   std::vector<std::string_view> names;
   for (const auto& v : verbs) {
     if (v.first == verb) return;
@@ -428,6 +429,7 @@ int RunHelp(const Options& o, const Verb& v, CLI::App& app, const VerbList& verb
   std::replace(name.begin(), name.end(), '-', '_');
   for (const auto& [old_name, new_name] : kOldVerbs)
     if (name == old_name) name = new_name;
+  if (IsRetiredQueuesOp(name)) throw CtlError{kExitUsage, std::string(kQueuesSplit)};
   if (!name.empty() && IsLocalVerb(verbs, name)) {
     std::cout << app.get_subcommand(name)->help();
     return 0;
@@ -503,7 +505,8 @@ int Main(int argc, char** argv) {
     help = verb;
     sub->add_option("COMMAND", verb->values["command"], "a command to describe (default: all)");
   }
-  CLI::App* watch = app.add_subcommand("watch", "a live view of status and queues, like top");
+  CLI::App* watch =
+      app.add_subcommand("watch", "a live view of status and machine queues, like top");
   watch->add_option("-n,--interval", o.interval, "seconds between refreshes")
       ->check(CLI::PositiveNumber);
   watch->add_option("--count", o.count, "refreshes before exiting (default: until Ctrl-C)");

@@ -114,7 +114,7 @@ std::string RenderStatus(const json& r) {
   return out;
 }
 
-std::string RenderQueues(const json& r) {
+std::string RenderMachineQueues(const json& r) {
   std::string out = "queued " + Cell(r["queued"]) + ", remote queue " + Cell(r["remote"]) + "\n\n";
   out += "longest local queues:\n" + RenderTable(ObjectRows(r["longest"], {"machine", "length"}));
   out += "\nlocal queue lengths:\n";
@@ -261,7 +261,7 @@ std::string RenderTable(const Rows& rows) {
 
 std::string RenderReply(std::string_view command, const json& r) {
   if (command == "status") return RenderStatus(r);
-  if (command == "queues") return RenderQueues(r);
+  if (command == "machine_queues") return RenderMachineQueues(r);
   if (command == "job") return RenderJob(r);
   if (command == "metrics") return r["text"].get<std::string>();
   if (command == "jobs") return RenderJobs(r);

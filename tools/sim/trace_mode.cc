@@ -380,7 +380,7 @@ void AddTraceFlags(CLI::App& app, TraceModeOptions& o) {
       ->capture_default_str();
   app.add_flag("--lp-priority", o.lp_priority,
                "With --trace: LP priority (lp.enabled: the backlog LP, re-solved on the "
-               "daemon's timer, orders the jobs; jsq-maxweight with intra_queue = priority, "
+               "daemon's timer, orders the jobs; jsq-maxweight with machine_queue_order = priority, "
                "late-binding with job_order = lp)");
   app.add_option("--hot-share", o.hot_share,
                  "With --trace: a skewed cluster: every replica moves onto the first "

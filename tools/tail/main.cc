@@ -106,6 +106,16 @@ void AddSynthesisFlags(CLI::App& app, SynthesisOptions& s) {
                  "above 1, replicas follow HDFS's placement: one on a random machine, two "
                  "together on another rack")
       ->capture_default_str();
+  app.add_option_function<std::string>(
+         "--tenants",
+         [&s](const std::string& text) {
+           if (Status st = ParseTenants(text, &s.tenants); !st.ok())
+             throw CLI::ValidationError(st.message());
+         },
+         "swim: NAME:SHARE,... puts each job in tenant NAME's queue (job_submit's queue) with "
+         "probability SHARE, by a draw seeded by --seed and the job's name; the rest name no "
+         "queue (the daemon's placement rules choose)")
+      ->type_name("NAME:SHARE,...");
   app.add_option("--machine-prefix", s.machine_prefix,
                  "Placed replica i is named PREFIX + i (locsched-agents names machines m0, m1...)")
       ->capture_default_str();

@@ -95,7 +95,10 @@ std::vector<std::string> JobLines(const TraceEvent& e, const std::string& id,
     tasks.push_back(TaskJson(e.tasks[i], trace_job, i, o).dump());
     bytes += tasks.back().size() + 1;
   }
-  const std::string head = Head("job_submit", id, job);
+  std::string head = Head("job_submit", id, job);
+  // The job's own queue and user where the log names them (the daemon places the job).
+  if (!e.queue.empty()) head += ",\"queue\":" + nlohmann::json(e.queue).dump();
+  if (!e.user.empty()) head += ",\"user\":" + nlohmann::json(e.user).dump();
   constexpr size_t kSlack = 64;  // ",\"tasks\":[", "]", tasks_total, "}"
   if (head.size() + bytes + kSlack <= max_bytes) return {Line(head, tasks, 0, tasks.size(), 0)};
   std::vector<std::string> lines;

@@ -48,6 +48,7 @@ TEST_CASE("google: bad rows are reported by line, other event types skipped") {
   CHECK(bad_lines == std::vector<uint64_t>{3, 4, 5, 6});
   REQUIRE(sink.events.size() == 1);
   CHECK(sink.events[0].job == "g42");
+  CHECK(sink.events[0].user == "u");  // the hashed user column
   CHECK(sink.events[0].time == Approx(600.0));
 }
 

@@ -121,5 +121,26 @@ TEST_CASE("jobhistory: a runaway quote is cut off instead of buffering the whole
   CHECK(sink.events.empty());
 }
 
+TEST_CASE("jobhistory: the Job record's USER and JOB_QUEUE go with each of its tasks") {
+  JobHistoryParser parser;
+  const ParseSink sink = ParseText(
+      &parser,
+      R"(Job JOBID="job_1_0002" JOBNAME="wc" USER="hadoopqa" SUBMIT_TIME="1240335962848" )"
+      R"(JOB_QUEUE="etl" .)"
+      "\n"
+      R"(Task TASKID="task_1_0002_m_000010" TASK_TYPE="MAP" START_TIME="1240336753705" SPLITS="" .)"
+      "\n"
+      R"(Task TASKID="task_1_0003_m_000001" TASK_TYPE="MAP" START_TIME="1240336753705" SPLITS="" .)"
+      "\n");
+  REQUIRE(sink.malformed.empty());
+  REQUIRE(sink.events.size() == 3);
+  CHECK(sink.events[0].kind == TraceEventKind::kJobSubmit);
+  CHECK(sink.events[0].user == "hadoopqa");
+  CHECK(sink.events[0].queue == "etl");
+  CHECK(sink.events[1].user == "hadoopqa");
+  CHECK(sink.events[1].queue == "etl");
+  CHECK(sink.events[2].user.empty());  // a job whose Job record was not seen
+}
+
 }  // namespace
 }  // namespace locsched

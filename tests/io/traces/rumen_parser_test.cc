@@ -112,5 +112,33 @@ TEST_CASE("rumen: fields of unexpected types never crash the parser") {
     if (e.kind == TraceEventKind::kJobSubmit) CHECK(e.tasks.size() == 1);
 }
 
+TEST_CASE("rumen: the job's user and queue, where the log names them") {
+  RumenParser parser;
+  const ParseSink sink = ParseText(
+      &parser, R"({"jobID":"job_1_0001","user":"jenkins","queue":"sls_queue_1","mapTasks":[]}
+{"jobID":"job_1_0002","user":7,"mapTasks":[]}
+)");
+  REQUIRE(sink.malformed.empty());
+  REQUIRE(sink.events.size() == 2);
+  CHECK(sink.events[0].user == "jenkins");
+  CHECK(sink.events[0].queue == "sls_queue_1");
+  CHECK(sink.events[1].user.empty());  // not a string: none
+  CHECK(sink.events[1].queue.empty());
+}
+
+TEST_CASE("rumen: the real 2jobs2min sample names its jobs' user and queue", "[traces]") {
+  RumenParser parser;
+  const ParseSink sink = ParseText(
+      &parser, testing::ReadWhole(testing::TracePath("hadoop-rumen/2jobs2min-rumen-jh.json")));
+  size_t jobs = 0;
+  for (const TraceEvent& e : sink.events) {
+    if (e.kind != TraceEventKind::kJobSubmit) continue;
+    ++jobs;
+    CHECK(e.user == "jenkins");
+    CHECK(e.queue == "sls_queue_1");
+  }
+  CHECK(jobs == 2);
+}
+
 }  // namespace
 }  // namespace locsched

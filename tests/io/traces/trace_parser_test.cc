@@ -4,6 +4,7 @@
 // PlaceInputBlock, an input's blocks placed once for every job that reads them.
 #include "io/traces/trace_parser.h"
 
+#include <map>
 #include <set>
 
 #include "base/rng.h"
@@ -173,6 +174,37 @@ TEST_CASE("PlaceInputBlock: one placement per block of an input, whoever reads i
     CHECK(rack(r[1]) == rack(r[2]));
     CHECK(r[1] != r[2]);
   }
+}
+
+TEST_CASE("ParseTenants: NAME:SHARE lists; errors name the part at fault") {
+  std::vector<TenantShare> t;
+  REQUIRE(ParseTenants("etl:0.6,adhoc:0.3", &t).ok());
+  CHECK(t == std::vector<TenantShare>{{"etl", 0.6}, {"adhoc", 0.3}});
+  for (const char* bad : {"", "etl", "etl:", ":0.5", "etl:0", "etl:1.5", "etl:x", "a:0.6,b:0.6"}) {
+    INFO(bad);
+    const Status s = ParseTenants(bad, &t);
+    CHECK_FALSE(s.ok());
+    CHECK(s.message().rfind("--tenants: ", 0) == 0);
+  }
+}
+
+TEST_CASE("DrawTenant: seeded by the job's name, shares hold over many jobs") {
+  SynthesisOptions o;
+  REQUIRE(ParseTenants("etl:0.6,adhoc:0.3", &o.tenants).ok());
+  std::map<std::string, int> n;
+  for (int i = 0; i < 20000; ++i) ++n[std::string(DrawTenant(o, "job" + std::to_string(i)))];
+  CHECK(n["etl"] == Approx(12000).margin(400));
+  CHECK(n["adhoc"] == Approx(6000).margin(400));
+  CHECK(n[""] == Approx(2000).margin(300));
+  CHECK(DrawTenant(o, "job7") == DrawTenant(o, "job7"));
+  o.seed = 2;
+  int same = 0;
+  SynthesisOptions first;
+  first.tenants = o.tenants;
+  for (int i = 0; i < 1000; ++i)
+    same += DrawTenant(o, std::to_string(i)) == DrawTenant(first, std::to_string(i));
+  CHECK(same < 1000);  // another seed, another draw
+  CHECK(DrawTenant(SynthesisOptions{}, "job7").empty());
 }
 
 }  // namespace

@@ -32,7 +32,7 @@ const std::vector<std::string> kAgentLines = {
     R"({"op":"machine_up","machine":"m1","rack":"","slots":8})",
     R"({"op":"machine_drain","machine":"m1","drain":false})",
     R"({"op":"machine_down","machine":"m1"})",
-    R"({"op":"queues","top":18446744073709551})",
+    R"({"op":"machine_queues","top":18446744073709551})",
     R"({"op":"status"})",
     R"({"op":"help","command":"job_submit"})",
 };

@@ -143,5 +143,23 @@ TEST_CASE("tail requests: jobs reading one input are sent with its blocks' holde
   CHECK(sent[2][0] == nlohmann::json(PlaceReplicas(o, "c", 0)));  // no input: its own
 }
 
+TEST_CASE("tail requests: a job's queue and user go on its job_submit, not on its parts") {
+  TraceEvent e = BigJob(3);
+  e.user = "alice";
+  e.queue = "etl";
+  const std::vector<std::string> one = RequestLines(e, "s:1", SynthesisOptions{}, 1 << 20, "");
+  REQUIRE(one.size() == 1);
+  const auto j = nlohmann::json::parse(one[0]);
+  CHECK(j["user"] == "alice");
+  CHECK(j["queue"] == "etl");
+  e = BigJob(2000);
+  e.user = "alice";
+  const std::vector<std::string> parts = RequestLines(e, "s:2", SynthesisOptions{}, 4096, "");
+  REQUIRE(parts.size() > 1);
+  CHECK(nlohmann::json::parse(parts[0])["user"] == "alice");
+  CHECK_FALSE(nlohmann::json::parse(parts[1]).contains("user"));
+  CHECK_FALSE(nlohmann::json::parse(parts[0]).contains("queue"));
+}
+
 }  // namespace
 }  // namespace locsched
