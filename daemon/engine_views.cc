@@ -383,6 +383,14 @@ std::string WaitDetail(const WaitInfo& i, const PolicyParams& p, const Job& job,
       return "starts on " + std::string(machine) + "'s next heartbeat (a holder with a free slot)";
     case WaitReason::kNoFreeSlot:
       return "every slot of every usable machine is busy";
+    case WaitReason::kQueueAtMaximum:
+      return "its tenant queue, or a parent of it, runs at its maximum share";
+    case WaitReason::kHeldByJobLimit:
+      return "its job waits for its queue's running-job limit (max_running_jobs)";
+    case WaitReason::kHeldByUserLimit:
+      return "its job waits while its user holds the queue's per-user limit (user_limit)";
+    case WaitReason::kQueueTurn:
+      return "a free slot goes first to tenant queues further below their guarantee";
   }
   return "";
 }
