@@ -13,6 +13,7 @@
 
 #include "algorithms/core/policy.h"
 #include "base/status.h"
+#include "config/queue_config.h"
 
 namespace locsched {
 
@@ -158,18 +159,19 @@ struct HaConfig {
 
 /// Every setting; default-constructed = the shipped defaults.
 struct Config {
-  SocketsConfig sockets;                           ///< [sockets]
-  LimitsConfig limits;                             ///< [limits]
-  SchedulerConfig scheduler;                       ///< [scheduler]
-  MachinesConfig machines;                         ///< [machines]
-  LogConfig log;                                   ///< [log]
-  JournalConfig journal;                           ///< [journal]
-  WatchdogConfig watchdog;                         ///< [watchdog]
-  RebalanceConfig rebalance;                       ///< [rebalance]
-  LpConfig lp;                                     ///< [lp]
-  HttpConfig http;                                 ///< [http]
-  HistoryConfig history;                           ///< [history]
-  HaConfig ha;                                     ///< [ha]
+  SocketsConfig sockets;      ///< [sockets]
+  LimitsConfig limits;        ///< [limits]
+  SchedulerConfig scheduler;  ///< [scheduler]
+  MachinesConfig machines;    ///< [machines]
+  LogConfig log;              ///< [log]
+  JournalConfig journal;      ///< [journal]
+  WatchdogConfig watchdog;    ///< [watchdog]
+  RebalanceConfig rebalance;  ///< [rebalance]
+  LpConfig lp;                ///< [lp]
+  HttpConfig http;            ///< [http]
+  HistoryConfig history;      ///< [history]
+  HaConfig ha;                ///< [ha]
+  QueueConfig queues;         ///< [queue.*], [placement], [groups] (config/queue_config.h)
   bool operator==(const Config&) const = default;  ///< field-wise equality
 };
 

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -114,6 +115,7 @@ void LoadTable(const toml::table& doc, Config* c, std::vector<LoadError>* errors
   for (auto&& [key, node] : doc) {
     std::string section(key.str());
     const toml::table* tbl = node.as_table();
+    if (IsQueueConfigSection(section)) continue;  // config/queue_config reads them
     if (!IsSection(section)) {
       errors->push_back(
           {key.source().begin, UnknownKey(section, tbl ? "unknown section" : "unknown key")});
@@ -205,6 +207,8 @@ Status LoadConfigText(std::string_view text, std::string_view source_name, Confi
     if (!s.ok()) errors.push_back({ErrorPosition(doc, s), s.message()});
   }
   if (!errors.empty()) return Report(source_name, std::move(errors));
+  // The tenant queue tables, checked (tree rules included) once the keys are good.
+  if (Status s = LoadQueueConfigText(text, source_name, &c.queues); !s.ok()) return s;
   *out = std::move(c);
   if (warnings != nullptr)
     for (const LoadError& w : deprecated)
@@ -275,6 +279,72 @@ Status CheckReload(const Config& running, const Config& next, std::vector<std::s
                                          "cannot change on reload; restart the daemon");
   }
   return first;
+}
+
+namespace {
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+std::string Pct(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * fraction);
+  return buf;
+}
+
+std::string Joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
+// One row per queue of the built tree, indented by depth; shares of the whole cluster.
+std::string QueueTable(const QueueTree& tree) {
+  std::vector<std::vector<std::string>> rows{{"queue", "guarantee", "guaranteed", "maximum",
+                                              "max_running_jobs", "user_limit", "order", "state",
+                                              "submit_users", "submit_groups"}};
+  for (uint32_t q = 0; q < tree.size(); ++q) {
+    const QueueNode& n = tree.node(q);
+    const QueueSpec& s = n.spec;
+    const std::string guarantee =
+        q == 0 ? "-" : (s.by_weight ? "weight " : "") + Num(s.guarantee) + (s.by_weight ? "" : "%");
+    rows.push_back({std::string(2 * n.depth, ' ') + s.name, guarantee, Pct(n.guaranteed),
+                    Pct(n.maximum), s.max_running_jobs ? std::to_string(s.max_running_jobs) : "-",
+                    Num(s.user_limit) + "%",
+                    s.order ? std::string(JobOrderName(*s.order)) : "default",
+                    s.state == QueueState::kStopped ? "stopped" : "running", Joined(s.submit_users),
+                    Joined(s.submit_groups)});
+  }
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  std::string out;
+  for (const auto& r : rows) {
+    for (size_t i = 0; i < r.size(); ++i)
+      out += r[i] + (i + 1 < r.size() ? std::string(width[i] - r[i].size() + 2, ' ') : "");
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ExplainQueues(const QueueConfig& q) {
+  if (!q.enabled()) return "tenant queues: off (no [queue.*] table; every job is in default)\n";
+  QueueTree tree;
+  if (Status s = QueueTree::Build(q.spec, &tree); !s.ok()) return s.message() + "\n";
+  std::vector<std::string> rules;
+  for (PlacementRule r : tree.spec().rules) rules.emplace_back(PlacementRuleName(r));
+  std::string out = "tenant queues: on; placement rules " + Joined(rules) + ", default queue " +
+                    tree.spec().default_queue + "; shares of the whole cluster:\n";
+  out += QueueTable(tree);
+  for (const auto& [user, groups] : q.groups.users())
+    out += "group member " + user + ": " + Joined(groups) +
+           " (used when the system does not know " + user + ")\n";
+  return out;
 }
 
 std::string ExplainConfig(const Config& c) {

@@ -33,6 +33,9 @@ Status LoadConfigText(std::string_view toml, std::string_view source_name, Confi
 Status CheckReload(const Config& running, const Config& next, std::vector<std::string>* changed);
 /// A table of every key: value, default, changed?, reloadable?, help.
 std::string ExplainConfig(const Config& c);
+/// The tenant queue tree (--check-config): each queue with its configured guarantee and
+/// its absolute shares, limits, order, state and ACL; the placement rules; config groups.
+std::string ExplainQueues(const QueueConfig& q);
 /// The key a deprecated name was renamed to (scheduler.intra_queue:
 /// scheduler.machine_queue_order), or "" if `dotted` is no deprecated name.
 std::string_view RenamedConfigKey(std::string_view dotted);

@@ -20,6 +20,7 @@ struct QueueConfig {
   UserGroups groups;   ///< [groups]: group -> users, kept as user -> groups
   /// Tenancy is on when the file has any [queue.*] table.
   bool enabled() const { return !spec.queues.empty(); }
+  bool operator==(const QueueConfig&) const = default;  ///< field-wise equality
 };
 
 /// True for the top-level tables this layer reads: "queue", "placement", "groups".

@@ -228,6 +228,7 @@ int Daemon::Run() {
                   s.message());
     return 1;
   }
+  dispatcher_.engine().FinishRecovery();  // queues the config dropped: kept while they hold jobs
   // HTTP first: a port in use fails the start before the socket files appear.
   if (Status s = http_.Listen(); !s.ok()) {
     spdlog::error("cannot listen: {}", s.message());
@@ -312,6 +313,12 @@ Status Daemon::ReloadConfig(std::vector<std::string>* changed) {
   Status s = LoadConfig(opts_, &next, &warnings);
   for (const std::string& w : warnings) spdlog::warn("config: {}", w);
   if (s.ok()) s = CheckReload(cfg_, next, changed);
+  // The queue tree last of the checks and first applied: a refusal leaves everything as it
+  // was. Applied even when unchanged, so queues a restart kept for their jobs go once empty.
+  if (s.ok()) {
+    s = dispatcher_.engine().ReloadQueues(next.queues);
+    if (s.ok() && !(next.queues == cfg_.queues)) changed->emplace_back("queue");
+  }
   if (s.ok()) {
     cfg_ = next;
     SetLogLevel(cfg_.log.level);

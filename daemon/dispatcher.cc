@@ -60,6 +60,7 @@ constexpr HandlerRow kHandlers[] = {
     {Op::kResolveLp, ResolveLpCmd},
     {Op::kTaskAdd, TaskAddCmd},
     {Op::kMachineLost, LOCSCHED_ENGINE(MachineLost)},
+    {Op::kQueue, LOCSCHED_ENGINE(Queues)},
 };
 #undef LOCSCHED_ENGINE
 
@@ -182,7 +183,10 @@ Status JobSubmitCmd(Dispatcher& d, const Request& r, JsonWriter& w) {
                                                       " tasks sent");
   if (d.assembly().Has(r.job))
     return Status::AlreadyExists("job", "'" + r.job + "' is being assembled (task_add)");
-  if (r.tasks_total > r.tasks.size()) return d.assembly().Start(r, d.line(), w);
+  if (r.tasks_total > r.tasks.size()) {
+    if (Status s = d.engine().CheckPlacement(r); !s.ok()) return s;
+    return d.assembly().Start(r, d.line(), w);
+  }
   return d.engine().JobSubmit(r, w);
 }
 
@@ -420,7 +424,11 @@ Status Dispatcher::Run(const Request& r, std::string_view line, const Caller& ca
   line_ = line;
   JsonWriter w(out);
   w.ResumeObject(true);
-  if (Status s = kHandlers[static_cast<size_t>(r.op)].handler(*this, r, w); !s.ok()) return s;
+  engine_.ClearPlaced();
+  engine_.SetReplaying(caller.replay, caller.queue);
+  Status handled = kHandlers[static_cast<size_t>(r.op)].handler(*this, r, w);
+  engine_.SetReplaying(false, {});
+  if (!handled.ok()) return handled;
   if (r.op == Op::kHeartbeat)
     heartbeat_latency_.Observe(std::max(0.0, engine_.clock().Fresh() - engine_.Now()));
   const std::string_view body = std::string_view(*out).substr(body_start);
@@ -452,7 +460,8 @@ void Dispatcher::Record(const Request& r, std::string_view line) {
   if (r.op == Op::kHeartbeat)
     for (const Assignment& a : engine_.last_assigned())
       assigned_.push_back({engine_.JobName(a.job), engine_.TaskName(a.task)});
-  log_->Append(line, assigned_);
+  const bool submitted = r.op == Op::kJobSubmit || r.op == Op::kTaskAdd;
+  log_->Append(line, assigned_, submitted ? engine_.placed_queue() : std::string_view());
 }
 
 // The reply body is written as a live heartbeat writes it, so a retried id gets

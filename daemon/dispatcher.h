@@ -32,6 +32,9 @@ struct Caller {
   bool replay = false;      ///< a journal or HA log record being applied again
   int32_t pid = 0;          ///< the peer's pid (SO_PEERCRED; 0: unknown), for the audit trail
   std::string address{};    ///< a TCP peer's address:port (empty on a Unix socket)
+  /// Replay: the tenant queue the journal recorded for the job the event submitted ("" if
+  /// none); the job goes there, whatever today's placement rules say.
+  std::string_view queue{};
   /// The journal's replay: events that passed every rule when they were accepted.
   static Caller Journal() { return Caller{false, true, 0, true}; }
   /// The daemon itself (Liveness: machine_lost, a timed-out task's task_failed), journaled

@@ -29,6 +29,17 @@ PolicyParams PolicyFrom(const SchedulerConfig& s) {
   return p;
 }
 
+// The tree of q, or none with tenancy off. The loader validated it (LoadQueueConfigText
+// builds it), so Build cannot fail here.
+std::optional<QueueTree> TreeOf(const QueueConfig& q) {
+  if (!q.enabled()) return std::nullopt;
+  QueueTree tree;
+  const Status s = QueueTree::Build(q.spec, &tree);
+  assert(s.ok());
+  if (!s.ok()) return std::nullopt;
+  return tree;
+}
+
 PermitRebalancer::Settings PermitSettings(const RebalanceConfig& r) {
   return PermitRebalancer::Settings{r.big_job_tasks, static_cast<double>(r.base_interval_ms) / 1000,
                                     static_cast<double>(r.max_interval_ms) / 1000};
@@ -52,11 +63,15 @@ std::string_view JobOutcomeName(JobOutcome o) {
   return "done";
 }
 
-Engine::Engine(const Config& cfg, const Clock& clock, Notify notify, ArrivalWindow* arrivals)
+Engine::Engine(const Config& cfg, const Clock& clock, Notify notify, ArrivalWindow* arrivals,
+               const UserDirectory* users)
     : clock_(clock),
       notify_(std::move(notify)),
       arrivals_(arrivals),
-      sched_(PolicyFrom(cfg.scheduler)),
+      queue_config_(cfg.queues),
+      users_(users ? *users : system_users_),
+      groups_(users_, cfg.queues.groups),
+      sched_(PolicyFrom(cfg.scheduler), TreeOf(cfg.queues)),
       rebalancer_(cfg.scheduler.policy == PolicyKind::kJsqMaxWeight
                       ? std::make_unique<Rebalancer>(
                             sched_, WallTimed(cfg.rebalance, cfg.scheduler.workload_speed))
@@ -320,7 +335,12 @@ Status Engine::CheckJob(const Request& r) const {
 Status Engine::JobSubmit(const Request& r, JsonWriter& w) {
   std::vector<MachineId> replicas;
   NameIndex names;
+  placed_queue_.clear();
   if (Status s = CheckSubmit(r, &replicas, &names); !s.ok()) return s;
+  JobTenancy placement;
+  if (Status s = Place(r, &placement); !s.ok()) return s;
+  if (replaying_ && !recorded_queue_.empty()) placement.queue = RecordedLeaf(recorded_queue_);
+  if (!r.user.empty()) placement.user = sched_.InternUser(r.user);
   std::vector<TaskSpec> specs(r.tasks.size());
   size_t next = 0;
   for (size_t i = 0; i < r.tasks.size(); ++i) {
@@ -330,9 +350,10 @@ Status Engine::JobSubmit(const Request& r, JsonWriter& w) {
     next += t.replicas.size();
   }
   sched_.SetNow(clock_.Now());  // a waiting policy's clock (delay scheduling's wait starts)
-  const JobId j = sched_.SubmitJob(r.weight, specs);
+  const JobId j = sched_.SubmitJob(r.weight, specs, placement);
   assert(j != kNoId);  // the decoder rejects an empty task list
   IndexJob(r.job, j, std::move(names), clock_.Now());
+  if (tenancy()) placed_queue_ = QueueName(j);
   ++jobs_submitted_;
   if (rebalancer_) rebalancer_->OnJobSubmitted(r.tasks.size());
   if (permits_) permits_->OnJobSubmitted(r.tasks.size());
@@ -604,6 +625,117 @@ void Engine::ObserveDuration(TaskId t) {
 void Engine::PushRates() {
   sched_.SetRates(rates_.alpha(), rates_.gamma());
   if (RacksInUse()) sched_.policy().SetRackRate(rates_.beta());
+}
+
+// ---- tenant queues ---------------------------------------------------------
+
+// The job's leaf by the placement rules (tenancy off: the default leaf, whatever the job
+// asked). Replay takes the recorded leaf instead (JobSubmit), so no rule is asked.
+Status Engine::Place(const Request& r, JobTenancy* out) const {
+  const QueueSharing* sharing = sched_.sharing();
+  if (sharing == nullptr || replaying_) return Status::Ok();
+  const JobOwner owner{r.queue, r.user, groups_.Of(r.user)};
+  return sharing->tree().Place(owner, &out->queue);
+}
+
+Status Engine::CheckPlacement(const Request& r) const {
+  JobTenancy ignored;
+  return Place(r, &ignored);
+}
+
+// The leaf named `name` in the tree; a name the config no longer has (a journal or
+// snapshot written before the config dropped it) is added as a stopped child of root with
+// no guarantee, so its jobs keep their queue; FinishRecovery settles it.
+uint32_t Engine::RecordedLeaf(std::string_view name) {
+  QueueSharing* sharing = sched_.sharing();
+  if (sharing == nullptr) return kNoId;
+  const QueueTree& tree = sharing->tree();
+  if (const std::optional<uint32_t> q = tree.Find(name); q && tree.node(*q).leaf()) return *q;
+  QueueTreeSpec spec = tree.spec();
+  QueueSpec orphan;
+  orphan.name = std::string(name);
+  orphan.state = QueueState::kStopped;
+  for (const QueueSpec& q : spec.queues)
+    if (q.parent == "root") orphan.by_weight = q.by_weight;
+  spec.queues.push_back(std::move(orphan));
+  QueueTree next;
+  Status s = QueueTree::Build(spec, &next);
+  if (s.ok()) s = sharing->Reconfigure(std::move(next), /*keep_orphans=*/false, nullptr);
+  if (!s.ok()) {
+    Note("queue " + Quoted(name) + " of a recovered job cannot be kept (" + s.message() +
+         "); the job goes to the default queue");
+    return kNoId;
+  }
+  orphans_ = true;
+  return *sharing->tree().Find(name);
+}
+
+void Engine::FinishRecovery() {
+  QueueSharing* sharing = sched_.sharing();
+  if (sharing == nullptr || !orphans_) return;
+  orphans_ = false;
+  std::optional<QueueTree> tree = TreeOf(queue_config_);
+  std::vector<std::string> kept;
+  if (Status s = sharing->Reconfigure(std::move(*tree), /*keep_orphans=*/true, &kept); !s.ok()) {
+    Note("restoring the configured queue tree after recovery failed: " + s.message());
+    return;
+  }
+  for (const std::string& name : kept)
+    Note("queue " + Quoted(name) +
+         " is not in the config but holds jobs from before the restart: kept, stopped, "
+         "until they finish");
+}
+
+Status Engine::ReloadQueues(const QueueConfig& q) {
+  QueueSharing* sharing = sched_.sharing();
+  if ((sharing != nullptr) != q.enabled())
+    return Status::FailedPrecondition(
+        "queue", std::string("tenant queues cannot be turned ") + (q.enabled() ? "on" : "off") +
+                     " by a reload ([queue.*] tables " + (q.enabled() ? "added" : "removed") +
+                     "); restart the daemon");
+  if (sharing == nullptr) return Status::Ok();
+  QueueTree tree;
+  if (Status s = QueueTree::Build(q.spec, &tree); !s.ok()) return s;
+  if (Status s = CheckDropped(tree); !s.ok()) return s;
+  // Queues a restart kept for their jobs (see FinishRecovery) stay kept while they hold
+  // jobs; CheckDropped refused the configured ones.
+  if (Status s = sharing->Reconfigure(std::move(tree), /*keep_orphans=*/true, nullptr); !s.ok())
+    return s;
+  queue_config_ = q;
+  groups_ = GroupResolver(users_, q.groups);
+  return Status::Ok();
+}
+
+// True if `queue` is one of the configured queues (not one a restart kept for its jobs).
+bool Engine::Configured(std::string_view queue) const {
+  for (const QueueSpec& s : queue_config_.spec.queues)
+    if (s.name == queue) return true;
+  return false;
+}
+
+// A configured leaf that still holds jobs must stay a leaf of the next tree.
+Status Engine::CheckDropped(const QueueTree& next) const {
+  const QueueSharing& sharing = *sched_.sharing();
+  for (uint32_t q : sharing.tree().leaves()) {
+    const std::string& name = sharing.tree().node(q).spec.name;
+    const std::optional<uint32_t> there = next.Find(name);
+    if (!Configured(name) || (there && next.node(*there).leaf())) continue;
+    const QueueUsage u = sharing.Usage(q);
+    if (const uint32_t jobs = u.running_jobs + u.held_jobs; jobs > 0)
+      return Status::FailedPrecondition(
+          "queue." + name, std::string(there ? "is no longer a leaf" : "removed") +
+                               " while it holds " + std::to_string(jobs) +
+                               " jobs; stop it (state = \"stopped\"), let it drain, then " +
+                               (there ? "give it children" : "remove it"));
+  }
+  return Status::Ok();
+}
+
+// The name of job j's queue ("default" with tenancy off).
+std::string_view Engine::QueueName(JobId j) const {
+  const QueueSharing* sharing = sched_.sharing();
+  if (sharing == nullptr) return "default";
+  return sharing->tree().node(sched_.cluster().job(j).queue).spec.name;
 }
 
 }  // namespace locsched

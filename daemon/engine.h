@@ -29,6 +29,7 @@
 #include "daemon/job_names.h"
 #include "daemon/name_index.h"
 #include "daemon/rebalancer.h"
+#include "daemon/user_groups.h"
 #include "io/wire/json_writer.h"
 #include "io/wire/request.h"
 
@@ -52,9 +53,11 @@ class Engine {
   /// State built from cfg's [scheduler] and [limits]; `clock` must outlive it. Notable
   /// events go to `notify` (locschedd logs them; none: dropped). The tasks of each
   /// accepted job_submit are counted into `arrivals` (the LP planner's rates; none: not
-  /// counted), which must outlive the engine.
+  /// counted), which must outlive the engine. With any [queue.*] in cfg (tenancy on), the
+  /// policy shares the cluster among the queues (QueueSharing); users' groups come from
+  /// `users` (none: the system's database), which must outlive the engine.
   Engine(const Config& cfg, const Clock& clock, Notify notify = nullptr,
-         ArrivalWindow* arrivals = nullptr);
+         ArrivalWindow* arrivals = nullptr, const UserDirectory* users = nullptr);
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
@@ -67,6 +70,30 @@ class Engine {
 
   /// Applies the reloadable settings of cfg (rates, retries, limits).
   void ApplyConfig(const Config& cfg);
+  /// reload: swaps in the queue tree and groups of q (QueueSharing::Reconfigure without
+  /// keeping orphans). Refused, changing nothing, if tenancy would turn on or off (a
+  /// restart does that) or the tree drops a queue that holds jobs.
+  Status ReloadQueues(const QueueConfig& q);
+
+  // Tenancy in recovery: snapshot load and journal replay place each job in the leaf
+  // recorded with it, not by today's rules, ACLs or states.
+  /// While true, job_submit and task_add take their job's queue from
+  /// SetRecordedQueue instead of the placement rules (the Dispatcher sets it around each
+  /// replayed record).
+  void SetReplaying(bool replaying, std::string_view recorded_queue) {
+    replaying_ = replaying;
+    recorded_queue_ = recorded_queue;
+  }
+  /// Forgets the last placement: the Dispatcher calls it before each command.
+  void ClearPlaced() { placed_queue_.clear(); }
+  /// The leaf name the job submitted by the command since the last ClearPlaced was placed
+  /// in ("" if none, or tenancy is off): the journal records it with the event.
+  std::string_view placed_queue() const { return placed_queue_; }
+  /// After recovery: the config's tree again, keeping each queue it dropped that still
+  /// holds jobs as a stopped queue until they finish; one Notify line per kept queue.
+  void FinishRecovery();
+  /// True if tenant queues are on ([queue.*] in the config at start).
+  bool tenancy() const { return sched_.sharing() != nullptr; }
 
   // Mutating commands: validate everything first, then change state, so an
   // error leaves the state untouched. Each writes its reply fields into w.
@@ -102,6 +129,10 @@ class Engine {
   /// What JobSubmit would refuse in r (a live job of that name, too many tasks, an
   /// unknown replica, a duplicate task), changing nothing; JobAssembly checks each part.
   Status CheckJob(const Request& r) const;
+  /// What JobSubmit's placement would refuse for r (an unknown or stopped queue, an ACL,
+  /// no rule placing the user); Ok with tenancy off or while replaying. JobAssembly's
+  /// first part is checked with it, so a refused job is refused before its parts.
+  Status CheckPlacement(const Request& r) const;
   /// limits.max_tasks_per_job now.
   uint64_t max_tasks_per_job() const { return max_tasks_per_job_; }
   /// heartbeat: fills up to free_slots slots of the machine; replies with "assign".
@@ -145,6 +176,9 @@ class Engine {
   Status JobDetail(const Request& r, JsonWriter& w) const;
   /// machines: machines with their state and local queue; filtered, sorted, limited.
   Status Machines(const Request& r, JsonWriter& w) const;
+  /// queue: every tenant queue (or r.queue alone) with its guarantee, maximum, share in
+  /// use, pending tasks, running and held jobs, users and state.
+  Status Queues(const Request& r, JsonWriter& w) const;
   /// Appends Prometheus gauges and counters of the state to *out.
   void AppendMetrics(std::string* out) const;
 
@@ -217,6 +251,13 @@ class Engine {
   void TakeBack(std::span<const TaskId> tasks, MachineId m);
   Locality NoteStarted(const Assignment& a, double now);
   Status CheckSubmit(const Request& r, std::vector<MachineId>* replicas, NameIndex* names) const;
+  Status Place(const Request& r, JobTenancy* out) const;
+  uint32_t RecordedLeaf(std::string_view name);
+  bool Configured(std::string_view queue) const;
+  Status CheckDropped(const QueueTree& next) const;
+  std::string_view QueueName(JobId j) const;
+  void WriteQueue(uint32_t q, JsonWriter& w) const;
+  void AppendQueueMetrics(std::string* out) const;
   void IndexJob(const std::string& name, JobId j, NameIndex names, double submitted_at);
   DoneTally TallyDone(JobId j) const;
   void ForgetJob(JobId j, JobOutcome outcome, DoneTally tally);
@@ -255,7 +296,15 @@ class Engine {
 
   const Clock& clock_;
   Notify notify_;
-  ArrivalWindow* arrivals_;  // not owned; null when no LP planner counts arrivals
+  ArrivalWindow* arrivals_;   // not owned; null when no LP planner counts arrivals
+  QueueConfig queue_config_;  // [queue.*], [placement], [groups] as configured
+  SystemUserDirectory system_users_;
+  const UserDirectory& users_;       // system_users_ unless a test's
+  mutable GroupResolver groups_;     // a cache: Place is logically const
+  bool replaying_ = false;           // see SetReplaying
+  std::string_view recorded_queue_;  // valid while replaying_
+  std::string placed_queue_;         // see placed_queue()
+  bool orphans_ = false;             // recovery added queues the config lacks
   Scheduler sched_;
   std::unique_ptr<Rebalancer> rebalancer_;     // after sched_: it observes it
   std::unique_ptr<PermitRebalancer> permits_;  // late binding's rebalance

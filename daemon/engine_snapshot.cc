@@ -99,16 +99,21 @@ void Engine::SaveCounters(const Sink& emit) const {
   emit(rec);
 }
 
-// {"j":name,"w":weight,"at":submitted,"t":[[name,[replicas],kind,size,duration,
-// state,attempts,machine,started(,queue)], ...]} with tasks in submission order;
-// machine is where a running task runs or a finished one ran (null otherwise).
+// {"j":name,"w":weight,"at":submitted,("q":queue,)("u":user,)"t":[[name,[replicas],kind,
+// size,duration,state,attempts,machine,started(,queue)], ...]} with tasks in submission
+// order; machine is where a running task runs or a finished one ran (null otherwise). "q",
+// the job's tenant queue (its leaf's name), is written with tenancy on; "u", its user, when
+// it has one. The task's trailing queue is the policy's machine queue it waits in.
 void Engine::SaveJob(JobId j, std::string* rec) const {
   const Cluster& c = sched_.cluster();
   const JobMeta& meta = jobs_[j];
   rec->clear();
   JsonWriter w(rec);
   w.BeginObject().Field("j", meta.name).Field("w", c.job(j).weight);
-  w.Field("at", meta.submitted_at).Key("t").BeginArray();
+  w.Field("at", meta.submitted_at);
+  if (tenancy()) w.Field("q", QueueName(j));
+  if (const uint32_t user = c.job(j).user; user != kNoId) w.Field("u", sched_.UserName(user));
+  w.Key("t").BeginArray();
   for (TaskId t : c.job(j).tasks) {
     const Task& task = c.task(t);
     w.BeginArray().String(meta.tasks.Name(task.position)).BeginArray();
@@ -163,6 +168,7 @@ struct SavedJob {
   double weight, submitted_at;
   std::vector<SavedTask> tasks;
   std::vector<MachineId> replicas;
+  std::string queue, user;  // q, u: absent without tenancy, without a user, or older
 };
 
 struct SavedFinished {
@@ -271,8 +277,11 @@ Status ParseRecord(element r, SavedRecord* out) {
                         bool(r["drain"]),
                         lost};
   } else if (r["j"].error() == simdjson::SUCCESS) {
-    SavedJob job{std::string(std::string_view(r["j"])), double(r["w"]), double(r["at"]), {}, {}};
+    SavedJob job{
+        std::string(std::string_view(r["j"])), double(r["w"]), double(r["at"]), {}, {}, {}, {}};
     for (element t : array(r["t"])) job.tasks.push_back(ParseTask(t, &job.replicas));
+    if (r["q"].error() == simdjson::SUCCESS) job.queue = std::string_view(r["q"]);
+    if (r["u"].error() == simdjson::SUCCESS) job.user = std::string_view(r["u"]);
     *out = std::move(job);
   } else if (r["f"].error() == simdjson::SUCCESS) {
     const uint64_t outcome = r["o"];
@@ -378,7 +387,10 @@ Status Engine::LoadJob(const SavedJob& job, LoadScratch* scratch) {
     specs[i] = TaskSpec{replicas, t.reduce ? TaskKind::kReduce : TaskKind::kMap, t.size, t.duration,
                         t.queue};
   }
-  const JobId j = sched_.SubmitJob(job.weight, specs);
+  JobTenancy placement;  // as recorded; no rule is asked again (RecordedLeaf)
+  if (!job.queue.empty()) placement.queue = RecordedLeaf(job.queue);
+  if (!job.user.empty()) placement.user = sched_.InternUser(job.user);
+  const JobId j = sched_.SubmitJob(job.weight, specs, placement);
   IndexJob(job.name, j, std::move(names), job.submitted_at);
   return LoadTasks(j, job, scratch);
 }

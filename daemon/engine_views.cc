@@ -117,6 +117,8 @@ Status Engine::Summary(const Request&, JsonWriter& w) const {
   const uint64_t assigned = assigned_local_ + assigned_remote_;
   w.Field("uptime_s", clock_.Now() - started_at_);
   w.Field("policy", PolicyKindName(sched_.params().kind));
+  w.Key("tenancy").BeginObject().Field("enabled", tenancy());
+  w.Field("queues", uint64_t{tenancy() ? sched_.sharing()->tree().size() - 1 : 1}).EndObject();
   w.Key("machines").BeginObject().Field("up", m.up).Field("draining", m.draining);
   w.Field("down", m.down).Field("lost", m.lost).EndObject();
   w.Key("slots").BeginObject().Field("total", m.slots).Field("busy", m.busy).EndObject();
@@ -191,7 +193,12 @@ void Engine::WriteJobCounts(JobId j, JsonWriter& w) const {
   w.Field("job", jobs_[j].name).Field("state", "live").Field("weight", job.weight);
   w.Field("tasks", static_cast<uint64_t>(job.tasks.size())).Field("queued", job.queued);
   w.Field("running", job.running).Field("done", job.done).Field("maps_left", job.maps_left);
-  w.Field("age_s", clock_.Now() - jobs_[j].submitted_at);
+  w.Field("age_s", clock_.Now() - jobs_[j].submitted_at).Field("queue", QueueName(j));
+  w.Key("user");
+  if (job.user == kNoId)
+    w.Null();
+  else
+    w.String(sched_.UserName(job.user));
 }
 
 namespace {
@@ -339,7 +346,8 @@ std::string_view OrderName(const PolicyParams& p) {
 
 // One sentence saying why a task waits, from what ExplainWait found.
 std::string WaitDetail(const WaitInfo& i, const PolicyParams& p, const Job& job,
-                       std::string_view machine) {
+                       std::string_view machine, std::string_view queue) {
+  const std::string q = "its tenant queue " + std::string(queue);
   const bool late = p.kind == PolicyKind::kLateBinding;
   const std::string expected = i.expected_wait_s >= 0 && std::isfinite(i.expected_wait_s)
                                    ? "; expected wait for a holder " + Seconds(i.expected_wait_s)
@@ -384,13 +392,13 @@ std::string WaitDetail(const WaitInfo& i, const PolicyParams& p, const Job& job,
     case WaitReason::kNoFreeSlot:
       return "every slot of every usable machine is busy";
     case WaitReason::kQueueAtMaximum:
-      return "its tenant queue, or a parent of it, runs at its maximum share";
+      return q + " (or a parent of it) holds its maximum share of the slots";
     case WaitReason::kHeldByJobLimit:
-      return "its job waits for its queue's running-job limit (max_running_jobs)";
+      return "its job is held: " + q + " runs its max_running_jobs already";
     case WaitReason::kHeldByUserLimit:
-      return "its job waits while its user holds the queue's per-user limit (user_limit)";
+      return "its job is held: its user holds the user_limit of " + q;
     case WaitReason::kQueueTurn:
-      return "a free slot goes first to tenant queues further below their guarantee";
+      return "free slots go to tenant queues further below their guarantee than " + q;
   }
   return "";
 }
@@ -403,7 +411,8 @@ void Engine::WriteWait(TaskId t, const WaitFacts& facts, JsonWriter& w) const {
   const WaitInfo i = ExplainWait(sched_.policy(), c, t, facts);
   const std::string_view machine = i.machine == kNoId ? "" : machine_names_.Name(i.machine);
   w.Key("wait").BeginObject().Field("reason", WaitReasonName(i.reason));
-  w.Field("detail", WaitDetail(i, sched_.params(), c.job(c.task(t).job), machine));
+  w.Field("detail",
+          WaitDetail(i, sched_.params(), c.job(c.task(t).job), machine, QueueName(c.task(t).job)));
   if (i.machine != kNoId) w.Field("machine", machine).Field("remote", i.remote);
   if (i.reason == WaitReason::kBehindJobs) w.Field("jobs_ahead", i.jobs_ahead);
   if (i.remote_in_s >= 0) w.Field("remote_in_s", i.remote_in_s);
@@ -545,6 +554,145 @@ void Engine::AppendMetrics(std::string* out) const {
   Metric(out, "rate_beta", "gauge", "Learnt rack-local service rate.", rates_.beta());
   Metric(out, "rate_gamma", "gauge", "Learnt remote service rate.", rates_.gamma());
   if (rebalancer_) rebalancer_->AppendMetrics(out);
+  AppendQueueMetrics(out);
+}
+
+// ---- tenant queues ---------------------------------------------------------
+
+namespace {
+
+// One queue's figures as the views show them; tenancy off has the one queue "default".
+struct QueueRow {
+  std::string_view name, parent;  // into the tree; root's parent is ""
+  bool leaf = true, configured = true;
+  QueueState state = QueueState::kRunning;
+  double guaranteed = 1, maximum = 1;  // fractions of the cluster
+  const QueueSpec* spec = nullptr;     // null with tenancy off
+  QueueUsage usage;
+};
+
+std::string_view QueueStateName(QueueState s) {
+  return s == QueueState::kStopped ? "stopped" : "running";
+}
+
+// The figures of queue q (tenancy off: the whole cluster as "default").
+QueueRow RowOf(const Scheduler& sched, const QueueConfig& config, uint32_t q, uint64_t slots) {
+  QueueRow row;
+  const QueueSharing* sharing = sched.sharing();
+  if (sharing == nullptr) {
+    row.name = "default";
+    row.parent = "root";
+    row.usage.running_tasks = static_cast<uint32_t>(sched.running());
+    row.usage.pending_tasks = static_cast<uint32_t>(sched.queued());
+    row.usage.running_jobs = sched.cluster().live_jobs();
+    row.usage.slots = static_cast<uint32_t>(slots);
+    std::vector<uint32_t> users;
+    const Cluster& c = sched.cluster();
+    for (JobId j = 0; j < c.job_capacity(); ++j)
+      if (c.job(j).alive && c.job(j).user != kNoId) users.push_back(c.job(j).user);
+    std::sort(users.begin(), users.end());
+    row.usage.users =
+        static_cast<uint32_t>(std::unique(users.begin(), users.end()) - users.begin());
+    return row;
+  }
+  const QueueNode& node = sharing->tree().node(q);
+  row.name = node.spec.name;
+  if (node.parent != UINT32_MAX) row.parent = sharing->tree().node(node.parent).spec.name;
+  row.leaf = node.leaf();
+  row.state = node.spec.state;
+  row.guaranteed = node.guaranteed;
+  row.maximum = node.maximum;
+  row.spec = &node.spec;
+  row.usage = sharing->Usage(q);
+  row.configured = q == 0 || std::any_of(config.spec.queues.begin(), config.spec.queues.end(),
+                                         [&](const QueueSpec& s) { return s.name == row.name; });
+  return row;
+}
+
+}  // namespace
+
+void Engine::WriteQueue(uint32_t q, JsonWriter& w) const {
+  const QueueRow row = RowOf(sched_, queue_config_, q, CountMachines().slots);
+  const QueueUsage& u = row.usage;
+  w.BeginObject().Field("queue", row.name).Field("parent", row.parent).Field("leaf", row.leaf);
+  w.Field("state", QueueStateName(row.state)).Field("configured", row.configured);
+  w.Field("guarantee", row.guaranteed).Field("maximum", row.maximum).Field("share", u.share());
+  w.Field("running_tasks", uint64_t{u.running_tasks})
+      .Field("pending_tasks", uint64_t{u.pending_tasks});
+  w.Field("running_jobs", uint64_t{u.running_jobs}).Field("held_jobs", uint64_t{u.held_jobs});
+  w.Field("users", uint64_t{u.users}).Field("slots", uint64_t{u.slots});
+  const JobOrder order = row.spec && row.spec->order ? *row.spec->order : sched_.params().job_order;
+  w.Field("order", JobOrderName(order));
+  if (row.spec != nullptr && q != 0) {
+    w.Field(row.spec->by_weight ? "weight" : "capacity", row.spec->guarantee);
+    w.Field("maximum_capacity", row.spec->maximum);
+    w.Field("max_running_jobs", uint64_t{row.spec->max_running_jobs});
+    w.Field("user_limit", row.spec->user_limit);
+  }
+  w.EndObject();
+}
+
+Status Engine::Queues(const Request& r, JsonWriter& w) const {
+  const QueueSharing* sharing = sched_.sharing();
+  w.Field("tenancy", sharing != nullptr).Key("queues").BeginArray();
+  if (sharing == nullptr) {
+    if (!r.queue.empty() && r.queue != "default")
+      return Status::NotFound("queue", "unknown queue '" + r.queue + "'" +
+                                           " (tenant queues are off: every job is in default)");
+    WriteQueue(0, w);
+  } else if (!r.queue.empty()) {
+    const std::optional<uint32_t> q = sharing->tree().Find(r.queue);
+    if (!q) return Status::NotFound("queue", "unknown queue '" + r.queue + "'");
+    WriteQueue(*q, w);
+  } else {
+    for (uint32_t q = 0; q < sharing->tree().size(); ++q) WriteQueue(q, w);
+  }
+  w.EndArray();
+  return Status::Ok();
+}
+
+// One gauge family per figure, a series per queue (root left out: it is the cluster).
+void Engine::AppendQueueMetrics(std::string* out) const {
+  const QueueSharing* sharing = sched_.sharing();
+  const uint64_t slots = CountMachines().slots;
+  std::vector<QueueRow> rows;
+  if (sharing == nullptr) rows.push_back(RowOf(sched_, queue_config_, 0, slots));
+  for (uint32_t q = 1; sharing != nullptr && q < sharing->tree().size(); ++q)
+    rows.push_back(RowOf(sched_, queue_config_, q, slots));
+  struct Family {
+    const char* name;
+    const char* help;
+    double (*value)(const QueueRow&);
+  };
+  static constexpr Family kFamilies[] = {
+      {"queue_guaranteed_ratio", "Guaranteed share of the cluster's slots, by tenant queue.",
+       [](const QueueRow& r) { return r.guaranteed; }},
+      {"queue_maximum_ratio", "Maximum share of the cluster's slots, by tenant queue.",
+       [](const QueueRow& r) { return r.maximum; }},
+      {"queue_share_ratio", "Share of the cluster's slots in use, by tenant queue.",
+       [](const QueueRow& r) { return r.usage.share(); }},
+      {"queue_running_tasks", "Tasks running, by tenant queue.",
+       [](const QueueRow& r) { return double(r.usage.running_tasks); }},
+      {"queue_pending_tasks", "Runnable tasks waiting (held jobs' included), by tenant queue.",
+       [](const QueueRow& r) { return double(r.usage.pending_tasks); }},
+      {"queue_running_jobs", "Jobs admitted, by tenant queue.",
+       [](const QueueRow& r) { return double(r.usage.running_jobs); }},
+      {"queue_held_jobs", "Jobs held by the running-job or user limit, by tenant queue.",
+       [](const QueueRow& r) { return double(r.usage.held_jobs); }},
+      {"queue_users", "Users with live jobs, by tenant queue.",
+       [](const QueueRow& r) { return double(r.usage.users); }},
+      {"queue_stopped", "1 if the tenant queue is stopped (refuses new jobs, drains).",
+       [](const QueueRow& r) { return r.state == QueueState::kStopped ? 1.0 : 0.0; }},
+  };
+  for (const Family& f : kFamilies) {
+    out->append("# HELP locsched_").append(f.name).append(" ").append(f.help).append("\n");
+    out->append("# TYPE locsched_").append(f.name).append(" gauge\n");
+    for (const QueueRow& row : rows) {
+      out->append("locsched_").append(f.name).append("{queue=\"").append(row.name).append("\"} ");
+      JsonWriter(out).Double(f.value(row));
+      out->append("\n");
+    }
+  }
 }
 
 }  // namespace locsched

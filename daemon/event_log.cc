@@ -43,7 +43,8 @@ Status EventLog::Admit() {
 
 // A record: {"t":time,"line":request line} plus, for a heartbeat, "assign": the
 // [job, task] pairs it started, which replay re-applies instead of re-deciding.
-void EventLog::Append(std::string_view line, std::span<const JournaledAssignment> assigned) {
+void EventLog::Append(std::string_view line, std::span<const JournaledAssignment> assigned,
+                      std::string_view queue) {
   if (!journal_) return;
   record_.clear();
   JsonWriter w(&record_);
@@ -54,6 +55,7 @@ void EventLog::Append(std::string_view line, std::span<const JournaledAssignment
       w.BeginArray().String(a.job).String(a.task).EndArray();
     w.EndArray();
   }
+  if (!queue.empty()) w.Field("queue", queue);
   w.EndObject();
   const uint64_t before = journal_->size();
   journal_->Append(record_);

@@ -42,9 +42,12 @@ class EventLog {
   /// Ok, or the error refusing a mutating event: the journal cannot be written
   /// (`journal_unavailable`, naming the cause) or its disk is nearly full.
   Status Admit();
-  /// Appends the record of one applied event: its time, its request line and, for a
-  /// heartbeat, the assignments it made. No-op without a journal.
-  void Append(std::string_view line, std::span<const JournaledAssignment> assigned);
+  /// Appends the record of one applied event: its time, its request line, for a
+  /// heartbeat the assignments it made, and for an event that submitted a job with tenancy
+  /// on the tenant queue it placed the job in (replay does not place it again). No-op
+  /// without a journal.
+  void Append(std::string_view line, std::span<const JournaledAssignment> assigned,
+              std::string_view queue = {});
   /// Counts a heartbeat that changed nothing and so has no record (see Dispatcher::Run).
   /// No-op without a journal.
   void SkipUnchanged() {

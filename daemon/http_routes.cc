@@ -121,6 +121,7 @@ HttpReply Api(std::string_view path, std::string_view query, Dispatcher& d) {
   if (path == "/machines") return OpWithQuery(d, Op::kMachines, query);
   if (path == "/jobs") return OpWithQuery(d, Op::kJobs, query);
   if (path == "/job") return OpWithQuery(d, Op::kJob, query);
+  if (path == "/queue") return OpWithQuery(d, Op::kQueue, query);
   return {404, kText, {}, false};
 }
 
@@ -134,7 +135,7 @@ HttpReply RouteHttp(std::string_view method, std::string_view target, Dispatcher
   for (const WebAsset& a : WebAssets())
     if (a.path == path) asset = &a;
   const bool api = path == "/metrics" || path == "/status" || path == "/machine-queues" ||
-                   path == "/machines" || path == "/jobs" || path == "/job";
+                   path == "/machines" || path == "/jobs" || path == "/job" || path == "/queue";
   // The retired route: never answered with either kind of queue's data.
   if (path == "/queues") return {410, kText, std::string(kQueuesSplit) + "\n", false};
   if (!asset && !api) return {404, kText, "no such page: " + std::string(path) + "\n", false};

@@ -1,5 +1,5 @@
 // HttpRoutes: what the HTTP listener answers, without the sockets: GET /metrics
-// (Prometheus text), /status, /machine-queues, /machines, /jobs and /job (the control ops'
+// (Prometheus text), /status, /machine-queues, /queue, /machines, /jobs and /job (the control ops'
 // JSON; query parameters are the op's fields, as /jobs?state=queued&limit=5),
 // and the dashboard's static files; 404 and 405 otherwise. HttpServer calls it
 // for each parsed request on the event-loop thread; it reads state, never blocks.

@@ -11,10 +11,13 @@ namespace locsched {
 
 namespace {
 
-// The fields of one record: {"t":time,"line":request,"assign":[[job,task],...]}.
+// The fields of one record: {"t":time,"line":request,"assign":[[job,task],...],
+// "queue":leaf}; assign only for a heartbeat that assigned, queue only for an event that
+// submitted a job with tenancy on.
 struct Record {
   double t = 0;
   std::string_view line;
+  std::string_view queue;
   std::vector<JournaledAssignment> assigned;
 };
 
@@ -44,6 +47,9 @@ Status Parse(simdjson::dom::parser& parser, std::string_view text, Record* rec) 
         "journal",
         "a heartbeat record holding reply text (\"body\") is not replayed; "
         "stop the daemon that wrote it cleanly (it leaves a snapshot) and start again");
+  if (obj["queue"].error() == simdjson::SUCCESS &&
+      obj["queue"].get(rec->queue) != simdjson::SUCCESS)
+    return Status::InvalidArgument("journal", "\"queue\" must be a string");
   simdjson::dom::element list;
   if (obj["assign"].get(list) == simdjson::SUCCESS) return ParseAssigned(list, &rec->assigned);
   return Status::Ok();
@@ -60,7 +66,9 @@ Status ReplayRecord(std::string_view record, Dispatcher& dispatcher, DaemonClock
   if (Status s = DecodeRequest(rec.line, &r); !s.ok()) return s;
   if (r.op == Op::kHeartbeat) return dispatcher.ReplayHeartbeat(r, rec.assigned);
   std::string out;
-  dispatcher.HandleLine(rec.line, Caller::Journal(), &out);
+  Caller caller = Caller::Journal();
+  caller.queue = rec.queue;
+  dispatcher.HandleLine(rec.line, caller, &out);
   if (out.rfind("{\"ok\":true", 0) != 0)
     return Status::Internal("journal", "replay refused: " + out);
   return Status::Ok();

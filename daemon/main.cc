@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     for (const std::string& w : warnings) std::cerr << "locschedd: warning: " << w << "\n";
-    std::cout << check << ": OK\n" << ExplainConfig(cfg);
+    std::cout << check << ": OK\n" << ExplainConfig(cfg) << "\n" << ExplainQueues(cfg.queues);
     return 0;
   }
   Config cfg;

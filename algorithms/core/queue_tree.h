@@ -47,6 +47,7 @@ struct QueueSpec {
   /// ancestor with an ACL decides (root's is "*").
   std::vector<std::string> submit_users;
   std::vector<std::string> submit_groups;
+  bool operator==(const QueueSpec&) const = default;  ///< field-wise equality
 };
 
 /// One step of the placement rules, tried in order for every job.
@@ -63,6 +64,7 @@ struct QueueTreeSpec {
   std::vector<QueueSpec> queues;  ///< every queue but root, in any order
   std::vector<PlacementRule> rules{PlacementRule::kExplicit, PlacementRule::kDefault};
   std::string default_queue = "default";
+  bool operator==(const QueueTreeSpec&) const = default;  ///< field-wise equality
 };
 
 /// Who submits a job and where it asks to go.

@@ -1,10 +1,11 @@
 // The locschedd dashboard: polls /status, /machine-queues, /machines and /metrics once a
-// second and draws them. No libraries, nothing loaded from elsewhere.
+// second and draws them (each tenant queue's share against its guarantee from the
+// locsched_queue_* gauges). No libraries, nothing loaded from elsewhere.
 "use strict";
 
 const POLL_MS = 1000;
 const HISTORY = 300;  // points kept in the charts (five minutes at one a second)
-const history = { t: [], running: [], queued: [], completion: [], locality: {} };
+const history = { t: [], running: [], queued: [], completion: [], locality: {}, queues: {} };
 let last = null;  // the previous poll's completion sum and count, and starts per level
 const COLOURS = ["#3b7dd8", "#d0662c", "#2c9c6a", "#8a4fc7", "#b8a22c"];
 
@@ -172,7 +173,7 @@ function showHeatmap(machines) {
     (longest.local_queue < 0 ? "-" : longest.local_queue + " on " + longest.machine));
 }
 
-// Line chart of the series over history.t; each series is [values, colour, label].
+// Line chart of the series over history.t; each series is [values, colour, label, dashed].
 function drawChart(id, series) {
   const { ctx, w, h } = sizeCanvas($(id));
   const values = series.flatMap((s) => s[0].filter((v) => Number.isFinite(v)));
@@ -188,9 +189,10 @@ function drawChart(id, series) {
   }
   if (n > 1) ctx.fillText(duration(history.t[n - 1] - history.t[0]) + " shown", left, h - 4);
   let lx = w - 10;
-  for (const [data, colour, label] of series.slice().reverse()) {
+  for (const [data, colour, label, dashed] of series.slice().reverse()) {
     ctx.strokeStyle = colour;
     ctx.lineWidth = 2;
+    ctx.setLineDash(dashed ? [5, 4] : []);
     ctx.beginPath();
     let pen = false;
     data.forEach((v, i) => {
@@ -201,8 +203,10 @@ function drawChart(id, series) {
       pen = true;
     });
     ctx.stroke();
+    ctx.setLineDash([]);
     ctx.lineWidth = 1;
     ctx.fillStyle = colour;
+    if (!label) continue;
     const tw = ctx.measureText(label).width;
     lx -= tw;
     ctx.fillText(label, lx, top + 10);
@@ -221,17 +225,46 @@ function record(status, metrics) {
   history.queued.push(status.tasks.queued);
   history.completion.push(mean);
   recordLocality(metrics);
+  recordQueues(metrics);
   if (history.t.length > HISTORY) {
     for (const k of ["t", "running", "queued", "completion"]) history[k].shift();
     for (const k in history.locality) history.locality[k].shift();
+    for (const k in history.queues) {
+      history.queues[k].share.shift();
+      history.queues[k].guarantee.shift();
+    }
   }
   setText("completion-count", fmt(count));
   setText("completion-mean", count > 0 ? fmt(sum / count, 2) : "-");
   drawChart("tasks-chart", [[history.running, "#3b7dd8", "running"],
     [history.queued, "#d0662c", "queued"]]);
   drawChart("completion-chart", [[history.completion, "#2c9c6a", "mean seconds"]]);
+  drawChart("queues-chart", Object.keys(history.queues).flatMap((q, i) => [
+    [history.queues[q].share, COLOURS[i % COLOURS.length], q],
+    [history.queues[q].guarantee, COLOURS[i % COLOURS.length], "", true]]));
   drawChart("locality-chart", Object.keys(history.locality).map((level, i) =>
     [history.locality[level], COLOURS[i % COLOURS.length], level]));
+}
+
+// Per tenant queue, its share of the cluster's slots in use and its guarantee (per cent),
+// from the locsched_queue_* gauges; a queue seen for the first time gets series of its own.
+function recordQueues(metrics) {
+  const n = history.t.length;
+  const guarantee = {};
+  for (const s of metrics["locsched_queue_guaranteed_ratio"] || [])
+    guarantee[s.labels.queue] = 100 * s.value;
+  const share = {};
+  for (const s of metrics["locsched_queue_share_ratio"] || []) share[s.labels.queue] = 100 * s.value;
+  for (const q of Object.keys(share))
+    if (!history.queues[q])
+      history.queues[q] = { share: new Array(n - 1).fill(NaN), guarantee: new Array(n - 1).fill(NaN) };
+  for (const q of Object.keys(history.queues)) {
+    history.queues[q].share.push(q in share ? share[q] : NaN);
+    history.queues[q].guarantee.push(q in guarantee ? guarantee[q] : NaN);
+  }
+  setText("queues-legend", Object.keys(share).length + " queues; " +
+    Object.keys(share).map((q) => q + " " + share[q].toFixed(1) + "% of " +
+      (guarantee[q] || 0).toFixed(1) + "%").join(", "));
 }
 
 // Per level, its share (per cent) of the tasks started since the previous poll; a level

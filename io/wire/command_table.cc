@@ -27,6 +27,10 @@ constexpr F kJobSubmit[] = {
     {"tasks", T::kTasks, true, "the job's tasks (at least one)"},
     {"tasks_total", T::kPositive, false,
      "the job's task count when more follow by task_add; it is scheduled once all arrived"},
+    {"queue", T::kString, false,
+     "the tenant queue asked for (placement rule explicit; default: the rules choose)"},
+    {"user", T::kString, false,
+     "the user the job runs for, trusted as stated (queue ACLs and placement rules)"},
 };
 constexpr F kTask[] = {
     {"task", T::kName, true, "task name, unique within the job"},
@@ -74,6 +78,7 @@ constexpr F kMachines[] = {
      "(default: as they joined)"},
     {"limit", T::kCount, false, "most machines listed (default: all)"},
 };
+constexpr F kQueue[] = {{"queue", T::kString, false, "one queue by name (default: all)"}};
 constexpr F kHelp[] = {{"command", T::kString, false, "a command to describe (default: all)"}};
 constexpr std::span<const F> kNone;
 
@@ -123,6 +128,8 @@ constexpr std::array<CommandSpec, kOpCount> kTable{{
     {"machine_lost", Op::kMachineLost, kEvent | kControlSocket, kAdmin, kMachine,
      "a machine went silent (the daemon sends it past machines.expiry_s); its running "
      "tasks are requeued; its next heartbeat or machine_up brings it back"},
+    {"queue", Op::kQueue, kBoth, kAnyone, kQueue,
+     "tenant queues: guarantee, maximum, share in use, pending tasks, jobs, users, state"},
 }};
 
 constexpr bool InOpOrder() {

@@ -317,6 +317,8 @@ std::string* StringField(Request& r, std::string_view key) {
   if (key == "command") return &r.command;
   if (key == "state") return &r.state;
   if (key == "sort") return &r.sort;
+  if (key == "queue") return &r.queue;
+  if (key == "user") return &r.user;
   return nullptr;
 }
 
@@ -334,7 +336,8 @@ uint64_t* CountField(Request& r, std::string_view key) {
 void Request::Clear() {
   op = Op::kStatus;
   has_id = id_is_number = false;
-  for (std::string* s : {&id, &machine, &job, &task, &rack, &reason, &command, &state, &sort})
+  for (std::string* s :
+       {&id, &machine, &job, &task, &rack, &reason, &command, &state, &sort, &queue, &user})
     s->clear();
   limit = 0;
   finished = false;
@@ -390,6 +393,8 @@ uint64_t RequestHash(const Request& r) {
   // hashes of a snapshot's dedupe window stay valid across an upgrade).
   if (!r.state.empty() || !r.sort.empty() || r.limit != 0 || r.finished)
     h.Bytes(r.state).Bytes(r.sort).Number(r.limit).Number(r.finished);
+  // The tenancy fields likewise, only when set.
+  if (!r.queue.empty() || !r.user.empty()) h.Bytes(r.queue).Bytes(r.user);
   h.Number(r.tasks_total).Number(r.tasks.size());
   for (const TaskRequest& t : r.tasks) {
     h.Bytes(t.task).Number(static_cast<uint64_t>(t.kind)).Real(t.size).Real(t.duration);

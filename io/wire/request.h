@@ -33,6 +33,7 @@ struct Request {
   std::string id;             ///< the "id" as text (a string, or an integer's digits)
   bool id_is_number = false;  ///< the "id" was an integer (replies echo it as one)
   std::string machine, job, task, rack, reason, command;
+  std::string queue, user;  ///< job_submit: the tenant queue asked for and the user; queue: one
   std::string state, sort;  ///< jobs, machines: the state to list and the field to sort by
   uint64_t limit = 0;       ///< jobs, machines: most entries listed (0: all)
   bool finished = false;    ///< jobs: the finished-job history instead of the live jobs

@@ -482,4 +482,25 @@ TEST_CASE("scheduler.intra_queue and machine_queue_order both set is an error na
         "scheduler.machine_queue_order");
 }
 
+TEST_CASE("the loader reads the tenant queue tables and refuses a bad tree by its queue") {
+  Config c;
+  REQUIRE(LoadError("[scheduler]\npolicy = \"delay\"\n[queue.etl]\ncapacity = 60\n"
+                    "[queue.default]\ncapacity = 40\n[groups]\nanalytics = [\"alice\"]\n",
+                    &c) == "");
+  CHECK(c.scheduler.policy == PolicyKind::kDelay);
+  CHECK(c.queues.enabled());
+  REQUIRE(c.queues.spec.queues.size() == 2);
+  CHECK(c.queues.groups.Of("alice").size() == 1);
+  const std::string explained = ExplainQueues(c.queues);
+  CHECK(explained.find("tenant queues: on") != std::string::npos);
+  CHECK(explained.find("60.0%") != std::string::npos);
+  CHECK(ExplainQueues(Config{}.queues).find("tenant queues: off") != std::string::npos);
+  const std::string err = LoadError("[queue.etl]\ncapacity = 70\n[queue.default]\ncapacity = 40\n");
+  CHECK(err.find("queue.") != std::string::npos);
+  CHECK(err.find("110") != std::string::npos);
+  // Key errors are still reported (the queue tables are left to their own reader).
+  CHECK(LoadError("[queue.etl]\ncapacity = 60\n[scheduler]\nalpah = 1\n")
+            .find("scheduler.alpah: unknown key") != std::string::npos);
+}
+
 }  // namespace locsched

@@ -38,6 +38,8 @@ const std::string* StringMember(const Request& r, std::string_view field) {
   if (field == "command") return &r.command;
   if (field == "state") return &r.state;
   if (field == "sort") return &r.sort;
+  if (field == "queue") return &r.queue;
+  if (field == "user") return &r.user;
   return nullptr;
 }
 
@@ -86,7 +88,7 @@ void CheckRequest(const Request& r) {
   Expect(spec.op == r.op, "SpecOf(op) is op's row", spec.name);
   Expect(r.has_id == !r.id.empty(), "has_id iff a non-empty id", r.id);
   for (std::string_view field :
-       {"machine", "job", "task", "rack", "reason", "command", "state", "sort"}) {
+       {"machine", "job", "task", "rack", "reason", "command", "state", "sort", "queue", "user"}) {
     const FieldSpec* f = FindField(spec.fields, field);
     const std::string& value = *StringMember(r, field);
     if (f == nullptr) Expect(value.empty(), "a field the op lacks keeps its default", field);

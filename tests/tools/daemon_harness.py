@@ -27,11 +27,13 @@ def trace_path(traces, name):
 
 class Daemon:
     """locschedd with `settings` (KEY=VALUE overrides) on sockets in `directory`
-    (a new temporary one, removed by stop(), when not given)."""
+    (a new temporary one, removed by stop(), when not given), reading the file
+    `config` first when given (so `reload` has a file to re-read)."""
 
-    def __init__(self, binary, *settings, directory=None):
+    def __init__(self, binary, *settings, directory=None, config=None):
         self.binary = binary
         self.settings = settings
+        self.config = config
         self.owns_dir = directory is None
         self.dir = directory or tempfile.mkdtemp(prefix="locsched-test-")
         self.event = os.path.join(self.dir, "ev.sock")
@@ -44,6 +46,8 @@ class Daemon:
         """Starts the daemon and waits until both sockets exist."""
         argv = [self.binary, "--set", "sockets.event_path=" + self.event,
                 "--set", "sockets.control_path=" + self.control, "--set", "log.target=stderr"]
+        if self.config:
+            argv += ["--config", self.config]
         for s in self.settings:
             argv += ["--set", s]
         self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=self.log)

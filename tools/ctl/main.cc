@@ -505,6 +505,9 @@ int Main(int argc, char** argv) {
     help = verb;
     sub->add_option("COMMAND", verb->values["command"], "a command to describe (default: all)");
   }
+  for (const auto& [sub, verb] : by_sub)  // `queue NAME` as well as `queue --queue NAME`
+    if (verb->spec->op == Op::kQueue)
+      sub->add_option("NAME", verb->values["queue"], "one tenant queue (default: all)");
   CLI::App* watch =
       app.add_subcommand("watch", "a live view of status and machine queues, like top");
   watch->add_option("-n,--interval", o.interval, "seconds between refreshes")

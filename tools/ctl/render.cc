@@ -92,6 +92,12 @@ std::string RenderStatus(const json& r) {
          " failed\n";
   out += "jobs       " + Cell(j["live"]) + " live; " + Cell(j["done"]) + " done, " +
          Cell(j["failed"]) + " failed, " + Cell(j["cancelled"]) + " cancelled\n";
+  if (r.contains("tenancy"))
+    out += "tenancy    " +
+           (r["tenancy"]["enabled"].get<bool>()
+                ? "on, " + Cell(r["tenancy"]["queues"]) + " queues (locschedctl queue)"
+                : std::string("off (no [queue.*] in the config)")) +
+           "\n";
   out += "locality   " + Percent(r["locality"]) + " of " +
          std::to_string(r["assigned"]["local"].get<uint64_t>() +
                         r["assigned"]["remote"].get<uint64_t>()) +
@@ -123,6 +129,23 @@ std::string RenderMachineQueues(const json& r) {
     hist.push_back({b["min"] == b["max"] ? Cell(b["min"]) : Cell(b["min"]) + "-" + Cell(b["max"]),
                     Cell(b["machines"])});
   return out + RenderTable(hist);
+}
+
+// queue: one row per tenant queue, shares as percentages of the cluster's slots.
+std::string RenderQueue(const json& r) {
+  Rows rows{{"queue", "parent", "state", "guarantee", "maximum", "in use", "pending", "running",
+             "held", "users"}};
+  for (const json& q : r["queues"]) {
+    const bool root = q["parent"] == "";
+    rows.push_back({Cell(q["queue"]) + (q["configured"].get<bool>() ? "" : " (not configured)"),
+                    root ? "-" : Cell(q["parent"]), Cell(q["state"]), Percent(q["guarantee"]),
+                    Percent(q["maximum"]), Percent(q["share"]), Cell(q["pending_tasks"]),
+                    Cell(q["running_jobs"]), Cell(q["held_jobs"]), Cell(q["users"])});
+  }
+  std::string out = RenderTable(rows);
+  if (!r["tenancy"].get<bool>())
+    out += "(tenant queues are off: no [queue.*] in the config; every job is in default)\n";
+  return out;
 }
 
 // A waiting task's holders: "n0 up 0/2 free, n1 down".
@@ -157,8 +180,8 @@ std::string RenderWaits(const json& tasks) {
 
 std::string RenderJob(const json& r) {
   std::string out;
-  for (const char* k : {"job", "state", "weight", "tasks", "queued", "running", "done", "maps_left",
-                        "age_s", "seconds"})
+  for (const char* k : {"job", "state", "queue", "user", "weight", "tasks", "queued", "running",
+                        "done", "maps_left", "age_s", "seconds"})
     if (r.contains(k)) out += std::string(k) + ": " + Cell(r[k]) + "\n";
   if (r.contains("locality")) out += "locality: " + Percent(r["locality"]) + "\n";
   if (!r.contains("task_list")) return out;
@@ -171,10 +194,9 @@ std::string RenderJob(const json& r) {
 // jobs: the live jobs, or the finished ones (they carry a completion time in seconds).
 std::string RenderJobs(const json& r) {
   const bool finished = r.contains("kept");
-  Rows rows =
-      finished
-          ? Rows{{"job", "state", "tasks", "seconds", "locality"}}
-          : ObjectRows(r["jobs"], {"job", "weight", "tasks", "queued", "running", "done", "age_s"});
+  Rows rows = finished ? Rows{{"job", "state", "tasks", "seconds", "locality"}}
+                       : ObjectRows(r["jobs"], {"job", "queue", "user", "weight", "tasks", "queued",
+                                                "running", "done", "age_s"});
   if (finished)
     for (const json& j : r["jobs"])
       rows.push_back({Cell(j["job"]), Cell(j["state"]), Cell(j["tasks"]), Cell(j["seconds"]),
@@ -262,6 +284,7 @@ std::string RenderTable(const Rows& rows) {
 std::string RenderReply(std::string_view command, const json& r) {
   if (command == "status") return RenderStatus(r);
   if (command == "machine_queues") return RenderMachineQueues(r);
+  if (command == "queue") return RenderQueue(r);
   if (command == "job") return RenderJob(r);
   if (command == "metrics") return r["text"].get<std::string>();
   if (command == "jobs") return RenderJobs(r);

@@ -381,11 +381,10 @@ void AddTraceFlags(CLI::App& app, TraceModeOptions& o) {
                  "With --rebalance: a job of this many tasks triggers a run "
                  "(rebalance.big_job_tasks); late-binding plans only jobs this large")
       ->capture_default_str();
-  app.add_flag(
-      "--lp-priority", o.lp_priority,
-      "With --trace: LP priority (lp.enabled: the backlog LP, re-solved on the "
-      "daemon's timer, orders the jobs; jsq-maxweight with machine_queue_order = priority, "
-      "late-binding with job_order = lp)");
+  app.add_flag("--lp-priority", o.lp_priority,
+               "With --trace: LP priority (lp.enabled: the backlog LP, re-solved on the "
+               "daemon's timer, orders the jobs; jsq-maxweight with machine_queue_order = "
+               "priority, late-binding with job_order = lp)");
   app.add_option("--hot-share", o.hot_share,
                  "With --trace: a skewed cluster: every replica moves onto the first "
                  "ceil(share x machines) machines (1: as placed)")
