@@ -110,6 +110,7 @@ Status LoadTraceJobs(const TraceJobsOptions& o, TraceJobs* out) {
   synth.machines = out->machines;
   synth.seed = o.seed;
   synth.racks = o.racks <= synth.machines ? o.racks : 0;  // more racks than machines: refused later
+  synth.tenants = o.tenants;
   std::unique_ptr<TraceParser> parser = MakeTraceParser(o.format, synth);
   HostMapper mapper(synth.machine_prefix, out->machines);
   MachineIds ids(o.format == TraceFormat::kLocsched);
@@ -125,7 +126,11 @@ Status LoadTraceJobs(const TraceJobsOptions& o, TraceJobs* out) {
       if (line.empty()) continue;
       const nlohmann::json req = nlohmann::json::parse(line, nullptr, false);
       if (!req.is_object() || req.value("op", std::string()) != "job_submit") continue;
+      const size_t before = out->workload.jobs.size();
       failure = AddJob(req, pacing.At(e.time), &ids, &out->workload);
+      if (out->workload.jobs.size() == before) continue;
+      out->queues.push_back(e.queue);
+      out->users.push_back(e.user);
     }
     sink->events.clear();
     out->malformed += sink->malformed.size();

@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "algorithms/sim/trace_sim.h"
 #include "base/status.h"
 #include "io/traces/trace_event.h"
+#include "io/traces/trace_parser.h"
 
 namespace locsched {
 
@@ -23,6 +25,8 @@ struct TraceJobsOptions {
   uint32_t machines = 0;
   uint64_t seed = 1;   ///< the tailer's replica placement seed
   uint32_t racks = 0;  ///< above 1: synthesized replicas follow HDFS's rack placement
+  /// swim: each job's explicit queue by the tailer's seeded draw (--tenants; empty: none)
+  std::vector<TenantShare> tenants;
 };
 
 /// The jobs and the cluster size they were shaped for.
@@ -30,6 +34,9 @@ struct TraceJobs {
   TraceWorkload workload;
   uint32_t machines = 0;   ///< options.machines, or the default it stood for
   uint64_t malformed = 0;  ///< records the parser skipped
+  /// Per job, in workload order: the queue and user the log (or the tenant draw) names
+  /// ("" if none), for the tree's placement rules.
+  std::vector<std::string> queues, users;
 };
 
 /// Reads options.path into *out; the error names the file, the record or the flag.

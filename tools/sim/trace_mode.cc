@@ -13,6 +13,7 @@
 #include "algorithms/sim/job_weights.h"
 #include "algorithms/sim/trace_shape.h"
 #include "config/config.h"
+#include "config/queue_config.h"
 #include "tools/sim/trace_jobs.h"
 #include "tools/sim/trace_list_mode.h"
 #include "tools/sim/trace_rebalance.h"
@@ -33,7 +34,7 @@ constexpr const char* kTraceOnly[] = {
     "--placement-seed", "--utilization",    "--rebalance", "--rebalance-every",
     "--lp-priority",    "--lp-every",       "--weights",   "--time-scale",
     "--resolve-first",  "--resolve-growth", "--hot-share", "--rebalance-big-job",
-    "--new-rack-share"};
+    "--new-rack-share", "--queues",         "--tenants"};
 
 // "1", "2-10", ">1000": a bucket's job sizes.
 std::string BucketName(const JctBucket& b) {
@@ -292,8 +293,10 @@ std::vector<PolicyChoice> Policies(const std::string& list) {
 
 // Loads the trace; with --utilization, twice: once to measure its work, once placed on the
 // cluster that work fills to that share.
-TraceJobs Load(const TraceModeOptions& o, const TraceRunSettings& s) {
+TraceJobs Load(const TraceModeOptions& o, const TraceRunSettings& s,
+               const std::vector<TenantShare>& tenants) {
   TraceJobsOptions load;
+  load.tenants = tenants;
   load.path = o.trace;
   load.hour = o.hour;
   load.machines = s.machines;
@@ -406,6 +409,16 @@ void AddTraceFlags(CLI::App& app, TraceModeOptions& o) {
   app.add_option("--resolve-growth", o.resolve_growth,
                  "With --trace, synchpack: each re-solve interval is this many times the last")
       ->capture_default_str();
+  app.add_option("--queues", o.queues,
+                 "With --trace: tenant queues from this locsched.toml (only its [queue.*], "
+                 "[placement] and [groups] tables); jobs are placed by its rules (the log's "
+                 "queue and user, or --tenants' draw) and the report adds each queue's "
+                 "figures");
+  app.add_option("--tenants", o.tenants,
+                 "With --trace, swim: NAME:SHARE,... draws each job into tenant NAME with "
+                 "probability SHARE (seeded by --placement-seed, as locsched-tail) as its "
+                 "explicit queue; without --queues, a flat tree guaranteeing each its share "
+                 "(maximum 100 %; shares under 1 leave the rest to a queue 'default')");
   app.add_option("--lp-every", o.lp_every,
                  "With --lp-priority: seconds between re-solves after a burst "
                  "(lp.base_interval_s; the interval doubles after each, up to 60 s)")
@@ -465,6 +478,112 @@ ClusterShape Grown(const TraceModeOptions& o, uint32_t machines) {
   return grown;
 }
 
+// The tenant queues of a run: --queues FILE's tree, or --tenants' flat one.
+struct Tenancy {
+  std::optional<QueueTree> tree;
+  UserGroups groups;                 // the file's [groups]
+  std::vector<TenantShare> tenants;  // --tenants, parsed
+};
+
+// --tenants alone: one leaf per tenant under root, guaranteed its share, maximum 100 %;
+// with shares under 1, a leaf "default" guaranteed the rest takes the jobs drawn into none.
+QueueTreeSpec FlatTree(const std::vector<TenantShare>& tenants) {
+  QueueTreeSpec spec;
+  double total = 0;
+  bool has_default = false;
+  for (const TenantShare& t : tenants) {
+    QueueSpec q;
+    q.name = t.name;
+    q.guarantee = t.share * 100;
+    spec.queues.push_back(q);
+    total += t.share;
+    has_default = has_default || t.name == "default";
+  }
+  if (!has_default && total < 1 - 1e-9) {
+    QueueSpec rest;
+    rest.name = "default";
+    rest.guarantee = (1 - total) * 100;
+    spec.queues.push_back(rest);
+  }
+  spec.default_queue = has_default || total < 1 - 1e-9 ? "default" : tenants.front().name;
+  return spec;
+}
+
+Tenancy LoadTenancy(const TraceModeOptions& o) {
+  Tenancy t;
+  if (!o.tenants.empty()) {
+    if (o.format != "swim")
+      throw std::invalid_argument(
+          "--tenants: only swim jobs are drawn into tenants (the other formats name users; "
+          "give --queues)");
+    if (Status st = ParseTenants(o.tenants, &t.tenants); !st.ok())
+      throw std::invalid_argument(st.message());
+  }
+  if (!o.queues.empty()) {
+    QueueConfig config;
+    QueueTree tree;
+    if (Status st = LoadQueueConfigFile(o.queues, &config, &tree); !st.ok())
+      throw std::runtime_error("--queues: " + st.message());
+    if (!config.enabled())
+      throw std::runtime_error("--queues: " + o.queues + " has no [queue.NAME] table");
+    t.tree = std::move(tree);
+    t.groups = std::move(config.groups);
+  } else if (!t.tenants.empty()) {
+    QueueTree tree;
+    if (Status st = QueueTree::Build(FlatTree(t.tenants), &tree); !st.ok())
+      throw std::invalid_argument("--tenants: " + st.message());
+    t.tree = std::move(tree);
+  }
+  return t;
+}
+
+// Each job's leaf by the tree's placement rules; a refused job is an error naming it.
+std::vector<uint32_t> PlaceJobs(const Tenancy& t, const TraceJobs& jobs) {
+  std::vector<uint32_t> leaves(jobs.workload.jobs.size());
+  for (size_t j = 0; j < leaves.size(); ++j) {
+    const std::string& user = jobs.users[j];
+    const JobOwner owner{jobs.queues[j], user, t.groups.Of(user)};
+    if (Status st = t.tree->Place(owner, &leaves[j]); !st.ok())
+      throw std::runtime_error("--queues: job " + std::to_string(j) + " (user '" + user +
+                               "', queue '" + jobs.queues[j] + "'): " + st.message());
+  }
+  return leaves;
+}
+
+nlohmann::json QueuesJson(const TraceSimResult& r) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const TraceQueueResult& q : r.queues)
+    out.push_back({{"name", q.name},
+                   {"guarantee", q.guarantee},
+                   {"maximum", q.maximum},
+                   {"max_slots", q.max_slots},
+                   {"peak_running", q.peak_running},
+                   {"jobs", q.jobs},
+                   {"jobs_done", q.jobs_done},
+                   {"mean_jct_s", q.mean_jct_s},
+                   {"p95_jct_s", q.p95_jct_s},
+                   {"locality", q.locality},
+                   {"ttg_p50_s", q.meter.ttg_p50_s},
+                   {"ttg_p99_s", q.meter.ttg_p99_s},
+                   {"ttg_episodes", q.meter.ttg_s.size()},
+                   {"ttg_open", q.meter.open_episodes},
+                   {"share_deficit_s", q.meter.share_deficit_s}});
+  return out;
+}
+
+void PrintQueues(const TraceSimResult& r) {
+  for (const TraceQueueResult& q : r.queues)
+    std::printf(
+        "  queue %s: guarantee %.3f max %.3f (%u slots, peak %u)  jobs %llu (%llu done)  JCT "
+        "mean %.1f s p95 %.1f s  locality %.4f  time-to-guarantee p50 %.1f s p99 %.1f s (%zu "
+        "episodes, %llu open)  share deficit %.1f s\n",
+        q.name.c_str(), q.guarantee, q.maximum, q.max_slots, q.peak_running,
+        static_cast<unsigned long long>(q.jobs), static_cast<unsigned long long>(q.jobs_done),
+        q.mean_jct_s, q.p95_jct_s, q.locality, q.meter.ttg_p50_s, q.meter.ttg_p99_s,
+        q.meter.ttg_s.size(), static_cast<unsigned long long>(q.meter.open_episodes),
+        q.meter.share_deficit_s);
+}
+
 }  // namespace
 
 int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
@@ -479,7 +598,16 @@ int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
     throw std::invalid_argument("--weights: choose equal, uniform or priority, not '" + o.weights +
                                 "'");
   CheckChoices(o, policies);
-  TraceJobs jobs = Load(o, s);
+  const Tenancy tenancy = LoadTenancy(o);
+  if (tenancy.tree)
+    for (const PolicyChoice& c : policies)
+      if (!c.kind)
+        throw std::invalid_argument("--policy: " + c.name +
+                                    " does not share the cluster by tenant queue (--queues, "
+                                    "--tenants); choose a policy of the core");
+  TraceJobs jobs = Load(o, s, tenancy.tenants);
+  const std::vector<uint32_t> leaves =
+      tenancy.tree ? PlaceJobs(tenancy, jobs) : std::vector<uint32_t>();
   ScaleTimes(o.time_scale, &jobs.workload);
   if (o.hot_share < 1) ConcentrateReplicas(jobs.workload, jobs.machines, o.hot_share);
   const ClusterShape cluster = Grown(o, jobs.machines);
@@ -492,6 +620,7 @@ int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
       const size_t waits = policy == PolicyKind::kDelay && choice.kind ? s.delay_waits.size() : 1;
       for (size_t i = 0; i < waits; ++i) {
         TraceSimParams p = Params(o, s, policy, *intra, s.delay_waits[i], slowdown, cluster);
+        if (tenancy.tree) p.queues = &*tenancy.tree, p.job_queues = leaves;
         RebalanceHook rebalance;
         if (o.rebalance && choice.kind == PolicyKind::kLateBinding) {
           rebalance.permits = std::make_unique<TracePermitRebalance>(
@@ -511,10 +640,14 @@ int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
                                                              p.seed, weights, list, &label.list);
         const double wall =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (s.json)
-          std::cout << ToJson(r, o, p, rebalance, wall, label, jobs.workload).dump() << std::endl;
-        else
+        if (s.json) {
+          nlohmann::json out = ToJson(r, o, p, rebalance, wall, label, jobs.workload);
+          out["queues"] = tenancy.tree ? QueuesJson(r) : nlohmann::json(nullptr);
+          std::cout << out.dump() << std::endl;
+        } else {
           PrintText(r, p, wall, label);
+          PrintQueues(r);
+        }
       }
     }
   }

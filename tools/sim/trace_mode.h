@@ -39,6 +39,8 @@ struct TraceModeOptions {
   double time_scale = 1;                    ///< --time-scale: submit times multiplied by it
   double resolve_first = 10;                ///< --resolve-first (synchpack; 0: automatic)
   double resolve_growth = 1.02;             ///< --resolve-growth (synchpack)
+  std::string queues;                       ///< --queues FILE: a locsched.toml's queue tree
+  std::string tenants;                      ///< --tenants NAME:SHARE,...: swim's seeded draw
 };
 
 /// Adds the trace-mode flags to `app`.
