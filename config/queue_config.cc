@@ -134,8 +134,9 @@ void ReadQueue(const std::string& name, const toml::table& tbl, QueueSpec* q, Er
   bool has_weight = false;
   for (auto&& [key, node] : tbl) {
     const std::string dotted = prefix + std::string(key.str());
+    const std::string_view key_name = key.str();  // clang 14 cannot capture a binding
     const auto* k = std::find_if(QueueKeys().begin(), QueueKeys().end(),
-                                 [&](const QueueKey& row) { return row.name == key.str(); });
+                                 [&](const QueueKey& row) { return row.name == key_name; });
     if (k == QueueKeys().end()) {
       const std::string hint = node.is_table() ? "; a child queue is its own [queue.NAME] table "
                                                  "with parent = \"" +
