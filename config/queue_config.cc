@@ -7,7 +7,10 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
+#include <sstream>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -240,6 +243,36 @@ toml::source_position TreeErrorPosition(const toml::table& doc, const Status& s)
   return at != nullptr ? at->source().begin : toml::source_position{1, 1};
 }
 
+toml::array NameArray(const std::vector<std::string>& names) {
+  toml::array out;
+  for (const std::string& n : names) out.push_back(n);
+  return out;
+}
+
+toml::table QueueTable(const QueueSpec& q) {
+  toml::table t;
+  t.insert("parent", q.parent);
+  t.insert(q.by_weight ? "weight" : "capacity", q.guarantee);
+  t.insert("maximum_capacity", q.maximum);
+  t.insert("max_running_jobs", static_cast<int64_t>(q.max_running_jobs));
+  t.insert("user_limit", q.user_limit);
+  if (q.order) t.insert("order", std::string(JobOrderName(*q.order)));
+  t.insert("state", q.state == QueueState::kStopped ? "stopped" : "running");
+  t.insert("submit_users", NameArray(q.submit_users));
+  t.insert("submit_groups", NameArray(q.submit_groups));
+  return t;
+}
+
+// [groups] from the user -> groups map: each group with its users.
+toml::table GroupsTable(const UserGroups& groups) {
+  std::map<std::string, std::vector<std::string>> members;
+  for (const auto& [user, of] : groups.users())
+    for (const std::string& g : of) members[g].push_back(user);
+  toml::table t;
+  for (const auto& [group, users] : members) t.insert(group, NameArray(users));
+  return t;
+}
+
 }  // namespace
 
 bool IsQueueConfigSection(std::string_view name) {
@@ -274,6 +307,22 @@ Status LoadQueueConfigFile(const std::string& path, QueueConfig* out, QueueTree*
   std::string text;
   if (Status s = ReadRegularFile(path, &text); !s.ok()) return s;
   return LoadQueueConfigText(text, path, out, tree);
+}
+
+std::string QueueConfigToml(const QueueConfig& c) {
+  if (!c.enabled() && c.groups.empty()) return "";
+  toml::table doc;
+  toml::table queues;
+  for (const QueueSpec& q : c.spec.queues) queues.insert(q.name, QueueTable(q));
+  doc.insert("queue", std::move(queues));
+  toml::array rules;
+  for (PlacementRule r : c.spec.rules) rules.push_back(std::string(PlacementRuleName(r)));
+  doc.insert("placement",
+             toml::table{{"rules", std::move(rules)}, {"default_queue", c.spec.default_queue}});
+  if (!c.groups.empty()) doc.insert("groups", GroupsTable(c.groups));
+  std::ostringstream out;
+  out << toml::toml_formatter(doc) << "\n";
+  return out.str();
 }
 
 }  // namespace locsched

@@ -31,6 +31,9 @@ bool IsQueueConfigSection(std::string_view name);
 /// order. On error *out and *tree are unchanged. tree may be nullptr.
 Status LoadQueueConfigText(std::string_view text, std::string_view source_name, QueueConfig* out,
                            QueueTree* tree = nullptr);
+/// c as the TOML tables LoadQueueConfigText reads back to c: [queue.NAME] per queue (every
+/// key written), [placement] and [groups]; "" when tenancy is off and no group is listed.
+std::string QueueConfigToml(const QueueConfig& c);
 /// LoadQueueConfigText over a file's contents (ReadRegularFile's checks; errors name it).
 Status LoadQueueConfigFile(const std::string& path, QueueConfig* out, QueueTree* tree = nullptr);
 

@@ -13,8 +13,8 @@ std::string Load(const std::string& text, QueueConfig* out = nullptr, QueueTree*
   return s.ok() ? "" : s.message();
 }
 
-TEST_CASE("queue config: a full tree loads with every key") {
-  const std::string text = R"([scheduler]
+// A tree that sets every key of [queue.*], [placement] and [groups].
+const std::string kFullTree = R"([scheduler]
 policy = "delay"
 
 [placement]
@@ -48,9 +48,11 @@ parent = "etl"
 weight = 1
 order = "srpt"
 )";
+
+TEST_CASE("queue config: a full tree loads with every key") {
   QueueConfig c;
   QueueTree tree;
-  REQUIRE(Load(text, &c, &tree).empty());
+  REQUIRE(Load(kFullTree, &c, &tree).empty());
   CHECK(c.enabled());
   REQUIRE(c.spec.queues.size() == 4);
   CHECK(c.spec.default_queue == "adhoc");
@@ -76,6 +78,29 @@ order = "srpt"
   CHECK(c.groups.Of("bob")[0] == "analytics");
   CHECK(c.groups.Of("alice")[0] == "analytics");
   CHECK(c.groups.Of("carol").empty());
+}
+
+TEST_CASE("queue config: QueueConfigToml reads back to the same config") {
+  QueueConfig c;
+  REQUIRE(Load(kFullTree, &c).empty());
+  QueueConfig again;
+  const std::string written = QueueConfigToml(c);
+  INFO(written);
+  REQUIRE(Load(written, &again).empty());
+  CHECK(again == c);
+  // Names that need quoting, and a share that is not a round number.
+  REQUIRE(Load("[queue.a]\ncapacity = 33.333333333333336\n[queue.b]\ncapacity = 66.66\n"
+               "[placement]\ndefault_queue = \"b\"\n[groups]\n\"team \\\"x\\\".y\" = [\"u=1\", "
+               "\"al ice\"]\n",
+               &c)
+              .empty());
+  REQUIRE(Load(QueueConfigToml(c), &again).empty());
+  CHECK(again == c);
+  CHECK(c.groups.Of("al ice")[0] == "team \"x\".y");
+}
+
+TEST_CASE("queue config: QueueConfigToml writes nothing with tenancy off") {
+  CHECK(QueueConfigToml(QueueConfig{}).empty());
 }
 
 TEST_CASE("queue config: a file without queue tables leaves tenancy off") {

@@ -14,6 +14,7 @@
 
 #include "config/config.h"
 #include "config/config_loader.h"
+#include "config/queue_config.h"
 
 namespace locsched {
 namespace {
@@ -57,7 +58,8 @@ void CheckError(const Status& s) {
   for (std::string line; std::getline(lines, line);) CheckErrorLine(line);
 }
 
-// The Config written back as TOML, every key with TomlLiteral(format(value)).
+// The Config written back as TOML, every key with TomlLiteral(format(value)), then the
+// tenant queue tables (QueueConfigToml).
 std::string ToToml(const Config& c) {
   std::string out;
   std::string_view section;
@@ -68,7 +70,7 @@ std::string ToToml(const Config& c) {
     }
     out += std::string(ConfigName(k)) + " = " + TomlLiteral(k, k.format(c)) + "\n";
   }
-  return out;
+  return out + QueueConfigToml(c.queues);
 }
 
 // A loaded Config is valid, and writing it out and loading that gives it back.
