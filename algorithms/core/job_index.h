@@ -36,6 +36,14 @@ class JobIndex {
   TaskId FindLocal(JobId j, MachineId m);
   /// Oldest live queued task of job j, or kNoId; it stays queued.
   TaskId FindAny(JobId j);
+  /// Visits job j's live queued tasks, oldest first; `visit` must not change this index.
+  template <typename Visit>
+  void ForEachQueued(JobId j, Visit&& visit) const {
+    if (j >= jobs_.size()) return;
+    const List& any = jobs_[j].any;
+    for (size_t i = any.head; i < any.items.size(); ++i)
+      if (Live(any.items[i])) visit(any.items[i].task);
+  }
   /// Frees every list of job j (call when the job leaves).
   void DropJob(JobId j);
   /// Index entries held, live or stale (for tests and memory figures).

@@ -15,11 +15,11 @@ LateBinding::LateBinding(const PolicyParams& params, Cluster& cluster)
       job_order_(params.job_order),
       index_(cluster),
       ranks_(cluster),
-      order_(MakeJobLess(params.job_order, cluster, &ranks_)),
+      local_(cluster, index_.stamps()),
+      order_(cluster, MakeJobLess(params.job_order, cluster, &ranks_), index_),
       back_([less = MakeJobLess(params.job_order, cluster, &ranks_)](JobId a, JobId b) {
         return less(b, a);
       }),
-      local_(cluster, index_.stamps()),
       alpha_(params.alpha),
       gamma_(params.gamma),
       racks_(cluster),
@@ -31,6 +31,7 @@ LateBinding::LateBinding(const PolicyParams& params, Cluster& cluster)
 
 void LateBinding::AddMachine(MachineId m) {
   local_.AddMachine(m);
+  order_.AddMachine(m);
   racks_in_use_ |= cluster_.machine(m).rack != cluster_.machine(0).rack;
 }
 
@@ -53,6 +54,7 @@ void LateBinding::Enqueue(TaskId t) {
   const uint32_t stamp = index_.Stamp(t);
   if (racks_in_use_) racks_.Add(t, stamp);
   local_.Add(t, stamp, cluster_.task(t).replicas);
+  order_.Enqueued(t);
   ++queued_;
 }
 
@@ -77,26 +79,17 @@ void LateBinding::OnJobChanged(JobId j) {
     racks_.DropJob(j);
   }
   if (!job.alive || job.queued == 0) {
-    // Only a walked job's leaving changes which jobs are first.
-    if (order_.Contains(j) && !walk_stale_)
-      walk_stale_ = std::find(walk_.begin(), walk_.end(), j) != walk_.end();
     order_.Erase(j);
     back_.Erase(j);
     return;
   }
   const uint32_t key = JobOrderKey(job_order_, job);
   if (order_.Contains(j)) {
-    // A start leaves an srpt job's key as it was: the order, and the walk, stand.
+    // A start leaves an srpt job's key as it was: the order stands.
     if (order_key_[j] == key) return;
-    // A smaller fair or srpt key only moves the job forward: the walk admits it in place.
-    const bool forward = key < order_key_[j] && job_order_ != JobOrder::kSmith;
     order_key_[j] = key;
     order_.Update(j);
     back_.Update(j);
-    if (forward)
-      WalkAdmit(j);
-    else
-      walk_stale_ = true;
     return;
   }
   // The job just became runnable: its wait starts now.
@@ -104,27 +97,8 @@ void LateBinding::OnJobChanged(JobId j) {
   order_key_[j] = key;
   order_.Insert(j);
   back_.Insert(j);
-  WalkAdmit(j);
   if (since_.size() <= j) since_.resize(j + 1, 0);
   MarkProgress(j);
-}
-
-// Job j just joined the order or moved forward in it, and every other job kept its
-// place: the first kWalk jobs are the old ones with j among them where it now sorts.
-void LateBinding::WalkAdmit(JobId j) {
-  if (walk_stale_) return;
-  auto it = std::find(walk_.begin(), walk_.end(), j);
-  if (it == walk_.end()) {
-    if (walk_.size() < kWalk) {
-      walk_.push_back(j);
-    } else if (order_.Before(j, walk_.back())) {
-      walk_.back() = j;
-    } else {
-      return;
-    }
-    it = walk_.end() - 1;
-  }
-  for (; it != walk_.begin() && order_.Before(*it, *(it - 1)); --it) std::iter_swap(it, it - 1);
 }
 
 // Job j starts waiting afresh now. Superseded entries leave progress_ from its front; once
@@ -166,19 +140,17 @@ JobId LateBinding::LongestWaiting() {
 }
 
 // The share of the other queued tasks (all but job j's oldest, the one that asks) that
-// its holders serve before it or that are j's own: those of the jobs before j in the walk
-// and j's other ones, or all of them once j is past the walk (the walk is the order's front).
+// its holders serve before it or that are j's own: those of the jobs before j in the
+// order's front and j's other ones, or all of them once j is past the front.
 double LateBinding::AheadShare(JobId j) const {
   if (queued_ <= 1) return 0;
-  uint64_t ahead = 0;
-  for (const JobId w : walk_) {
-    if (w == j) {
-      ahead += cluster_.job(j).queued - 1;
-      return static_cast<double>(ahead) / static_cast<double>(queued_ - 1);
-    }
-    ahead += cluster_.job(w).queued;
+  if (!order_.InFront(j)) return 1;
+  uint64_t ahead = cluster_.job(j).queued - 1;
+  for (const JobId k : order_.front()) {
+    if (k == j) break;
+    ahead += cluster_.job(k).queued;
   }
-  return 1;
+  return static_cast<double>(ahead) / static_cast<double>(queued_ - 1);
 }
 
 // LongestWaiting without dropping the superseded entries it passes (for Explain).
@@ -275,13 +247,8 @@ Pick LateBinding::PickFor(MachineId m) {
     if (t == kNoId) t = index_.FindAny(oldest);
     return Take(t, oldest);
   }
-  // The first job of the order with a task local to m runs it.
-  if (walk_stale_) {
-    order_.Smallest(kWalk, walk_);
-    walk_stale_ = false;
-  }
-  for (const JobId j : walk_)
-    if (const TaskId t = index_.FindLocal(j, m); t != kNoId) return Take(t, j);
+  // The first job of the order's front with a task local to m runs its oldest one.
+  if (const TaskId t = order_.FirstLocal(m); t != kNoId) return Take(t, cluster_.task(t).job);
   // Else any task local to m, oldest first: a local run is never slower than waiting.
   if (const TaskId t = local_.Front(m); t != kNoId) return Take(t, cluster_.task(t).job);
   // Nothing local: a task may run off its holders (OffHolder).
@@ -320,9 +287,7 @@ Pick LateBinding::OffHolder(MachineId m, JobId* from, TaskId* any) {
 }
 
 uint32_t LateBinding::JobsAhead(JobId j, uint32_t cap) const {
-  uint32_t ahead = 0;
-  order_.ForEachInOrder([&](JobId k) { return k != j && ++ahead < cap; });
-  return ahead;
+  return order_.JobsAhead(j, cap);
 }
 
 WaitInfo LateBinding::Explain(const Cluster&, TaskId t, const WaitFacts& facts) const {
@@ -378,7 +343,6 @@ bool LateBinding::SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint
     order_.Insert(j);
     back_.Insert(j);
   }
-  walk_stale_ = true;
   return true;
 }
 

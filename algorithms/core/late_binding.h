@@ -17,6 +17,7 @@
 #include "algorithms/core/job_index.h"
 #include "algorithms/core/job_ranks.h"
 #include "algorithms/core/machine_fifos.h"
+#include "algorithms/core/order_front.h"
 #include "algorithms/core/policy.h"
 #include "algorithms/core/rack_index.h"
 #include "algorithms/core/remote_permits.h"
@@ -26,9 +27,6 @@ namespace locsched {
 /// Late binding with a job-aware order and a rate-derived locality wait.
 class LateBinding final : public Policy {
  public:
-  /// Jobs of the order a free slot inspects for a task local to it.
-  static constexpr size_t kWalk = 8;
-
   LateBinding(const PolicyParams& params, Cluster& cluster);
 
   void AddMachine(MachineId m) override;
@@ -74,7 +72,6 @@ class LateBinding final : public Policy {
   JobId OldestWaiting() const;
   bool Aged(JobId oldest, double now) const;
   void MarkProgress(JobId j);
-  void WalkAdmit(JobId j);
   bool Waiting(JobId j, double stamp) const;
   double AheadShare(JobId j) const;
   double OthersEnd(JobId j, double wait) const;
@@ -86,17 +83,15 @@ class LateBinding final : public Policy {
   Cluster& cluster_;
   JobOrder job_order_;
   JobIndex index_;
-  JobRanks ranks_;  // the `lp` order's ranks (read by order_'s comparator)
-  JobHeap order_;
-  JobHeap back_;  // the same jobs, the order's last first
+  JobRanks ranks_;      // the `lp` order's ranks (read by order_'s comparator)
+  MachineFifos local_;  // each machine's local tasks, oldest first
+  OrderFront order_;    // the job order; finds a machine's first local job
+  JobHeap back_;        // the same jobs, the order's last first
   RemotePermits permits_;
-  MachineFifos local_;                             // each machine's local tasks, oldest first
   std::vector<double> since_;                      // by job: last start, or when it queued
   std::deque<std::pair<JobId, double>> progress_;  // (job, since_) in time order, lazy
   std::vector<uint32_t> swept_;                    // by job: the last sweep that kept it
   uint32_t sweep_ = 0;
-  std::vector<JobId> walk_;          // the first kWalk jobs of order_
-  bool walk_stale_ = true;           // order_ changed since walk_ was read
   std::vector<uint32_t> order_key_;  // by job: JobOrderKey when last placed
   double alpha_, gamma_, remote_wait_ = 0;
   // The rack level (rack_index.h): on once a machine's rack differs from machine 0's.
