@@ -47,14 +47,30 @@ void OrderFront::Erase(JobId j) {
 // first trade places.
 void OrderFront::Update(JobId j) {
   if (InFront(j)) {
-    const uint32_t at = rank_[slot_[j]];
-    front_.erase(front_.begin() + at);
-    Renumber(at);
-    Place(j);
+    Move(rank_[slot_[j]]);
   } else {
     rest_.Update(j);
   }
   Balance();
+}
+
+// The front job at `at` moved: it trades places with its neighbours until the front is
+// sorted again (O(the places it moves), usually none).
+void OrderFront::Move(size_t at) {
+  while (at > 0 && Before(front_[at], front_[at - 1])) {
+    Swap(at - 1, at);
+    --at;
+  }
+  while (at + 1 < front_.size() && Before(front_[at + 1], front_[at])) {
+    Swap(at, at + 1);
+    ++at;
+  }
+}
+
+void OrderFront::Swap(size_t a, size_t b) {
+  std::swap(front_[a], front_[b]);
+  rank_[slot_[front_[a]]] = static_cast<uint32_t>(a);
+  rank_[slot_[front_[b]]] = static_cast<uint32_t>(b);
 }
 
 void OrderFront::Balance() {
@@ -118,9 +134,12 @@ void OrderFront::Unplace(JobId j) {
   kept_since_[s] = ++clock_;
 }
 
-// Job j, out of the front, gives up its slot.
+// Job j, out of the front, leaves the order and gives up its slot. Its bits would each
+// cost the slot's next job a failed look-up: they go now (O(machines), once per job).
 void OrderFront::Release(JobId j) {
-  Clear(held_, slot_[j]);
+  const uint32_t s = slot_[j];
+  for (Bits& mask : masks_) Clear(mask, s);
+  Clear(held_, s);
   slot_[j] = kNoId;
 }
 

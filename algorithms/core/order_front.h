@@ -5,7 +5,8 @@
 // bitmask of the slots whose job may have a queued task local to it: a bit is
 // set when such a task is queued (or its job takes the slot) and cleared when
 // a look-up finds the job has none there any more, so a clear bit is exact and
-// a set one costs at most one look-up before it clears. A job that drops out
+// a set one costs at most one look-up before it clears; a job that leaves the
+// order clears its slot's bits on every machine. A job that drops out
 // of the front keeps its slot, and its bits, until a job entering the front
 // needs a slot and none is free (the one kept longest goes): a job that moves
 // in and out of the front, as under `fair` when its tasks start and end, is
@@ -71,6 +72,8 @@ class OrderFront {
   void Unplace(JobId j);
   void Release(JobId j);
   void Renumber(size_t from);
+  void Move(size_t at);
+  void Swap(size_t a, size_t b);
   void Balance();
   uint32_t FirstCandidate(const Bits& candidates) const;
 
