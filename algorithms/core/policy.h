@@ -76,6 +76,10 @@ struct PolicyParams {
   /// Late binding: the coefficient of variation of task times (1: exponential, 0: fixed),
   /// which its off-holder rule weighs a job's last task by (task_time.h).
   double duration_cv = 1;
+  /// Quincy: each job's unscheduled node holds back at most its queued tasks less what
+  /// its fair share still asks for (Quincy's fairness without preemption). Off by default:
+  /// measured on SWIM hours it ran most tasks off their holders (docs/algorithms.md).
+  bool quincy_fair = false;
 };
 
 /// Queue figures for status and tests.

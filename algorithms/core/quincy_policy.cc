@@ -16,7 +16,11 @@ constexpr double kSlackS = 0.002;
 }  // namespace
 
 QuincyPolicy::QuincyPolicy(const PolicyParams& params, Cluster& cluster)
-    : cluster_(cluster), alpha_(params.alpha), gamma_(params.gamma), beta_(params.beta) {
+    : cluster_(cluster),
+      alpha_(params.alpha),
+      gamma_(params.gamma),
+      beta_(params.beta),
+      fair_(params.quincy_fair) {
   SetRates(params.alpha, params.gamma);
 }
 
@@ -66,6 +70,9 @@ void QuincyPolicy::Enqueue(TaskId t) {
     rack_[r].q.push_back(e);
   }
   if (!HasLiveHolder(t)) orphans_.push_back(e);
+  const JobId j = cluster_.task(t).job;
+  if (by_job_.size() <= j) by_job_.resize(j + 1);
+  by_job_[j].q.push_back(e);
   ++queued_;
   dirty_ = true;
 }
@@ -102,6 +109,9 @@ void QuincyPolicy::Remove(TaskId t) {
   --queued_;
   ++all_.dead;
   Bury(all_);
+  Fifo& job = by_job_[cluster_.task(t).job];
+  ++job.dead;
+  Bury(job);
   std::vector<uint32_t> racks;
   for (const MachineId h : cluster_.task(t).replicas) {
     if (h >= local_.size()) continue;
@@ -127,6 +137,18 @@ void QuincyPolicy::OnJobChanged(JobId j) {
   const uint32_t running = job.alive ? job.running : 0;
   if (running < running_[j]) dirty_ = true;
   running_[j] = running;
+  if (active_at_.size() <= j) active_at_.resize(j + 1, kNoId);
+  const bool active = job.alive && (job.queued > 0 || job.running > 0);
+  if (active && active_at_[j] == kNoId) {
+    active_at_[j] = static_cast<uint32_t>(active_.size());
+    active_.push_back(j);
+  } else if (!active && active_at_[j] != kNoId) {
+    active_at_[active_.back()] = active_at_[j];
+    active_[active_at_[j]] = active_.back();
+    active_.pop_back();
+    active_at_[j] = kNoId;
+  }
+  if (!job.alive && j < by_job_.size()) by_job_[j] = Fifo{};
 }
 
 Pick QuincyPolicy::PickFor(MachineId m) {
@@ -149,8 +171,9 @@ uint64_t QuincyPolicy::LocalQueueLength(MachineId m) const {
   return f.q.size() - std::min<size_t>(f.dead, f.q.size());
 }
 
-// Each machine's rack and free slots into p; returns the free slots in all.
-size_t QuincyPolicy::ScanMachines(QuincyProblem& p) {
+// Each machine's rack and free slots into p; returns the free slots in all, and the
+// usable machines' slots in *slots.
+size_t QuincyPolicy::ScanMachines(QuincyProblem& p, size_t* slots) {
   const MachineId machines = cluster_.num_machines();
   p.rack.resize(machines);
   p.free_slots.resize(machines);
@@ -161,6 +184,7 @@ size_t QuincyPolicy::ScanMachines(QuincyProblem& p) {
     p.rack[m] = static_cast<int>(machine.rack);
     p.free_slots[m] = static_cast<int>(FreeSlots(machine));
     free += FreeSlots(machine);
+    if (machine.up && !machine.draining) *slots += machine.slots;
     racks_in_use_ |= machine.rack != cluster_.machine(0).rack;
   }
   return free;
@@ -201,7 +225,56 @@ std::vector<TaskId> QuincyPolicy::Candidates(const QuincyProblem& p, size_t k) {
       if (rack_free[r]) Take(rack_[r], k, rack_wait_, out);
   Take(all_, k, remote_wait_, out);
   AddOrphans(out);
+  for (const auto& [j, tasks] : forced_) Take(by_job_[j], tasks, -kInf, out);
   return out;
+}
+
+// Quincy's fair shares without preemption: the slots split evenly among the jobs with
+// work, none above what it asks (water-filling), rounded up; a job running less than its
+// share must place the rest of it, as far as the free slots go (the jobs running fewest
+// first, then the oldest). Fills forced_.
+void QuincyPolicy::FairShares(size_t free, size_t slots) {
+  forced_.clear();
+  if (!fair_ || active_.empty()) return;
+  std::vector<uint32_t> demand;
+  for (const JobId j : active_) demand.push_back(cluster_.job(j).running + cluster_.job(j).queued);
+  std::sort(demand.begin(), demand.end());
+  double left = static_cast<double>(slots), level = kInf;
+  for (size_t i = 0; i < demand.size(); ++i) {
+    const auto rest = static_cast<double>(demand.size() - i);
+    if (demand[i] * rest > left) {
+      level = std::ceil(left / rest);
+      break;
+    }
+    left -= demand[i];
+  }
+  for (const JobId j : active_) {
+    const Job& job = cluster_.job(j);
+    const double share = std::min<double>(job.running + job.queued, level);
+    if (share > job.running) forced_.emplace_back(j, static_cast<uint32_t>(share) - job.running);
+  }
+  std::sort(forced_.begin(), forced_.end(), [this](const auto& a, const auto& b) {
+    const Job &x = cluster_.job(a.first), &y = cluster_.job(b.first);
+    return x.running != y.running ? x.running < y.running : x.seq < y.seq;
+  });
+  for (auto& f : forced_) {
+    f.second = static_cast<uint32_t>(std::min<size_t>(f.second, free));
+    free -= f.second;
+  }
+  std::erase_if(forced_, [](const auto& f) { return f.second == 0; });
+}
+
+// Each forced job's unscheduled node holds at most its tasks in the network less what it
+// must place.
+void QuincyPolicy::BoundUnscheduled(QuincyProblem& p, const std::vector<JobId>& jobs) const {
+  if (forced_.empty()) return;
+  std::vector<int> count(jobs.size(), 0);
+  for (const QuincyTask& t : p.tasks) ++count[static_cast<size_t>(t.job)];
+  p.max_unscheduled.assign(jobs.size(), -1);
+  for (const auto& [j, tasks] : forced_) {
+    const uint32_t d = job_slot_[j];
+    p.max_unscheduled[d] = std::max(0, count[d] - static_cast<int>(tasks));
+  }
 }
 
 // Every task still without a live holder: nothing is worth waiting for (AddTask).
@@ -245,16 +318,19 @@ void QuincyPolicy::Solve() {
   }
   planned_machines_.clear();
   QuincyProblem p;
-  const size_t k = ScanMachines(p);
+  size_t slots = 0;
+  const size_t k = ScanMachines(p, &slots);
   next_solve_ = kInf;
   last_tasks_ = 0;
   if (k == 0) return;  // a slot that frees marks the flow stale
   p.remote_cost = Cost(remote_wait_);
   p.rack_cost = racks_in_use_ ? std::min(Cost(rack_wait_), p.remote_cost) : p.remote_cost;
+  FairShares(k, slots);
   const std::vector<TaskId> candidates = Candidates(p, k);
   std::vector<JobId> jobs;
   for (const TaskId t : candidates) AddTask(p, t, jobs);
   p.jobs = static_cast<int>(jobs.size());
+  BoundUnscheduled(p, jobs);
   last_tasks_ = candidates.size();
   const QuincyAssignment a = SolveQuincyFlow(p);
   for (size_t i = 0; i < candidates.size() && a.feasible; ++i) {

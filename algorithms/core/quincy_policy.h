@@ -6,6 +6,9 @@
 // 1/gamma - 1/alpha), and leaving a task queued its wait so far. PickFor(m)
 // hands out what the flow placed on m. Only the tasks that can be placed in an
 // optimal flow enter the network (the oldest per entry node, see Candidates).
+// Fairness (PolicyParams::quincy_fair): a job running fewer tasks than its fair
+// share of the slots must have that many more placed, as far as free slots allow
+// (Quincy's lower bound on a job's running tasks; no preemption).
 // Owned by the Scheduler (through MakePolicy); single-threaded.
 #pragma once
 
@@ -68,11 +71,14 @@ class QuincyPolicy final : public Policy {
   void Remove(TaskId t);
   void Bury(Fifo& f);
   void Solve();
-  size_t ScanMachines(QuincyProblem& p);
+  size_t ScanMachines(QuincyProblem& p, size_t* slots);
   void Take(Fifo& f, size_t k, double min_wait, std::vector<TaskId>& out);
   std::vector<TaskId> Candidates(const QuincyProblem& p, size_t k);
   void AddTask(QuincyProblem& p, TaskId t, std::vector<JobId>& jobs);
   void AddOrphans(std::vector<TaskId>& out);
+  void FairShares(size_t free, size_t slots);
+  void AddForced(std::vector<TaskId>& out);
+  void BoundUnscheduled(QuincyProblem& p, const std::vector<JobId>& jobs) const;
   double NextThreshold() const;
   int64_t Cost(double seconds) const;
 
@@ -81,19 +87,24 @@ class QuincyPolicy final : public Policy {
   double remote_wait_ = 0, rack_wait_ = 0;  // seconds a run off holders loses
   double now_ = 0;
   bool racks_in_use_ = false;
+  bool fair_;
   bool dirty_ = true;
   double next_solve_ = std::numeric_limits<double>::infinity();
   uint64_t queued_ = 0, solves_ = 0;
   size_t last_tasks_ = 0;
   uint32_t stamp_ = 0;
-  std::vector<uint32_t> serial_;           // by task: bumped on enqueue and on removal
-  std::vector<double> since_;              // by task: when it was queued
-  std::vector<MachineId> planned_;         // by task: where the last flow placed it
-  std::vector<uint32_t> seen_;             // by task: stamp_ of the last solve that took it
-  std::vector<uint32_t> running_;          // by job: running count last seen
-  std::vector<uint32_t> job_slot_;         // by job: dense index in the solve (stamped)
-  std::vector<uint32_t> job_stamp_;        // by job: stamp_ of that index
-  std::vector<std::vector<TaskId>> plan_;  // by machine: tasks the flow put there
+  std::vector<uint32_t> serial_;     // by task: bumped on enqueue and on removal
+  std::vector<double> since_;        // by task: when it was queued
+  std::vector<MachineId> planned_;   // by task: where the last flow placed it
+  std::vector<uint32_t> seen_;       // by task: stamp_ of the last solve that took it
+  std::vector<uint32_t> running_;    // by job: running count last seen
+  std::vector<uint32_t> job_slot_;   // by job: dense index in the solve (stamped)
+  std::vector<uint32_t> job_stamp_;  // by job: stamp_ of that index
+  std::vector<uint32_t> active_at_;  // by job: its index in active_, kNoId if none
+  std::vector<JobId> active_;        // jobs with tasks queued or running
+  std::vector<Fifo> by_job_;         // by job: its queued tasks, oldest first
+  std::vector<std::pair<JobId, uint32_t>> forced_;  // (job, tasks it must place) this solve
+  std::vector<std::vector<TaskId>> plan_;           // by machine: tasks the flow put there
   std::vector<MachineId> planned_machines_;
   std::deque<Entry> orphans_;  // queued tasks that had no live holder (few; rebuilt each solve)
   Fifo all_;                   // every queued task, oldest first

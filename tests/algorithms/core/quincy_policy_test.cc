@@ -18,9 +18,12 @@
 namespace locsched {
 namespace {
 
-std::unique_ptr<Scheduler> MakeQuincy(const std::vector<uint32_t>& racks, uint32_t slots = 1) {
+// Quincy over machines in `racks`; fairness off unless asked (the cost tests need none).
+std::unique_ptr<Scheduler> MakeQuincy(const std::vector<uint32_t>& racks, uint32_t slots = 1,
+                                      bool fair = false) {
   PolicyParams p;
   p.kind = PolicyKind::kQuincy;
+  p.quincy_fair = fair;
   p.alpha = 0.8;
   p.beta = 0.4;
   p.gamma = 0.2;
@@ -130,6 +133,34 @@ TEST_CASE("quincy: only the tasks an optimal flow may place enter the network", 
   REQUIRE(a);
   CHECK(a->task == first);
   CHECK(Quincy(*s).last_network_tasks() == 1);  // X needs the oldest only: one free slot
+}
+
+TEST_CASE("quincy: with fairness a job below its share runs at once, off its holders", "[quincy]") {
+  for (const bool fair : {false, true}) {
+    CAPTURE(fair);
+    auto s = MakeQuincy({0, 0}, 1, fair);
+    SubmitOne(*s, {0});
+    REQUIRE(s->Assign(0));
+    SubmitOne(*s, {0});  // two slots, two jobs: a share of one slot each
+    const auto a = s->Assign(1);
+    CHECK(a.has_value() == fair);
+  }
+}
+
+TEST_CASE("quincy: with fairness a job places tasks up to its water-filled share", "[quincy]") {
+  auto s = MakeQuincy({0, 0, 0}, 1, true);
+  TaskSpec specs[2];
+  const MachineId zero[] = {0};
+  for (TaskSpec& spec : specs) spec.replicas = zero;
+  s->SubmitJob(1, specs);  // job A: two tasks on machine 0
+  REQUIRE(s->Assign(0));   // A runs one
+  SubmitOne(*s, {1});      // job B: runs on its free holder
+  REQUIRE(s->Assign(1));
+  // Three slots, A asks 2 and B 1: A's share is 2, so its second task is placed on
+  // machine 2 at once.
+  const auto a = s->Assign(2);
+  REQUIRE(a);
+  CHECK_FALSE(a->local);
 }
 
 // The full network of s's queued tasks (waits from `since`, at time now).
