@@ -4,7 +4,8 @@
 # independent runs; it reports its CPU time, so the idle wall time is CPU / 2). Writes docs/league.md,
 # docs/league.png and docs/figures/league.jsonl. Needs locsched-sim built (build/release,
 # else build/dev, or --build DIR); the trace workloads skip when ../shared/data/traces
-# is absent; the chart needs python3 with matplotlib.
+# is absent; the chart needs python3 with matplotlib. quincy runs on a sampled subset only
+# (the SWIM hours and the skewed clusters; league.py's SAMPLED says why).
 #   bash bench/league.sh [league.py options]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -12,8 +12,8 @@
 namespace locsched {
 namespace {
 
-constexpr std::array<std::string_view, 6> kPolicies{
-    "jsq-maxweight", "fair", "fifo", "delay", "late-binding", "balanced-pandas"};
+constexpr std::array<std::string_view, 7> kPolicies{
+    "jsq-maxweight", "fair", "fifo", "delay", "late-binding", "balanced-pandas", "quincy"};
 constexpr std::array<std::string_view, 5> kJobOrders{"auto", "fair", "srpt", "smith", "lp"};
 constexpr std::array<std::string_view, 3> kIntraQueues{"fair", "fifo", "priority"};
 constexpr std::array<std::string_view, 6> kLogLevels{"trace", "debug", "info",

@@ -14,7 +14,7 @@
 #   bash tools/replay.sh [options] [-- extra locsched-agents flags]
 #     --build DIR       where the binaries are (default build/release)
 #     --policy P        scheduler.policy: late-binding (default), jsq-maxweight, fair, fifo,
-#                       delay, balanced-pandas; fair and delay rank jobs fair (Zaharia et
+#                       delay, balanced-pandas, quincy; fair and delay rank jobs fair (Zaharia et
 #                       al.'s), late-binding srpt with its aging bound of 300 workload seconds
 #     --delay-wait S    delay policy: its wait in workload seconds (default 20); the daemon
 #                       runs on the wall clock, so it gets scheduler.delay_wait = S / speed

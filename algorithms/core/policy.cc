@@ -7,17 +7,19 @@
 #include "algorithms/core/baseline_policy.h"
 #include "algorithms/core/jsq_maxweight.h"
 #include "algorithms/core/late_binding.h"
+#include "algorithms/core/quincy_policy.h"
 
 namespace locsched {
 namespace {
 
-constexpr std::array<std::pair<PolicyKind, std::string_view>, 6> kPolicyNames{{
+constexpr std::array<std::pair<PolicyKind, std::string_view>, 7> kPolicyNames{{
     {PolicyKind::kJsqMaxWeight, "jsq-maxweight"},
     {PolicyKind::kFair, "fair"},
     {PolicyKind::kFifo, "fifo"},
     {PolicyKind::kDelay, "delay"},
     {PolicyKind::kLateBinding, "late-binding"},
     {PolicyKind::kBalancedPandas, "balanced-pandas"},
+    {PolicyKind::kQuincy, "quincy"},
 }};
 constexpr std::array<std::string_view, kPolicyNames.size()> kNamesOnly = [] {
   std::array<std::string_view, kPolicyNames.size()> out{};
@@ -49,6 +51,7 @@ std::unique_ptr<Policy> MakePolicy(const PolicyParams& params, Cluster& cluster)
   if (params.kind == PolicyKind::kBalancedPandas) {
     return std::make_unique<BalancedPandas>(params, cluster);
   }
+  if (params.kind == PolicyKind::kQuincy) return std::make_unique<QuincyPolicy>(params, cluster);
   return std::make_unique<BaselinePolicy>(params, cluster);
 }
 

@@ -23,6 +23,7 @@ enum class PolicyKind {
   kDelay,           ///< delay scheduling: fair order, a job waits up to delay_wait for locality
   kLateBinding,     ///< late binding: any replica holder takes a task; remote only when it pays
   kBalancedPandas,  ///< Balanced-PANDAS: per-machine local/rack/remote queues, weighted workload
+  kQuincy,          ///< Quincy: a min-cost flow over tasks, machines, racks and waiting costs
 };
 
 /// How a policy that chooses among jobs orders them (late binding, fair, delay).
@@ -75,6 +76,10 @@ struct PolicyParams {
   /// Late binding: the coefficient of variation of task times (1: exponential, 0: fixed),
   /// which its off-holder rule weighs a job's last task by (task_time.h).
   double duration_cv = 1;
+  /// Quincy: each job's unscheduled node holds back at most its queued tasks less what
+  /// its fair share still asks for (Quincy's fairness without preemption). Off by default:
+  /// measured on SWIM hours it ran most tasks off their holders (docs/algorithms.md).
+  bool quincy_fair = false;
 };
 
 /// Queue figures for status and tests.
@@ -170,7 +175,7 @@ class Policy {
 std::unique_ptr<Policy> MakePolicy(const PolicyParams& params, Cluster& cluster);
 
 /// Parses a name of the policy table ("jsq-maxweight", "fair", "fifo", "delay",
-/// "late-binding", "balanced-pandas"); nullopt if unknown.
+/// "late-binding", "balanced-pandas", "quincy"); nullopt if unknown.
 std::optional<PolicyKind> ParsePolicyKind(std::string_view name);
 /// The canonical name of a policy.
 std::string_view PolicyKindName(PolicyKind kind);

@@ -245,7 +245,7 @@ TEST_CASE("out-of-range values name the key and the value and the range") {
 TEST_CASE("enum and mode errors list what is allowed") {
   CHECK(LoadError("[scheduler]\npolicy = \"maxweight\"\n") ==
         "test.toml:2:10: scheduler.policy: \"maxweight\" is not one of "
-        "jsq-maxweight|fair|fifo|delay|late-binding|balanced-pandas");
+        "jsq-maxweight|fair|fifo|delay|late-binding|balanced-pandas|quincy");
   CHECK(LoadError("[log]\nlevel = \"verbose\"\n") ==
         "test.toml:2:9: log.level: \"verbose\" is not one of trace|debug|info|warn|error|off");
   for (const char* bad : {"0999", "1777", "66", "06600", "rw-", ""}) {

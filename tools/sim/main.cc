@@ -146,6 +146,9 @@ void AddWorkloadFlags(CLI::App& app, Options& o) {
                  "Late binding: time a job may go without starting a task before it is served "
                  "first, in slots (seconds with --trace; 0: no bound)")
       ->capture_default_str();
+  app.add_flag("--quincy-fair", p.policy.quincy_fair,
+               "Quincy: a job below its fair share of the slots must have the rest placed "
+               "(Quincy's fairness without preemption; off by default)");
   app.add_option("--warmup", p.warmup_fraction, "Leading share of slots left out of the figures")
       ->capture_default_str();
   app.add_option("--max-backlog", p.max_backlog,
@@ -545,6 +548,7 @@ int main(int argc, char** argv) {
       s.remote_bias = o.params.policy.remote_bias;
       if (!o.job_order.empty()) s.job_order = o.params.policy.job_order;
       s.job_aging = o.params.policy.job_aging;
+      s.quincy_fair = o.params.policy.quincy_fair;
       s.seed = o.params.seed;
       s.json = o.json;
       s.lp = o.lp;

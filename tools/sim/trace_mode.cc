@@ -117,6 +117,7 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
           {"remote_bias", p.policy.remote_bias},
           {"job_order", JobOrderName(p.policy.job_order)},
           {"job_aging_s", p.policy.job_aging},
+          {"quincy_fair", p.policy.quincy_fair},
           {"delay_wait_s", p.policy.kind == PolicyKind::kDelay ? nlohmann::json(p.policy.delay_wait)
                                                                : nlohmann::json(nullptr)},
           {"machines", p.cluster.machines},
@@ -223,6 +224,7 @@ TraceSimParams Params(const TraceModeOptions& o, const TraceRunSettings& s, Poli
   p.policy.remote_bias = s.remote_bias;
   p.policy.job_order = s.job_order.value_or(DefaultJobOrder(policy));
   p.policy.job_aging = s.job_aging;
+  p.policy.quincy_fair = s.quincy_fair;
   p.policy.alpha = 1 / o.local_mean;
   p.policy.gamma = p.policy.alpha / slowdown;
   p.policy.seed = s.seed;

@@ -62,6 +62,7 @@ struct TraceRunSettings {
   /// Late binding, fair and delay; unset: each policy's DefaultJobOrder.
   std::optional<JobOrder> job_order;
   double job_aging = kDefaultJobAging;  ///< late binding's aging bound, seconds (0: off)
+  bool quincy_fair = false;             ///< quincy: Quincy's fairness bound (PolicyParams)
   uint64_t seed = 1;
   bool json = false;
   BacklogLpOptions lp;      ///< --lp-priority: the LP's knobs (the daemon's defaults)

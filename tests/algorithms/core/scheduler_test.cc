@@ -125,9 +125,9 @@ std::vector<Assignment> AssignAll(Scheduler& s) {
   return out;
 }
 
-const PolicyKind kAllPolicies[] = {PolicyKind::kJsqMaxWeight, PolicyKind::kFair,
-                                   PolicyKind::kFifo,         PolicyKind::kDelay,
-                                   PolicyKind::kLateBinding,  PolicyKind::kBalancedPandas};
+const PolicyKind kAllPolicies[] = {
+    PolicyKind::kJsqMaxWeight, PolicyKind::kFair,           PolicyKind::kFifo,  PolicyKind::kDelay,
+    PolicyKind::kLateBinding,  PolicyKind::kBalancedPandas, PolicyKind::kQuincy};
 
 PolicyParams Params(PolicyKind kind, IntraQueue intra, double delay_wait, uint64_t seed) {
   PolicyParams p;

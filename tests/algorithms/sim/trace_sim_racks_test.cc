@@ -89,7 +89,7 @@ TEST_CASE("Trace mode with one rack is the run without racks, for every policy",
   const TraceWorkload w = RackedWorkload(40, 4, 0.8, 400, 4);
   for (const PolicyKind kind :
        {PolicyKind::kJsqMaxWeight, PolicyKind::kDelay, PolicyKind::kFair, PolicyKind::kFifo,
-        PolicyKind::kLateBinding, PolicyKind::kBalancedPandas}) {
+        PolicyKind::kLateBinding, PolicyKind::kBalancedPandas, PolicyKind::kQuincy}) {
     CAPTURE(PolicyKindName(kind));
     TraceSimParams p;
     p.cluster.machines = 40;
@@ -111,7 +111,7 @@ TEST_CASE("Trace mode with racks: every policy finishes every task, deterministi
   const TraceWorkload w = RackedWorkload(40, 4, 0.8, 400, 6);
   for (const PolicyKind kind :
        {PolicyKind::kJsqMaxWeight, PolicyKind::kDelay, PolicyKind::kFair, PolicyKind::kFifo,
-        PolicyKind::kLateBinding, PolicyKind::kBalancedPandas}) {
+        PolicyKind::kLateBinding, PolicyKind::kBalancedPandas, PolicyKind::kQuincy}) {
     CAPTURE(PolicyKindName(kind));
     TraceSimParams p;
     p.cluster.machines = 40;

@@ -171,7 +171,7 @@ TEST_CASE("Trace mode is deterministic per seed", "[trace_sim]") {
   const TraceWorkload w = RandomWorkload(50, 0.8, 600, 3);
   for (const PolicyKind kind :
        {PolicyKind::kJsqMaxWeight, PolicyKind::kDelay, PolicyKind::kFair, PolicyKind::kFifo,
-        PolicyKind::kLateBinding, PolicyKind::kBalancedPandas}) {
+        PolicyKind::kLateBinding, PolicyKind::kBalancedPandas, PolicyKind::kQuincy}) {
     CAPTURE(PolicyKindName(kind));
     TraceSimParams p;
     p.cluster.machines = 50;
