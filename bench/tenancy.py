@@ -23,9 +23,10 @@ by a later invocation with the same call (so a long run can be split, e.g. one l
 time, and rendered at the end). Prints the markdown table (and writes it to --out if
 given). Usage:
   python3 bench/tenancy.py [--build DIR] [--hours LIST] [--seeds 1,2,3] [--loads 0.6,0.85]
-                           [--mixes 3,5] [--waits 0,5,10,20,40,80] [--jobs N]
+                           [--mixes 2,3,4,5] [--waits 0,5,10,20,40,80] [--jobs N]
                            [--cache FILE] [--out FILE] [--traces DIR]
-Skips, with a message, when the traces are absent.
+Skips, with a message, when the traces are absent; an hour without jobs (hour 11 of the
+first file) is left out of the table, with a message.
 """
 import argparse
 import concurrent.futures
@@ -38,9 +39,12 @@ import time
 SWIM_FILES = ["swim-fb/FB-2009_samples_24_times_1hr_0.tsv",
               "swim-fb/FB-2009_samples_24_times_1hr_1.tsv"]
 MIXES = {
+    "2": "etl:0.7,adhoc:0.3",
     "3": "etl:0.5,adhoc:0.3,ml:0.2",
+    "4": "etl:0.4,adhoc:0.3,ml:0.2,dev:0.1",
     "5": "etl:0.35,adhoc:0.25,ml:0.2,bi:0.12,dev:0.08",
 }
+REPORTED_EMPTY = set()  # (trace, hour) without jobs, said once
 
 
 def parse_list(text, kind=int):
@@ -121,6 +125,12 @@ def mean(values):
 def summarize(a, traces, results, mix, load):
     """One table row for `mix` at `load`, over every hour and seed."""
     runs = [((t, h), s) for t in traces for h in a.hours for s in a.seeds]
+    empty = sorted({h for h, s in runs if results[(None, load, h, s, "plain")][0]["jobs"] == 0})
+    for trace, hour in (e for e in empty if e not in REPORTED_EMPTY):
+        REPORTED_EMPTY.add((trace, hour))
+        print("tenancy: %s hour %d has no jobs: left out" % (os.path.basename(trace), hour),
+              file=sys.stderr)
+    runs = [(h, s) for h, s in runs if h not in empty]
     plain = [results[(None, load, h, s, "plain")][0] for h, s in runs]
     queued = [results[(mix, load, h, s, "queues")][0] for h, s in runs]
     delays = [results[(mix, load, h, s, "delay")] for h, s in runs]
@@ -176,8 +186,8 @@ def main():
                     help="FB-2009 hours of both files, e.g. 1,9 (default the league's six)")
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--loads", default="0.6,0.85", help="--utilization of each run")
-    ap.add_argument("--mixes", default="3,5", help="tenant mixes: 3 (%s), 5 (%s)" % (
-        MIXES["3"], MIXES["5"]))
+    ap.add_argument("--mixes", default="2,3,4,5", help="tenant mixes: %s" % ", ".join(
+        "%s (%s)" % kv for kv in MIXES.items()))
     ap.add_argument("--waits", default="0,5,10,20,40,80", help="delay scheduling's waits, s")
     ap.add_argument("--jobs", type=int, default=2, help="runs in parallel")
     ap.add_argument("--cache", default=None, help="keep and reuse each call's rows here")

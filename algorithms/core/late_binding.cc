@@ -264,6 +264,11 @@ Pick LateBinding::PickFor(MachineId m) {
   return Pick{};
 }
 
+JobId LateBinding::FirstLocalJob(MachineId m) {
+  const TaskId t = queued_ == 0 ? kNoId : order_.FirstLocal(m);
+  return t == kNoId ? kNoId : cluster_.task(t).job;
+}
+
 // The jobs whose tasks may run off their holders on m: the last of the order, whose
 // holders serve it last, then the job waiting longest (the two differ when the order's
 // front is made of old jobs, as with single-task jobs). (Offering remote runs to the first

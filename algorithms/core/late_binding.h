@@ -35,6 +35,7 @@ class LateBinding final : public Policy {
   /// Like a pick of t: its job's wait starts afresh (the longest-waiting order).
   void Assigned(TaskId t, MachineId m) override;
   Pick PickFor(MachineId m) override;
+  JobId FirstLocalJob(MachineId m) override;
   void OnJobChanged(JobId j) override;
   void OnMachineUnavailable(MachineId) override {}
   void OnMachineAvailable(MachineId) override {}

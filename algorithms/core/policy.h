@@ -128,6 +128,15 @@ class Policy {
   /// to m.) The task's state still reads kQueued until the Scheduler marks it running, which
   /// it does before it asks again.
   virtual Pick PickFor(MachineId m) = 0;
+  /// The job whose task local to m PickFor(m) would run by the policy's job order (late
+  /// binding: the first job of its order's front with a task local to m), without taking
+  /// it; kNoId if it has none there or does not walk a job order (default). QueueSharing
+  /// compares its leaves' answers, so that a free slot serves the job first in the
+  /// cluster's order among the queues' local ones.
+  virtual JobId FirstLocalJob(MachineId m) {
+    (void)m;
+    return kNoId;
+  }
   /// Job j's running or queued count changed (the Scheduler calls this after every change).
   virtual void OnJobChanged(JobId j) = 0;
   /// Machine m went down or started draining: it takes no more local work.

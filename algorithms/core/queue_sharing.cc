@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "algorithms/core/job_order.h"
+
 namespace locsched {
 namespace {
 
@@ -49,14 +51,27 @@ void Bump(T& v, int64_t d) {
 }  // namespace
 
 struct QueueSharing::Impl {
-  Impl(const PolicyParams& p, Cluster& c) : params(p), cluster(c) {}
+  Impl(const PolicyParams& p, Cluster& c)
+      : params(p), cluster(c), less(MakeJobLess(p.job_order, c)) {}
+
+  // Sizes the per-queue figures for a tree of n queues, empty.
+  void Reset(size_t n) {
+    counts.assign(n, Counts{});
+    heads.assign(n, JobHeap(less));
+    below_since.assign(n, kNotBelow);
+  }
+
+  static constexpr double kNotBelow = -1;
 
   PolicyParams params;
   Cluster& cluster;
+  JobHeap::Less less;                          // the cluster's job order (params.job_order)
   std::vector<std::unique_ptr<Policy>> inner;  // by queue index; leaves only
   std::vector<std::deque<JobId>> held;         // by queue index: held jobs, arrival order
   std::vector<Counts> counts;                  // by queue index
-  std::vector<JobState> jobs;                  // by job id
+  std::vector<JobHeap> heads;       // by leaf: its admitted jobs with queued tasks, by `less`
+  std::vector<double> below_since;  // by queue: since when Below, else kNotBelow
+  std::vector<JobState> jobs;       // by job id
   std::unordered_map<uint64_t, UserState> users;
   uint64_t usable = 0;  // usable slots (machines up and not draining)
   double now = 0;
@@ -90,7 +105,7 @@ QueueSharing::QueueSharing(const PolicyParams& params, Cluster& cluster, QueueTr
     : impl_(std::make_unique<Impl>(params, cluster)), tree_(std::move(tree)) {
   impl_->inner.resize(tree_.size());
   impl_->held.resize(tree_.size());
-  impl_->counts.resize(tree_.size());
+  impl_->Reset(tree_.size());
   for (uint32_t q : tree_.leaves())
     impl_->inner[q] = MakeLeafPolicy(params, cluster, tree_.node(q));
   OnSlotsChanged();
@@ -105,6 +120,7 @@ void QueueSharing::OnSlotsChanged() {
     if (machine.up && !machine.draining) usable += machine.slots;
   }
   impl_->usable = usable;
+  for (uint32_t q = 0; q < tree_.size(); ++q) MarkBelow(q);
   for (uint32_t q : tree_.leaves()) TryAdmit(q);
 }
 
@@ -139,6 +155,7 @@ void QueueSharing::AddCounts(uint32_t q, int64_t running, int64_t in, int64_t ou
     Bump(c.running, running);
     Bump(c.pending_in, in);
     Bump(c.pending_out, out);
+    MarkBelow(at);
   }
 }
 
@@ -204,6 +221,7 @@ void QueueSharing::Admit(JobId j) {
   for (TaskId t : impl_->cluster.job(j).tasks)
     if (impl_->cluster.task(t).state == TaskState::kQueued) inner.Enqueue(t);
   inner.OnJobChanged(j);
+  SyncHead(j);
 }
 
 // Admits leaf q's held jobs, in arrival order, while its limits allow.
@@ -283,47 +301,147 @@ void QueueSharing::OnJobChanged(JobId j) {
   if (s.admitted) impl_->inner[s.leaf]->OnJobChanged(j);
   const uint32_t leaf = s.leaf;
   if (!job.alive) Retire(j);
+  SyncHead(j);
   if ((!job.alive || dr + dq < 0) && !impl_->held[leaf].empty()) TryAdmit(leaf);
 }
 
-// The order a free slot visits q's children in: those with admitted work and under their
-// maximum, lowest running / guaranteed first (no guarantee: last; ties: fewer running,
-// then tree order).
+// Job j is in its leaf's heads exactly while it is live, admitted and has queued tasks, at
+// its place by its key now.
+void QueueSharing::SyncHead(JobId j) {
+  const JobState& s = impl_->jobs[j];
+  JobHeap& heads = impl_->heads[s.leaf];
+  if (!s.live || !s.admitted || s.queued == 0)
+    heads.Erase(j);
+  else if (heads.Contains(j))
+    heads.Update(j);
+  else
+    heads.Insert(j);
+}
+
+// True while queue q runs fewer tasks than its guaranteed slots and has admitted tasks
+// queued: it has demand its guarantee entitles it to and does not hold.
+bool QueueSharing::Below(uint32_t q) const {
+  const Counts& c = impl_->counts[q];
+  return c.pending_in > 0 &&
+         c.running < tree_.node(q).guaranteed * static_cast<double>(impl_->usable);
+}
+
+// Notes when queue q went below its guarantee (Owed reads how long ago).
+void QueueSharing::MarkBelow(uint32_t q) {
+  double& since = impl_->below_since[q];
+  if (!Below(q))
+    since = Impl::kNotBelow;
+  else if (since == Impl::kNotBelow)
+    since = impl_->now;
+}
+
+// True once queue q has been below its guarantee for one mean local task time (1/alpha):
+// from then on it has first claim on the slots that free (the guarantee grace).
+bool QueueSharing::Owed(uint32_t q) const {
+  const double since = impl_->below_since[q];
+  const double grace = impl_->params.alpha > 0 ? 1 / impl_->params.alpha : 0;
+  return since != Impl::kNotBelow && impl_->now - since >= grace;
+}
+
+// True if a free slot may go to queue q: it has admitted work queued and runs fewer tasks
+// than its maximum.
+bool QueueSharing::Eligible(uint32_t q) const {
+  return impl_->counts[q].pending_in > 0 && impl_->counts[q].running < MaxSlots(q);
+}
+
+// The first job of the cluster's order among q's leaves' queued ones (kNoId if none).
+JobId QueueSharing::Head(uint32_t q) const {
+  if (tree_.node(q).leaf()) return impl_->heads[q].Top();
+  JobId best = kNoId;
+  for (uint32_t c : tree_.node(q).children) {
+    const JobId j = Eligible(c) ? Head(c) : kNoId;
+    if (j != kNoId && (best == kNoId || impl_->less(j, best))) best = j;
+  }
+  return best;
+}
+
+// The order a free slot visits q's children in, among those Eligible: first the owed ones
+// (Owed), lowest running / guaranteed first (CapacityScheduler's order; ties: fewer
+// running, then tree order); then the others by their first job in the cluster's order
+// (Head; ties: tree order).
 std::vector<uint32_t> QueueSharing::Turns(uint32_t q) const {
   std::vector<uint32_t> order;
-  for (uint32_t c : tree_.node(q).children)
-    if (impl_->counts[c].pending_in > 0 && impl_->counts[c].running < MaxSlots(c))
-      order.push_back(c);
+  std::vector<JobId> head(tree_.size(), kNoId);
+  for (uint32_t c : tree_.node(q).children) {
+    if (!Eligible(c)) continue;
+    order.push_back(c);
+    if (!Owed(c)) head[c] = Head(c);
+  }
   const double usable = static_cast<double>(impl_->usable);
   auto ratio = [&](uint32_t c) {
-    const double g = tree_.node(c).guaranteed * usable;
-    return g > 0 ? impl_->counts[c].running / g : std::numeric_limits<double>::infinity();
+    return impl_->counts[c].running / (tree_.node(c).guaranteed * usable);
   };
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    const double ra = ratio(a), rb = ratio(b);
-    if (ra != rb) return ra < rb;
-    return impl_->counts[a].running < impl_->counts[b].running;
+    const bool oa = Owed(a), ob = Owed(b);
+    if (oa != ob) return oa;
+    if (oa) {
+      const double ra = ratio(a), rb = ratio(b);
+      if (ra != rb) return ra < rb;
+      return impl_->counts[a].running < impl_->counts[b].running;
+    }
+    if (head[a] == kNoId || head[b] == kNoId) return head[b] == kNoId && head[a] != kNoId;
+    return impl_->less(head[a], head[b]);
   });
   return order;
 }
 
-Pick QueueSharing::Descend(uint32_t q, MachineId m) {
-  if (tree_.node(q).leaf()) return impl_->inner[q]->PickFor(m);
-  for (uint32_t c : Turns(q)) {
-    const Pick p = Descend(c, m);
-    if (p.task != kNoId) return p;
+// The leaf under q whose inner policy would run the first job, in the cluster's order, of
+// those with a task local to m (Policy::FirstLocalJob), into *best and *leaf if it goes
+// before *best. A parent's owed children (Owed) are asked first; the others only when
+// none of them has a task local to m.
+void QueueSharing::FirstLocal(uint32_t q, MachineId m, JobId* best, uint32_t* leaf) {
+  if (tree_.node(q).leaf()) {
+    const JobId j = impl_->inner[q]->FirstLocalJob(m);
+    if (j != kNoId && (*best == kNoId || impl_->less(j, *best))) {
+      *best = j;
+      *leaf = q;
+    }
+    return;
   }
+  for (const bool owed : {true, false}) {
+    for (uint32_t c : tree_.node(q).children)
+      if (Eligible(c) && Owed(c) == owed) FirstLocal(c, m, best, leaf);
+    if (*leaf != kNoId) return;
+  }
+}
+
+Pick QueueSharing::Descend(uint32_t q, MachineId m) {
+  return tree_.node(q).leaf() ? impl_->inner[q]->PickFor(m) : Serve(q, m);
+}
+
+// A free slot of m among parent q's children (Turns): each owed child, in its turn, may
+// take it; then the job first in the cluster's order among the others' tasks local to m
+// runs (so queues above their guarantee share slots by one job order, as without
+// queues); then each other child in turn, by its inner policy's rule off the holders.
+Pick QueueSharing::Serve(uint32_t q, MachineId m) {
+  const std::vector<uint32_t> turns = Turns(q);
+  auto rest = turns.begin();
+  for (; rest != turns.end() && Owed(*rest); ++rest)
+    if (const Pick p = Descend(*rest, m); p.task != kNoId) return p;
+  JobId best = kNoId;
+  uint32_t leaf = kNoId;
+  for (auto c = rest; c != turns.end(); ++c) FirstLocal(*c, m, &best, &leaf);
+  if (leaf != kNoId)
+    if (const Pick p = impl_->inner[leaf]->PickFor(m); p.task != kNoId) return p;
+  for (; rest != turns.end(); ++rest)
+    if (const Pick p = Descend(*rest, m); p.task != kNoId) return p;
   return Pick{};
 }
 
 Pick QueueSharing::PickFor(MachineId m) {
-  return Descend(0, m);
+  return Serve(0, m);
 }
 
 void QueueSharing::AddMachine(MachineId m) {
   for (uint32_t q : tree_.leaves()) impl_->inner[q]->AddMachine(m);
   const Machine& machine = impl_->cluster.machine(m);  // O(1): clusters add machines by the
   if (machine.up && !machine.draining) impl_->usable += machine.slots;  // thousand
+  for (uint32_t q = 0; q < tree_.size(); ++q) MarkBelow(q);
   for (uint32_t q : tree_.leaves())
     if (!impl_->held[q].empty()) TryAdmit(q);
 }
@@ -518,7 +636,7 @@ void QueueSharing::MoveLeaves(QueueTree& tree, const std::vector<uint32_t>& to) 
     if (im.now_set) inner[q]->SetNow(im.now);
   }
   im.users.clear();
-  im.counts.assign(tree.size(), Counts{});
+  im.Reset(tree.size());
   for (JobId j = 0; j < im.jobs.size(); ++j) {
     JobState& s = im.jobs[j];
     if (!s.live) continue;
@@ -541,7 +659,7 @@ void QueueSharing::MoveLeaves(QueueTree& tree, const std::vector<uint32_t>& to) 
   OnSlotsChanged();
 }
 
-// Rebuilds every queue's counts and the users' loads from the jobs.
+// Rebuilds every queue's counts, the leaves' heads and the users' loads from the jobs.
 void QueueSharing::Recount() {
   Impl& im = *impl_;
   for (JobId j = 0; j < im.jobs.size(); ++j) {
@@ -555,6 +673,7 @@ void QueueSharing::Recount() {
       if (s.admitted) u.load += s.running + s.queued;
     }
     AddJobs(s.leaf, s.admitted ? 1 : 0, s.admitted ? 0 : 1, new_user);
+    SyncHead(j);
   }
 }
 

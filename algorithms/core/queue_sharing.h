@@ -1,12 +1,20 @@
 // QueueSharing: the Policy that shares the cluster among a QueueTree's leaf
 // queues. Each leaf holds one inner policy (the configured one: late binding,
 // delay, JSQ+MaxWeight, ...) over its own jobs, in the leaf's job order. A
-// free slot is offered to the leaves in CapacityScheduler's order: level by
-// level, the child with the lowest used / guaranteed first, skipping queues at
-// their maximum; the first leaf whose inner policy runs something there takes
-// it. So a queue's turn comes first, and its inner policy's locality rule still
-// decides whether it runs a task off its holders; a slot it declines passes to
-// the next queue, so no slot idles while some queue would run a task there.
+// free slot walks the tree from root, level by level, skipping queues at their
+// maximum (Serve):
+//  1. Owed queues first: a queue that has been below its guarantee, with work
+//     queued, for the guarantee grace (one mean local task time, 1/alpha) has
+//     first claim, lowest used / guaranteed first (CapacityScheduler's order).
+//  2. Then the others share the slot by one job order, as without queues: the
+//     job first in the cluster's order (scheduler.job_order) among their
+//     leaves' jobs with a task local to the slot (Policy::FirstLocalJob) runs.
+//  3. Then each other queue in the order of its first job, by its inner
+//     policy's rule for a run off the holders.
+// So a guarantee is met within the grace and one turnover of the running
+// tasks, a queue's inner policy still decides whether it runs a task off its
+// holders, and a slot one queue declines passes to the next, so no slot idles
+// while some queue would run a task there.
 //
 // Jobs a leaf's running-job limit does not admit yet, and jobs of a user at the
 // leaf's per-user limit, are held outside the inner policy until they may run, and
@@ -100,8 +108,16 @@ class QueueSharing : public Policy {
   void TryAdmit(uint32_t q);
   void Retire(JobId j);
   bool In(TaskId t) const;
+  void SyncHead(JobId j);
+  bool Below(uint32_t q) const;
+  void MarkBelow(uint32_t q);
+  bool Owed(uint32_t q) const;
+  bool Eligible(uint32_t q) const;
+  JobId Head(uint32_t q) const;
   std::vector<uint32_t> Turns(uint32_t q) const;
+  void FirstLocal(uint32_t q, MachineId m, JobId* best, uint32_t* leaf);
   Pick Descend(uint32_t q, MachineId m);
+  Pick Serve(uint32_t q, MachineId m);
   uint32_t AtMaximum(uint32_t leaf) const;
   bool OthersFirst(uint32_t leaf) const;
   uint32_t LiveJobs(uint32_t q) const;
