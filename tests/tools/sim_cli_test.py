@@ -466,6 +466,16 @@ class TraceSharedInputs(unittest.TestCase):
         del result["wall_seconds"]
         return result
 
+    def test_an_hour_without_jobs_runs_none_and_says_so(self):
+        path = self.write("hour0.tsv", lambda j: "inputPath1")  # every job in hour 0
+        out = run_trace(path, "--format", "swim", "--hour", "1", "--machines", "40", "--json")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(json.loads(out.stdout)["jobs"], 0)
+        self.assertIn("--hour 1: %s has no jobs submitted in that hour" % path, out.stderr)
+        out = run_trace(path, "--format", "swim", "--hour", "0", "--machines", "40", "--json")
+        self.assertEqual(json.loads(out.stdout)["jobs"], 60)
+        self.assertNotIn("warning", out.stderr)
+
     def test_fb2010_format_runs_on_3000_machines_unless_told(self):
         path = self.write("shared.tsv", lambda j: "inputPath1")
         self.assertEqual(self.run_json(path)["machines"], 3000)

@@ -321,6 +321,9 @@ TraceJobs Load(const TraceModeOptions& o, const TraceRunSettings& s,
     }
   };
   read();
+  if (o.hour >= 0 && jobs.workload.jobs.empty())  // a valid run of nothing, but say so
+    std::cerr << "locsched-sim: warning: --hour " << o.hour << ": " << o.trace
+              << " has no jobs submitted in that hour; the run has none\n";
   if (o.utilization > 0) {
     const TraceWorkload& w = jobs.workload;
     const double span = std::max(o.local_mean, w.jobs.empty() ? 0 : w.jobs.back().submit_s);
