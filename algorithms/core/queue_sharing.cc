@@ -349,13 +349,18 @@ bool QueueSharing::Eligible(uint32_t q) const {
   return impl_->counts[q].pending_in > 0 && impl_->counts[q].running < MaxSlots(q);
 }
 
+// True if job a goes before job b in the cluster's order; kNoId (no job) goes last.
+bool QueueSharing::Before(JobId a, JobId b) const {
+  return a != kNoId && (b == kNoId || impl_->less(a, b));
+}
+
 // The first job of the cluster's order among q's leaves' queued ones (kNoId if none).
 JobId QueueSharing::Head(uint32_t q) const {
   if (tree_.node(q).leaf()) return impl_->heads[q].Top();
   JobId best = kNoId;
   for (uint32_t c : tree_.node(q).children) {
-    const JobId j = Eligible(c) ? Head(c) : kNoId;
-    if (j != kNoId && (best == kNoId || impl_->less(j, best))) best = j;
+    if (!Eligible(c)) continue;
+    if (const JobId j = Head(c); Before(j, best)) best = j;
   }
   return best;
 }
@@ -384,8 +389,7 @@ std::vector<uint32_t> QueueSharing::Turns(uint32_t q) const {
       if (ra != rb) return ra < rb;
       return impl_->counts[a].running < impl_->counts[b].running;
     }
-    if (head[a] == kNoId || head[b] == kNoId) return head[b] == kNoId && head[a] != kNoId;
-    return impl_->less(head[a], head[b]);
+    return Before(head[a], head[b]);
   });
   return order;
 }
@@ -396,8 +400,7 @@ std::vector<uint32_t> QueueSharing::Turns(uint32_t q) const {
 // none of them has a task local to m.
 void QueueSharing::FirstLocal(uint32_t q, MachineId m, JobId* best, uint32_t* leaf) {
   if (tree_.node(q).leaf()) {
-    const JobId j = impl_->inner[q]->FirstLocalJob(m);
-    if (j != kNoId && (*best == kNoId || impl_->less(j, *best))) {
+    if (const JobId j = impl_->inner[q]->FirstLocalJob(m); Before(j, *best)) {
       *best = j;
       *leaf = q;
     }

@@ -113,6 +113,7 @@ class QueueSharing : public Policy {
   void MarkBelow(uint32_t q);
   bool Owed(uint32_t q) const;
   bool Eligible(uint32_t q) const;
+  bool Before(JobId a, JobId b) const;
   JobId Head(uint32_t q) const;
   std::vector<uint32_t> Turns(uint32_t q) const;
   void FirstLocal(uint32_t q, MachineId m, JobId* best, uint32_t* leaf);
