@@ -71,6 +71,15 @@ class QueueSharing : public Policy {
   /// Queue q's maximum in slots now: floor(maximum x usable slots), at least 1 when its
   /// maximum is above 0. No start takes q above it.
   uint32_t MaxSlots(uint32_t q) const;
+  /// Since when queue q has run fewer tasks than its guaranteed slots with admitted tasks
+  /// queued (the time SetNow gave then), or kNotBelow. The guarantee grace and
+  /// preemption's timeout (PlanPreemption) both count from it.
+  double BelowSince(uint32_t q) const;
+  /// BelowSince's "not below its guarantee".
+  static constexpr double kNotBelow = -1;
+  /// True once queue q has been below its guarantee for the guarantee grace (one mean local
+  /// task time, 1/alpha): it has first claim on the slots that free.
+  bool Owed(uint32_t q) const;
   /// True while job j waits for its leaf's running-job or per-user limit.
   bool Held(JobId j) const;
   /// A machine's slot count changed (Scheduler::UpdateMachine): the shares' base moves.
@@ -111,7 +120,6 @@ class QueueSharing : public Policy {
   void SyncHead(JobId j);
   bool Below(uint32_t q) const;
   void MarkBelow(uint32_t q);
-  bool Owed(uint32_t q) const;
   bool Eligible(uint32_t q) const;
   JobId Head(uint32_t q) const;
   std::vector<uint32_t> Turns(uint32_t q) const;
