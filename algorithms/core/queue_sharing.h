@@ -21,8 +21,8 @@
 // admitted in arrival order when they may. The per-user limit gates admission: a
 // user whose admitted jobs in the leaf already run or queue floor(user_limit x the
 // leaf's maximum in slots) tasks has its further jobs held; a job once admitted runs
-// to its end (no preemption), so one large job can take its user past the limit.
-// Jobs without a user are not limited per user.
+// to its end (preemption restores guarantees, not user limits), so one large job can
+// take its user past the limit. Jobs without a user are not limited per user.
 //
 // Owned by the Scheduler (Scheduler::Scheduler with a tree); single-threaded.
 #pragma once
