@@ -58,10 +58,8 @@ struct QueueSharing::Impl {
   void Reset(size_t n) {
     counts.assign(n, Counts{});
     heads.assign(n, JobHeap(less));
-    below_since.assign(n, kNotBelow);
+    below_since.assign(n, QueueSharing::kNotBelow);
   }
-
-  static constexpr double kNotBelow = -1;
 
   PolicyParams params;
   Cluster& cluster;
@@ -326,12 +324,16 @@ bool QueueSharing::Below(uint32_t q) const {
          c.running < tree_.node(q).guaranteed * static_cast<double>(impl_->usable);
 }
 
+double QueueSharing::BelowSince(uint32_t q) const {
+  return impl_->below_since[q];
+}
+
 // Notes when queue q went below its guarantee (Owed reads how long ago).
 void QueueSharing::MarkBelow(uint32_t q) {
   double& since = impl_->below_since[q];
   if (!Below(q))
-    since = Impl::kNotBelow;
-  else if (since == Impl::kNotBelow)
+    since = kNotBelow;
+  else if (since == kNotBelow)
     since = impl_->now;
 }
 
@@ -340,7 +342,7 @@ void QueueSharing::MarkBelow(uint32_t q) {
 bool QueueSharing::Owed(uint32_t q) const {
   const double since = impl_->below_since[q];
   const double grace = impl_->params.alpha > 0 ? 1 / impl_->params.alpha : 0;
-  return since != Impl::kNotBelow && impl_->now - since >= grace;
+  return since != kNotBelow && impl_->now - since >= grace;
 }
 
 // True if a free slot may go to queue q: it has admitted work queued and runs fewer tasks

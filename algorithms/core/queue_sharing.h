@@ -21,8 +21,8 @@
 // admitted in arrival order when they may. The per-user limit gates admission: a
 // user whose admitted jobs in the leaf already run or queue floor(user_limit x the
 // leaf's maximum in slots) tasks has its further jobs held; a job once admitted runs
-// to its end (no preemption), so one large job can take its user past the limit.
-// Jobs without a user are not limited per user.
+// to its end (preemption restores guarantees, not user limits), so one large job can
+// take its user past the limit. Jobs without a user are not limited per user.
 //
 // Owned by the Scheduler (Scheduler::Scheduler with a tree); single-threaded.
 #pragma once
@@ -71,6 +71,15 @@ class QueueSharing : public Policy {
   /// Queue q's maximum in slots now: floor(maximum x usable slots), at least 1 when its
   /// maximum is above 0. No start takes q above it.
   uint32_t MaxSlots(uint32_t q) const;
+  /// Since when queue q has run fewer tasks than its guaranteed slots with admitted tasks
+  /// queued (the time SetNow gave then), or kNotBelow. The guarantee grace and
+  /// preemption's timeout (PlanPreemption) both count from it.
+  double BelowSince(uint32_t q) const;
+  /// BelowSince's "not below its guarantee".
+  static constexpr double kNotBelow = -1;
+  /// True once queue q has been below its guarantee for the guarantee grace (one mean local
+  /// task time, 1/alpha): it has first claim on the slots that free.
+  bool Owed(uint32_t q) const;
   /// True while job j waits for its leaf's running-job or per-user limit.
   bool Held(JobId j) const;
   /// A machine's slot count changed (Scheduler::UpdateMachine): the shares' base moves.
@@ -111,7 +120,6 @@ class QueueSharing : public Policy {
   void SyncHead(JobId j);
   bool Below(uint32_t q) const;
   void MarkBelow(uint32_t q);
-  bool Owed(uint32_t q) const;
   bool Eligible(uint32_t q) const;
   bool Before(JobId a, JobId b) const;
   JobId Head(uint32_t q) const;

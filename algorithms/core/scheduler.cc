@@ -69,6 +69,7 @@ JobId Scheduler::SubmitJob(double weight, std::span<const TaskSpec> tasks, JobTe
     }
   }
   if (job.maps_left == 0) ReleaseReduces(job);
+  if (started_s_.size() < cluster_.task_capacity()) started_s_.resize(cluster_.task_capacity());
   policy_->OnJobChanged(j);  // once for the whole job, not once per task
   return j;
 }
@@ -152,6 +153,7 @@ Assignment Scheduler::Settle(const Claim& c) {
   task.ran_local = local;
   if (!local) ++cluster_.job(c.job).running_off;
   ++task.attempts;
+  started_s_[c.task] = now_;
   if (observer_) observer_->OnUnqueued(c.task);
   return Assignment{c.task, c.job, c.machine, local};
 }
@@ -189,6 +191,12 @@ void Scheduler::Requeue(TaskId t) {
   StopRunning(task);
   task.machine = kNoId;
   MakeRunnable(t);
+}
+
+void Scheduler::Preempt(TaskId t) {
+  Requeue(t);
+  --cluster_.task(t).attempts;  // Settle counted the start; the scheduler ended it
+  ++preempted_;
 }
 
 void Scheduler::CancelJob(JobId j) {

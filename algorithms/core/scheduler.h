@@ -102,6 +102,10 @@ class Scheduler {
   Completion Finish(TaskId t);
   /// A running task failed or was lost: it becomes runnable again.
   void Requeue(TaskId t);
+  /// Stops running task t to free its slot for a queue owed its guarantee (preemption,
+  /// PlanPreemption): it is requeued, and the stopped start is taken off its attempts, so
+  /// it uses no retry. The caller stops the task on its machine.
+  void Preempt(TaskId t);
   /// Removes a job: its queued tasks leave the queues, running ones are forgotten.
   void CancelJob(JobId j);
   /// Marks m down and requeues the tasks running on it; returns them. A lost start is
@@ -159,6 +163,10 @@ class Scheduler {
   uint64_t running() const { return running_; }
   /// Reduces waiting for their job's maps.
   uint64_t blocked() const { return blocked_; }
+  /// Tasks preempted so far (Preempt).
+  uint64_t preempted() const { return preempted_; }
+  /// When running task t started (now() at its Settle); meaningless for other tasks.
+  double started_s(TaskId t) const { return started_s_[t]; }
 
  private:
   // Queues a task that became runnable, without telling the policy its job changed
@@ -180,6 +188,8 @@ class Scheduler {
   uint64_t queued_ = 0;
   uint64_t running_ = 0;
   uint64_t blocked_ = 0;
+  uint64_t preempted_ = 0;
+  std::vector<double> started_s_;  // by task id: now_ at its last Settle
   double now_ = 0;
   uint32_t unsettled_ = 0;  // claims not yet settled (checked by asserts)
 };

@@ -7,7 +7,9 @@
 #include <optional>
 #include <queue>
 #include <sstream>
+#include <unordered_set>
 
+#include "algorithms/core/preemption.h"
 #include "algorithms/core/rate_estimator.h"
 #include "algorithms/core/scheduler.h"
 #include "algorithms/sim/jct_summary.h"
@@ -45,6 +47,10 @@ class TraceRun {
   void Arrive(uint32_t job);
   void MakeQueued(uint32_t task);
   void SetFree(MachineId m, bool free);
+  void Mark(MachineId m);
+  void PreemptStarved();
+  void Stop(TaskId id);
+  void DropCancelled();
   Where Locate(uint32_t task, MachineId m, bool local) const;
   double NextHeartbeat() const;
   void SkipHeartbeatsBefore(double t);
@@ -70,6 +76,14 @@ class TraceRun {
   std::vector<MachineId> marked_;                 // machines to heartbeat in this step
   std::vector<uint8_t> is_marked_;
   std::priority_queue<Due, std::vector<Due>, std::greater<>> running_;
+  // Preemption: per task, the seq of its running attempt's Due; the seqs of stopped
+  // attempts, whose Dues are dropped when they reach the top; task-seconds of completed
+  // runs; per queue index, tasks stopped and their lost task-seconds.
+  std::vector<uint64_t> due_seq_;
+  std::unordered_set<uint64_t> cancelled_;
+  double run_task_s_ = 0;
+  std::vector<uint64_t> queue_preempted_;
+  std::vector<double> queue_preempted_s_;
   size_t next_job_ = 0;
   uint64_t next_hb_ = 0;  // index of the next periodic heartbeat (machine = index % M)
   uint64_t seq_ = 0;
@@ -122,11 +136,14 @@ TraceRun::TraceRun(const TraceWorkload& w, const TraceSimParams& p)
     lp_next_at_ = lp_interval_;
   }
   if (p.hook) p.hook->Attach(sched_);
+  if (p.preemption_timeout_s > 0) due_seq_.assign(w.num_tasks(), 0);
   if (p.queues) {
     const QueueTree& tree = *p.queues;
     queue_starts_.assign(tree.size(), 0);
     queue_local_.assign(tree.size(), 0);
     queue_peak_.assign(tree.size(), 0);
+    queue_preempted_.assign(tree.size(), 0);
+    queue_preempted_s_.assign(tree.size(), 0);
     const uint32_t capacity = c.machines * c.slots_per_machine;
     std::vector<uint32_t> guarantee;
     for (uint32_t q : tree.leaves())
@@ -248,6 +265,7 @@ void TraceRun::Start(const Assignment& a) {
   const double slow = where == Where::kNode   ? 1
                       : where == Where::kRack ? RackSlowdown(c)
                                               : c.remote_slowdown;
+  if (!due_seq_.empty()) due_seq_[t] = seq_;
   running_.push(Due{now_ + work_[t] * c.local_mean_s * slow, seq_++, a.task, a.machine});
   if (--free_[a.machine] == 0) SetFree(a.machine, false);
 }
@@ -267,13 +285,11 @@ void TraceRun::Complete(const Due& d) {
   const uint32_t j = job_of_[t];
   sched_.Finish(d.task);
   ++r_.tasks_done;
+  run_task_s_ += now_ - started_s_[t];
   constexpr Locality kLevel[] = {Locality::kNode, Locality::kRack, Locality::kOffRack};
   rates_.Observe(kLevel[static_cast<int>(where_of_[t])], now_ - started_s_[t]);
   if (free_[d.machine]++ == 0) SetFree(d.machine, true);
-  if (!is_marked_[d.machine]) {
-    is_marked_[d.machine] = 1;
-    marked_.push_back(d.machine);
-  }
+  Mark(d.machine);
   const TraceJob& job = w_.jobs[j];
   if (w_.kinds[t] == TaskKind::kMap && --maps_left_[j] == 0) {
     for (uint32_t u = job.first_task; u < job.first_task + job.tasks; ++u)
@@ -286,23 +302,61 @@ void TraceRun::Complete(const Due& d) {
   }
 }
 
+// Machine m heartbeats in this instant's round.
+void TraceRun::Mark(MachineId m) {
+  if (is_marked_[m]) return;
+  is_marked_[m] = 1;
+  marked_.push_back(m);
+}
+
+// Stops the tasks PlanPreemption picks; their machines heartbeat in this instant.
+void TraceRun::PreemptStarved() {
+  for (const TaskId id : PlanPreemption(sched_, p_.preemption_timeout_s)) Stop(id);
+}
+
+// Preempts running task id: its completion is dropped, its slot freed and its machine
+// marked, and it is queued again as the core requeued it; the run time lost is counted.
+void TraceRun::Stop(TaskId id) {
+  const Task& task = sched_.cluster().task(id);
+  const uint32_t t = task.tag;
+  const MachineId m = task.machine;
+  const uint32_t q = sched_.cluster().job(task.job).queue;
+  sched_.Preempt(id);
+  cancelled_.insert(due_seq_[t]);
+  const double lost = now_ - started_s_[t];
+  ++r_.preempted_tasks;
+  r_.preempted_task_s += lost;
+  ++queue_preempted_[q];
+  queue_preempted_s_[q] += lost;
+  if (free_[m]++ == 0) SetFree(m, true);
+  // Its entries in its holders' lists are stale since it started; MakeQueued adds new ones.
+  for (uint32_t k = w_.replica_begin[t]; k < w_.replica_begin[t + 1]; ++k) {
+    std::vector<uint32_t>& held = holder_of_[w_.replicas[k]];
+    held.erase(std::remove(held.begin(), held.end(), t), held.end());
+  }
+  MakeQueued(t);
+  Mark(m);
+}
+
+// Pops the stopped attempts' completions off the top of the event queue.
+void TraceRun::DropCancelled() {
+  while (!cancelled_.empty() && !running_.empty() && cancelled_.erase(running_.top().seq) > 0)
+    running_.pop();
+}
+
 // Everything due at t, in the emulator's order: completions (each machine marked to
-// heartbeat), arrivals, then heartbeats of the marked machines and the periodic ones due.
+// heartbeat), arrivals, preemption (its machines marked too), then heartbeats of the
+// marked machines and the periodic ones due.
 void TraceRun::Step(double t) {
   Advance(t);
-  while (!running_.empty() && running_.top().time <= t) {
+  for (DropCancelled(); !running_.empty() && running_.top().time <= t; DropCancelled()) {
     const Due d = running_.top();
     running_.pop();
     Complete(d);
   }
   while (next_job_ < w_.jobs.size() && w_.jobs[next_job_].submit_s <= t) Arrive(next_job_++);
-  while (NextHeartbeat() <= t) {
-    const auto m = static_cast<MachineId>(next_hb_++ % p_.cluster.machines);
-    if (!is_marked_[m]) {
-      is_marked_[m] = 1;
-      marked_.push_back(m);
-    }
-  }
+  if (p_.preemption_timeout_s > 0) PreemptStarved();
+  while (NextHeartbeat() <= t) Mark(static_cast<MachineId>(next_hb_++ % p_.cluster.machines));
   for (const MachineId m : marked_) {
     is_marked_[m] = 0;
     Heartbeat(m);
@@ -314,6 +368,7 @@ TraceSimResult TraceRun::Run() {
   const double last_submit = w_.jobs.empty() ? 0 : w_.jobs.back().submit_s;
   const double limit = last_submit + p_.cluster.drain_limit_s;
   for (;;) {
+    DropCancelled();
     const double completion = running_.empty() ? kInf : running_.top().time;
     const double arrival = next_job_ < w_.jobs.size() ? w_.jobs[next_job_].submit_s : kInf;
     double t = std::min(completion, arrival);
@@ -374,6 +429,8 @@ void TraceRun::Summarize() {
   r_.offered_load = work / slot_s;
   r_.stable =
       r_.jobs_done == r_.jobs && r_.makespan_s <= r_.span_s + std::max(1800.0, r_.span_s / 2);
+  const double task_s = run_task_s_ + r_.preempted_task_s;
+  r_.preempted_share = task_s > 0 ? r_.preempted_task_s / task_s : 0;
 }
 
 // Each leaf's figures: its jobs' JCTs, locality, peak and the meter's.
@@ -406,6 +463,8 @@ void TraceRun::SummarizeQueues() {
     out.p95_jct_s = Quantile(done, 0.95);
     out.locality = queue_starts_[q] ? double(queue_local_[q]) / double(queue_starts_[q]) : 0;
     out.meter = std::move(meter[i]);
+    out.preempted_tasks = queue_preempted_[q];
+    out.preempted_task_s = queue_preempted_s_[q];
     r_.queues.push_back(std::move(out));
   }
 }
@@ -453,6 +512,10 @@ std::string ValidateTraceSim(const TraceWorkload& w, const TraceSimParams& p) {
     err << "heartbeat: must be a positive number of seconds";
   else if (!(p.policy.delay_wait >= 0) || !std::isfinite(p.policy.delay_wait))
     err << "delay-wait: must be a non-negative number of seconds";
+  else if (!(p.preemption_timeout_s >= 0) || !std::isfinite(p.preemption_timeout_s))
+    err << "preemption-timeout: must be a non-negative number of seconds";
+  else if (p.preemption_timeout_s > 0 && p.queues == nullptr)
+    err << "preemption-timeout: preempts for tenant queues; give --queues or --tenants";
   else if (p.lp.enabled && !LpOrdered(p.policy))
     err << "lp-priority: the LP's order needs jsq-maxweight's priority intra order or "
            "late-binding's lp job order";

@@ -107,6 +107,10 @@ struct TraceSimParams {
   const QueueTree* queues = nullptr;
   /// Per job: its leaf in *queues (empty, or kNoId for a job: the default leaf).
   std::vector<uint32_t> job_queues;
+  /// Preemption (needs queues; 0: off): at each instant, after completions and arrivals,
+  /// the run stops the tasks PlanPreemption picks for leaves starved this long, requeues
+  /// them (Scheduler::Preempt; their completions are dropped) and heartbeats their machines.
+  double preemption_timeout_s = 0;
 };
 
 /// One leaf queue's figures in a run with tenant queues.
@@ -118,8 +122,10 @@ struct TraceQueueResult {
   uint32_t peak_running = 0;  ///< most tasks it ran at once (never above max_slots)
   uint64_t jobs = 0, jobs_done = 0;
   double mean_jct_s = 0, p95_jct_s = 0;
-  double locality = 0;     ///< node-local share of its started tasks
-  QueueMeterResult meter;  ///< time-to-guarantee and share-deficit-seconds
+  double locality = 0;           ///< node-local share of its started tasks
+  QueueMeterResult meter;        ///< time-to-guarantee and share-deficit-seconds
+  uint64_t preempted_tasks = 0;  ///< its tasks preempted (each stop counts)
+  double preempted_task_s = 0;   ///< the run time those stops threw away
 };
 
 /// JCT figures of the jobs whose task count lies in [min_tasks, max_tasks].
@@ -158,9 +164,13 @@ struct TraceSimResult {
   bool stable = true;  ///< every job done, and the last within max(1800 s, span / 2) of the span
   uint64_t heartbeats = 0;                  ///< heartbeats that asked the scheduler for work
   uint64_t lp_solves = 0, lp_failures = 0;  ///< LP priority's re-solves
-  std::vector<JctBucket> buckets;           ///< 1, 2-10, 11-100, 101-1000, >1000 tasks
-  std::vector<double> jct_s;                ///< per job, in input order; -1 if not done
-  std::vector<TraceQueueResult> queues;     ///< per leaf queue, in tree order (with queues)
+  /// Preemption (preemption_timeout_s): tasks stopped, the task-seconds they had run, and
+  /// that as a share of all task-seconds run (completed runs plus preempted ones).
+  uint64_t preempted_tasks = 0;
+  double preempted_task_s = 0, preempted_share = 0;
+  std::vector<JctBucket> buckets;        ///< 1, 2-10, 11-100, 101-1000, >1000 tasks
+  std::vector<double> jct_s;             ///< per job, in input order; -1 if not done
+  std::vector<TraceQueueResult> queues;  ///< per leaf queue, in tree order (with queues)
 };
 
 /// "" if the workload and params fit, else "field: what is wrong" (flag names as

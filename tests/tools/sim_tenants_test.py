@@ -133,6 +133,44 @@ class TenantQueues(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("--queues", out.stdout)
         self.assertIn("--tenants", out.stdout)
+        self.assertIn("--preemption-timeout", out.stdout)
+
+    def test_preemption_reports_the_work_it_stopped(self):
+        off = self.run_json("--tenants", TENANTS)
+        self.assertEqual(off["preemption_timeout_s"], 0)
+        self.assertEqual(off["preempted_tasks"], 0)
+        self.assertEqual(off["preempted_task_s"], 0)
+        r = self.run_json("--tenants", TENANTS, "--preemption-timeout", "5")
+        self.assertEqual(r["preemption_timeout_s"], 5)
+        self.assertEqual(r["jobs_done"], JOBS)
+        self.assertEqual(r["tasks_done"], r["tasks"])  # none lost, none run twice
+        self.check_queue_figures(r)
+        self.assertGreater(r["preempted_tasks"], 0)
+        self.assertGreater(r["preempted_task_s"], 0)
+        self.assertTrue(0 < r["preempted_share"] < 1)
+        self.assertEqual(sum(q["preempted_tasks"] for q in r["queues"]), r["preempted_tasks"])
+        self.assertAlmostEqual(sum(q["preempted_task_s"] for q in r["queues"]),
+                               r["preempted_task_s"], places=6)
+        out = run_trace(self.trace, "--tenants", TENANTS, "--preemption-timeout", "5")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertRegex(out.stdout, r"preemption after 5\.0 s: \d+ tasks, [0-9]+ task-s "
+                         r"\([0-9.]+ of task-seconds run\)")
+        self.assertRegex(out.stdout, r"queue etl: .*\n    preempted \d+ tasks, [0-9]+ task-s")
+
+    def test_bad_preemption_timeout_is_named(self):
+        for value in ("-1", "x", "inf"):
+            with self.subTest(value=value):
+                out = run_trace(self.trace, "--tenants", TENANTS, "--preemption-timeout", value)
+                self.assertNotEqual(out.returncode, 0, "accepted")
+                self.assertIn("--preemption-timeout", out.stderr)
+                self.assertEqual(out.stdout, "")
+        out = run_trace(self.trace, "--preemption-timeout", "30")
+        self.assertNotEqual(out.returncode, 0, "accepted")
+        self.assertIn("--preemption-timeout: preempts for tenant queues; give --queues or "
+                      "--tenants", out.stderr)
+        out = subprocess.run([SIM, "-q", "--preemption-timeout", "30"], capture_output=True,
+                             text=True, timeout=30)
+        self.assertIn("--preemption-timeout: needs --trace", out.stderr)
 
     def test_bad_tenants_spec_is_named(self):
         for spec in ("etl", "etl:", "etl:2", "etl:0", ":0.5", "etl:0.7,adhoc:0.5", "etl:x"):

@@ -34,7 +34,7 @@ constexpr const char* kTraceOnly[] = {
     "--placement-seed", "--utilization",    "--rebalance", "--rebalance-every",
     "--lp-priority",    "--lp-every",       "--weights",   "--time-scale",
     "--resolve-first",  "--resolve-growth", "--hot-share", "--rebalance-big-job",
-    "--new-rack-share", "--queues",         "--tenants"};
+    "--new-rack-share", "--queues",         "--tenants",   "--preemption-timeout"};
 
 // "1", "2-10", ">1000": a bucket's job sizes.
 std::string BucketName(const JctBucket& b) {
@@ -170,6 +170,10 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
           {"lp_priority", p.lp.enabled},
           {"lp_solves", r.lp_solves},
           {"lp_failures", r.lp_failures},
+          {"preemption_timeout_s", p.preemption_timeout_s},
+          {"preempted_tasks", r.preempted_tasks},
+          {"preempted_task_s", r.preempted_task_s},
+          {"preempted_share", r.preempted_share},
           {"jct_buckets", buckets},
           {"weights", o.weights},
           {"time_scale", o.time_scale},
@@ -237,6 +241,7 @@ TraceSimParams Params(const TraceModeOptions& o, const TraceRunSettings& s, Poli
   p.cluster.rack_slowdown = o.rack_slowdown;
   p.cluster.heartbeat_s = o.heartbeat;
   p.cluster.fixed_durations = o.fixed_durations;
+  p.preemption_timeout_s = o.preemption_timeout;
   // The policy knows the model's task-time spread as it knows its rates: none when fixed.
   p.policy.duration_cv = o.fixed_durations ? 0 : 1;
   // A rack-local task's true rate (the cluster model's).
@@ -424,6 +429,13 @@ void AddTraceFlags(CLI::App& app, TraceModeOptions& o) {
                  "probability SHARE (seeded by --placement-seed, as locsched-tail) as its "
                  "explicit queue; without --queues, a flat tree guaranteeing each its share "
                  "(maximum 100 %; shares under 1 leave the rest to a queue 'default')");
+  app.add_option("--preemption-timeout", o.preemption_timeout,
+                 "With --queues or --tenants: once a leaf queue has been below its guarantee, "
+                 "with work queued, this many seconds and the guarantee grace (--local-mean), "
+                 "the run preempts tasks of queues above theirs for it, the most recently "
+                 "started first (0: no preemption); the report adds the tasks and task-seconds "
+                 "preempted")
+      ->capture_default_str();
   app.add_option("--lp-every", o.lp_every,
                  "With --lp-priority: seconds between re-solves after a burst "
                  "(lp.base_interval_s; the interval doubles after each, up to 60 s)")
@@ -572,12 +584,19 @@ nlohmann::json QueuesJson(const TraceSimResult& r) {
                    {"ttg_p99_s", q.meter.ttg_p99_s},
                    {"ttg_episodes", q.meter.ttg_s.size()},
                    {"ttg_open", q.meter.open_episodes},
-                   {"share_deficit_s", q.meter.share_deficit_s}});
+                   {"share_deficit_s", q.meter.share_deficit_s},
+                   {"preempted_tasks", q.preempted_tasks},
+                   {"preempted_task_s", q.preempted_task_s}});
   return out;
 }
 
-void PrintQueues(const TraceSimResult& r) {
-  for (const TraceQueueResult& q : r.queues)
+// With queues, a line per leaf; with preemption, its total first and each leaf's share.
+void PrintQueues(const TraceSimResult& r, const TraceSimParams& p) {
+  if (p.preemption_timeout_s > 0)
+    std::printf("  preemption after %.1f s: %llu tasks, %.0f task-s (%.4f of task-seconds run)\n",
+                p.preemption_timeout_s, static_cast<unsigned long long>(r.preempted_tasks),
+                r.preempted_task_s, r.preempted_share);
+  for (const TraceQueueResult& q : r.queues) {
     std::printf(
         "  queue %s: guarantee %.3f max %.3f (%u slots, peak %u)  jobs %llu (%llu done)  JCT "
         "mean %.1f s p95 %.1f s  locality %.4f  time-to-guarantee p50 %.1f s p99 %.1f s (%zu "
@@ -587,6 +606,10 @@ void PrintQueues(const TraceSimResult& r) {
         q.mean_jct_s, q.p95_jct_s, q.locality, q.meter.ttg_p50_s, q.meter.ttg_p99_s,
         q.meter.ttg_s.size(), static_cast<unsigned long long>(q.meter.open_episodes),
         q.meter.share_deficit_s);
+    if (p.preemption_timeout_s > 0)
+      std::printf("    preempted %llu tasks, %.0f task-s\n",
+                  static_cast<unsigned long long>(q.preempted_tasks), q.preempted_task_s);
+  }
 }
 
 }  // namespace
@@ -651,7 +674,7 @@ int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
           std::cout << out.dump() << std::endl;
         } else {
           PrintText(r, p, wall, label);
-          PrintQueues(r);
+          PrintQueues(r, p);
         }
       }
     }

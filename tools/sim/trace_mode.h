@@ -41,6 +41,7 @@ struct TraceModeOptions {
   double resolve_growth = 1.02;             ///< --resolve-growth (synchpack)
   std::string queues;                       ///< --queues FILE: a locsched.toml's queue tree
   std::string tenants;                      ///< --tenants NAME:SHARE,...: swim's seeded draw
+  double preemption_timeout = 0;            ///< --preemption-timeout S (0: no preemption)
 };
 
 /// Adds the trace-mode flags to `app`.

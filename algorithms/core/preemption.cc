@@ -1,0 +1,103 @@
+#include "algorithms/core/preemption.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "algorithms/core/queue_sharing.h"
+#include "algorithms/core/scheduler.h"
+
+namespace locsched {
+namespace {
+
+// Queue q's guarantee in usable slots (fractional).
+double GuaranteeSlots(const QueueSharing& qs, uint32_t q) {
+  return qs.tree().node(q).guaranteed * static_cast<double>(qs.Usage(q).slots);
+}
+
+// Per queue: how many running tasks it can lose and stay at or above its guarantee (0 for
+// root, whose guarantee is the whole cluster and which no preemption shrinks).
+std::vector<uint32_t> Headroom(const QueueSharing& qs) {
+  std::vector<uint32_t> room(qs.tree().size(), 0);
+  for (uint32_t q = 1; q < room.size(); ++q) {
+    const double floor_slots = std::ceil(GuaranteeSlots(qs, q) - 1e-9);
+    const double running = qs.Usage(q).running_tasks;
+    room[q] = running > floor_slots ? static_cast<uint32_t>(running - floor_slots) : 0;
+  }
+  return room;
+}
+
+// Usable slots with no task on them.
+uint64_t FreeSlots(const Cluster& cluster) {
+  uint64_t free = 0;
+  for (MachineId m = 0; m < cluster.num_machines(); ++m) {
+    const Machine& machine = cluster.machine(m);
+    if (machine.up && !machine.draining && machine.running < machine.slots)
+      free += machine.slots - machine.running;
+  }
+  return free;
+}
+
+// The running tasks of jobs in leaves with headroom, as (start time, task id), latest
+// start first, ties by lower task id.
+std::vector<std::pair<double, TaskId>> Candidates(const Scheduler& s,
+                                                  const std::vector<uint32_t>& room) {
+  const Cluster& cluster = s.cluster();
+  std::vector<std::pair<double, TaskId>> out;
+  for (JobId j = 0; j < cluster.job_capacity(); ++j) {
+    const Job& job = cluster.job(j);
+    if (!job.alive || job.running == 0 || job.queue >= room.size() || room[job.queue] == 0)
+      continue;
+    for (TaskId t : job.tasks)
+      if (cluster.task(t).state == TaskState::kRunning) out.emplace_back(s.started_s(t), t);
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  return out;
+}
+
+// True if taking one task from leaf q leaves q and every ancestor below root at or above
+// its guarantee; if so, counts it.
+bool Take(const QueueSharing& qs, uint32_t q, std::vector<uint32_t>& room) {
+  const QueueTree& tree = qs.tree();
+  for (uint32_t at = q; at != 0 && at != UINT32_MAX; at = tree.node(at).parent)
+    if (room[at] == 0) return false;
+  for (uint32_t at = q; at != 0 && at != UINT32_MAX; at = tree.node(at).parent) --room[at];
+  return true;
+}
+
+}  // namespace
+
+std::vector<StarvedQueue> StarvedQueues(const QueueSharing& qs, double now, double timeout_s) {
+  std::vector<StarvedQueue> out;
+  for (uint32_t q : qs.tree().leaves()) {
+    const double since = qs.BelowSince(q);
+    if (since == QueueSharing::kNotBelow || now - since < timeout_s || !qs.Owed(q)) continue;
+    const QueueUsage u = qs.Usage(q);
+    const uint32_t demand = u.running_tasks + u.pending_tasks - u.held_tasks;
+    const auto guaranteed = static_cast<uint32_t>(std::floor(GuaranteeSlots(qs, q) + 1e-9));
+    const uint32_t target = std::min(demand, guaranteed);
+    if (target > u.running_tasks) out.push_back(StarvedQueue{q, target - u.running_tasks});
+  }
+  return out;
+}
+
+std::vector<TaskId> PlanPreemption(const Scheduler& s, double timeout_s) {
+  const QueueSharing* qs = s.sharing();
+  if (qs == nullptr) return {};
+  uint64_t budget = 0;
+  for (const StarvedQueue& q : StarvedQueues(*qs, s.now(), timeout_s)) budget += q.deficit;
+  const uint64_t free = budget > 0 ? FreeSlots(s.cluster()) : 0;
+  if (budget <= free) return {};
+  budget -= free;
+  std::vector<uint32_t> room = Headroom(*qs);
+  std::vector<TaskId> victims;
+  for (const auto& [started, t] : Candidates(s, room)) {
+    if (victims.size() >= budget) break;
+    if (Take(*qs, s.cluster().job(s.cluster().task(t).job).queue, room)) victims.push_back(t);
+  }
+  return victims;
+}
+
+}  // namespace locsched
