@@ -127,6 +127,7 @@ constexpr auto kJournal = &Config::journal;
 constexpr auto kLimits = &Config::limits;
 constexpr auto kSched = &Config::scheduler;
 constexpr auto kMachines = &Config::machines;
+constexpr auto kPreempt = &Config::preemption;
 constexpr auto kRebal = &Config::rebalance;
 constexpr auto kLp = &Config::lp;
 constexpr auto kHttp = &Config::http;
@@ -442,6 +443,18 @@ const ConfigKey kTable[] = {
              "again; 10 heartbeats of the agents' 3 s; 0 = never",
      .apply = ApplyDouble<kMachines, &MachinesConfig::expiry_s>,
      .format = FormatDoubleField<kMachines, &MachinesConfig::expiry_s>},
+    // [preemption]
+    {.key = "preemption.timeout_s",
+     .type = ConfigType::kDouble,
+     .min_real = 0,
+     .max_real = 1e7,
+     .default_text = "0",
+     .reloadable = true,
+     .help = "workload seconds a tenant queue stays below its guarantee, with work queued, before "
+             "the running tasks of queues above theirs are preempted for it (requeued without "
+             "using a retry); needs [queue.*]; 0 = off; 30 is a good start",
+     .apply = ApplyDouble<kPreempt, &PreemptionConfig::timeout_s>,
+     .format = FormatDoubleField<kPreempt, &PreemptionConfig::timeout_s>},
     // [log]
     {.key = "log.level",
      .type = ConfigType::kEnum,

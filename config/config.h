@@ -74,6 +74,12 @@ struct MachinesConfig {
   bool operator==(const MachinesConfig&) const = default;  ///< field-wise equality
 };
 
+/// [preemption]: stopping other queues' tasks for a queue kept below its guarantee.
+struct PreemptionConfig {
+  double timeout_s = 0;  ///< workload seconds a queue waits below its guarantee; 0 = off
+  bool operator==(const PreemptionConfig&) const = default;  ///< field-wise equality
+};
+
 /// [log]: verbosity and destination.
 struct LogConfig {
   LogLevel level = LogLevel::kInfo;                   ///< least severe level written
@@ -161,19 +167,20 @@ struct HaConfig {
 
 /// Every setting; default-constructed = the shipped defaults.
 struct Config {
-  SocketsConfig sockets;      ///< [sockets]
-  LimitsConfig limits;        ///< [limits]
-  SchedulerConfig scheduler;  ///< [scheduler]
-  MachinesConfig machines;    ///< [machines]
-  LogConfig log;              ///< [log]
-  JournalConfig journal;      ///< [journal]
-  WatchdogConfig watchdog;    ///< [watchdog]
-  RebalanceConfig rebalance;  ///< [rebalance]
-  LpConfig lp;                ///< [lp]
-  HttpConfig http;            ///< [http]
-  HistoryConfig history;      ///< [history]
-  HaConfig ha;                ///< [ha]
-  QueueConfig queues;         ///< [queue.*], [placement], [groups] (config/queue_config.h)
+  SocketsConfig sockets;        ///< [sockets]
+  LimitsConfig limits;          ///< [limits]
+  SchedulerConfig scheduler;    ///< [scheduler]
+  MachinesConfig machines;      ///< [machines]
+  PreemptionConfig preemption;  ///< [preemption]
+  LogConfig log;                ///< [log]
+  JournalConfig journal;        ///< [journal]
+  WatchdogConfig watchdog;      ///< [watchdog]
+  RebalanceConfig rebalance;    ///< [rebalance]
+  LpConfig lp;                  ///< [lp]
+  HttpConfig http;              ///< [http]
+  HistoryConfig history;        ///< [history]
+  HaConfig ha;                  ///< [ha]
+  QueueConfig queues;           ///< [queue.*], [placement], [groups] (config/queue_config.h)
   bool operator==(const Config&) const = default;  ///< field-wise equality
 };
 

@@ -61,6 +61,7 @@ constexpr HandlerRow kHandlers[] = {
     {Op::kTaskAdd, TaskAddCmd},
     {Op::kMachineLost, LOCSCHED_ENGINE(MachineLost)},
     {Op::kQueue, LOCSCHED_ENGINE(Queues)},
+    {Op::kTaskPreempted, LOCSCHED_ENGINE(TaskPreempted)},
 };
 #undef LOCSCHED_ENGINE
 
@@ -450,34 +451,45 @@ Status Dispatcher::Run(const Request& r, std::string_view line, const Caller& ca
 // journaled, and its id is not remembered (live or replayed alike, so the id window
 // recovers exactly): a retry runs it again, which is safe because the first run
 // changed nothing. This makes idle and full machines' heartbeats free.
-// A heartbeat that brought a lost machine back changed its state, and is journaled.
+// A heartbeat that brought a lost machine back, preempted a task or delivered a stop
+// order changed state, and is journaled.
 bool Dispatcher::ChangedNothing(const Request& r) const {
-  return r.op == Op::kHeartbeat && engine_.last_assigned().empty() && !engine_.revived();
+  return r.op == Op::kHeartbeat && engine_.last_assigned().empty() && !engine_.revived() &&
+         engine_.last_preempted().empty() && engine_.last_delivered() == 0;
 }
 
-// The journal record of an applied event; a heartbeat's carries its assignments.
+// The journal record of an applied event; a heartbeat's carries its assignments and the
+// tasks it preempted.
 void Dispatcher::Record(const Request& r, std::string_view line) {
   assigned_.clear();
-  if (r.op == Op::kHeartbeat)
+  preempted_.clear();
+  if (r.op == Op::kHeartbeat) {
     for (const Assignment& a : engine_.last_assigned())
       assigned_.push_back({engine_.JobName(a.job), engine_.TaskName(a.task)});
+    for (TaskId t : engine_.last_preempted())
+      preempted_.push_back({engine_.JobName(engine_.JobOf(t)), engine_.TaskName(t)});
+  }
   const bool submitted = r.op == Op::kJobSubmit || r.op == Op::kTaskAdd;
-  log_->Append(line, assigned_, submitted ? engine_.placed_queue() : std::string_view());
+  log_->Append(line, assigned_, submitted ? engine_.placed_queue() : std::string_view(),
+               preempted_);
 }
 
 // The reply body is written as a live heartbeat writes it, so a retried id gets
 // the same answer after a restart.
-Status Dispatcher::ReplayHeartbeat(const Request& r,
-                                   std::span<const JournaledAssignment> assigned) {
+Status Dispatcher::ReplayHeartbeat(const Request& r, std::span<const JournaledAssignment> assigned,
+                                   std::span<const JournaledAssignment> preempted) {
   counters_.CountLine(engine_.Now());
   ++counters_.of(r.op).calls;
   std::string body;
   JsonWriter w(&body);
   w.ResumeObject(true);
-  w.Key("assign").BeginArray();
   engine_.SyncPolicyClock();
   MachineId m;
   if (Status s = engine_.Hear(r.machine, &m); !s.ok()) return s;  // a lost machine comes back
+  for (const JournaledAssignment& p : preempted)
+    if (Status s = engine_.ReplayPreempt(p.job, p.task); !s.ok()) return s;
+  engine_.DeliverStops(m, w);
+  w.Key("assign").BeginArray();
   for (const JournaledAssignment& a : assigned)
     if (Status s = engine_.ReplayAssign(r.machine, a.job, a.task, w); !s.ok()) return s;
   w.EndArray();

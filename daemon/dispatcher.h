@@ -67,8 +67,10 @@ class Dispatcher {
   /// Appends the error reply for a line that broke a limit before it could be decoded.
   static void AppendError(const Status& s, std::string* out);
   /// Journal replay of a heartbeat: counts it like a live one, imposes the recorded
-  /// assignments (the policy is not asked again) and remembers the reply under its id.
-  Status ReplayHeartbeat(const Request& r, std::span<const JournaledAssignment> assigned);
+  /// preemptions and then assignments (no plan and no policy is asked again), delivers the
+  /// machine's stop orders and remembers the reply under its id.
+  Status ReplayHeartbeat(const Request& r, std::span<const JournaledAssignment> assigned,
+                         std::span<const JournaledAssignment> preempted = {});
 
   /// The `rebalance` command: the daemon's worker if there is one, else Engine::Rebalance.
   Status Rebalance(const Request& r, JsonWriter& w);
@@ -130,7 +132,8 @@ class Dispatcher {
   std::string_view line_;  // the line Run is handling
   RequestCounters counters_;
   Histogram heartbeat_latency_ = LatencyHistogram();
-  std::vector<JournaledAssignment> assigned_;  // reused: a heartbeat's journaled assignments
+  std::vector<JournaledAssignment> assigned_;   // reused: a heartbeat's journaled assignments
+  std::vector<JournaledAssignment> preempted_;  // reused: the tasks it preempted
   // The line being handled, reused: its strings keep their capacity, so a name
   // longer than the short-string buffer (a host name) costs no malloc per line.
   Request request_;

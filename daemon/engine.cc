@@ -87,7 +87,8 @@ Engine::Engine(const Config& cfg, const Clock& clock, Notify notify, ArrivalWind
       max_task_retries_(cfg.scheduler.max_task_retries),
       max_tasks_per_job_(cfg.limits.max_tasks_per_job),
       started_at_(clock.Now()),
-      history_cap_(cfg.history.finished_jobs) {}
+      history_cap_(cfg.history.finished_jobs),
+      preemption_timeout_s_(cfg.preemption.timeout_s) {}
 
 void Engine::ApplyConfig(const Config& cfg) {
   const SchedulerConfig& s = cfg.scheduler;
@@ -101,6 +102,7 @@ void Engine::ApplyConfig(const Config& cfg) {
   rebalance_enabled_ = cfg.rebalance.enabled;
   history_cap_ = cfg.history.finished_jobs;
   TrimHistory();
+  preemption_timeout_s_ = cfg.preemption.timeout_s;
 }
 
 bool Engine::SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs) {
@@ -206,6 +208,7 @@ Status Engine::MachineDown(const Request& r, JsonWriter& w) {
   }
   const std::vector<TaskId> lost = sched_.MachineDown(m);
   TakeBack(lost, m);
+  if (m < stops_.size()) stops_[m].clear();  // whatever it ran has ended
   Note("machine " + Quoted(r.machine) + " down; " + std::to_string(lost.size()) +
        " running tasks requeued");
   w.Field("requeued", static_cast<uint64_t>(lost.size()));
@@ -475,11 +478,14 @@ void Engine::WritePermitRun(const char* trigger, const PermitRun& run, JsonWrite
 Status Engine::Heartbeat(const Request& r, JsonWriter& w) {
   MachineId m;
   if (Status s = Hear(r.machine, &m); !s.ok()) return s;
-  const Machine& machine = sched_.cluster().machine(m);
-  const uint64_t room = machine.slots > machine.running ? machine.slots - machine.running : 0;
-  const uint64_t want = std::min<uint64_t>(r.free_slots, room);
   const double now = clock_.Now();
   sched_.SetNow(now);  // policies that wait a time read the workload clock
+  PreemptIfStarved(now);
+  // The runs it stops free their slots for this reply's assignments.
+  const uint64_t stopped = DeliverStops(m, w);
+  const Machine& machine = sched_.cluster().machine(m);
+  const uint64_t room = machine.slots > machine.running ? machine.slots - machine.running : 0;
+  const uint64_t want = std::min<uint64_t>(r.free_slots + stopped, room);
   w.Key("assign").BeginArray();
   assigned_.clear();
   for (uint64_t i = 0; i < want; ++i) {

@@ -143,6 +143,18 @@ class Engine {
   Status TaskDone(const Request& r, JsonWriter& w);
   /// task_failed: retried up to the limit, then its job fails.
   Status TaskFailed(const Request& r, JsonWriter& w);
+  /// task_preempted: a machine confirms it stopped a run its heartbeat reply listed under
+  /// "preempt" (engine_preemption.cc); the task was requeued then, so only a count moves.
+  Status TaskPreempted(const Request& r, JsonWriter& w);
+  /// Journal replay of one task a heartbeat preempted before a restart (running until then).
+  Status ReplayPreempt(std::string_view job, std::string_view task);
+  /// Writes the stop orders machine m is owed as the reply's "preempt" list (nothing if
+  /// none) and forgets them; returns how many. A heartbeat, live or replayed, calls it.
+  uint64_t DeliverStops(MachineId m, JsonWriter& w);
+  /// The tasks the last heartbeat preempted (valid until the next command).
+  std::span<const TaskId> last_preempted() const { return preempted_; }
+  /// How many stop orders the last heartbeat delivered.
+  uint64_t last_delivered() const { return delivered_; }
   /// Journal replay of one assignment a heartbeat made before a restart; writes it into
   /// w as the heartbeat's reply did.
   Status ReplayAssign(const std::string& machine, std::string_view job, std::string_view task,
@@ -153,6 +165,8 @@ class Engine {
   bool revived() const { return revived_; }
   /// The name of live job j.
   std::string_view JobName(JobId j) const { return jobs_[j].name; }
+  /// The job of task t.
+  JobId JobOf(TaskId t) const { return sched_.cluster().task(t).job; }
   /// The name of task t (of a live job).
   std::string_view TaskName(TaskId t) const;
   /// job_cancel: removes a live job.
@@ -253,6 +267,8 @@ class Engine {
   Status FindTask(const std::string& job, const std::string& task, TaskId* t) const;
   Status FindRunningTask(const Request& r, TaskId* t) const;
   bool StaleReport(const Request& r, JsonWriter& w);
+  void PreemptIfStarved(double now);
+  void Preempt(TaskId t, double now);
   void TakeBack(std::span<const TaskId> tasks, MachineId m);
   Locality NoteStarted(const Assignment& a, double now);
   Status CheckSubmit(const Request& r, std::vector<MachineId>* replicas, NameIndex* names) const;
@@ -286,6 +302,7 @@ class Engine {
   void WriteFinished(const Finished& f, JsonWriter& w) const;
   void SaveCounters(const Sink& emit) const;
   void SaveJob(JobId j, std::string* rec) const;
+  void SaveMachine(MachineId m, std::string* rec) const;
   struct LoadScratch;  // what Load applies after the last record
   void LoadCounters(const SavedCounters& c);
   void LoadFinished(const SavedFinished& f);
@@ -338,7 +355,18 @@ class Engine {
   std::unordered_map<std::string, uint64_t> finished_;  // name -> serial of its latest run
   uint64_t history_cap_;                                // history.finished_jobs
   std::vector<Assignment> assigned_;  // the last heartbeat's (reused, no allocation per beat)
-  bool revived_ = false;              // the last machine heard had been lost
+  // Preemption (engine_preemption.cc).
+  struct StopOrder {
+    std::string job, task;
+  };
+  double preemption_timeout_s_;                // preemption.timeout_s; 0: off
+  double next_plan_s_ = 0;                     // no plan before this engine time
+  std::vector<std::vector<StopOrder>> stops_;  // by MachineId: runs it is yet to be told to stop
+  std::vector<TaskId> preempted_;              // the last heartbeat's victims
+  uint64_t delivered_ = 0;                     // stop orders the last heartbeat delivered
+  uint64_t tasks_preempted_ = 0, preempt_reports_ = 0;
+  double preempted_task_s_ = 0;  // engine seconds the preempted runs had run
+  bool revived_ = false;         // the last machine heard had been lost
 
   uint64_t jobs_submitted_ = 0, jobs_done_ = 0, jobs_failed_ = 0, jobs_cancelled_ = 0;
   uint64_t tasks_done_ = 0, tasks_failed_ = 0, tasks_requeued_ = 0;

@@ -43,17 +43,7 @@ void Engine::Save(const Sink& emit) const {
   std::string rec;
   const Cluster& c = sched_.cluster();
   for (MachineId m = 0; m < c.num_machines(); ++m) {
-    const Machine& machine = c.machine(m);
-    rec.clear();
-    JsonWriter(&rec)
-        .BeginObject()
-        .Field("m", machine_names_.Name(m))
-        .Field("rack", machine.rack)
-        .Field("slots", machine.slots)
-        .Field("up", machine.up)
-        .Field("drain", machine.draining)
-        .Field("lost", lost(m))
-        .EndObject();
+    SaveMachine(m, &rec);
     emit(rec);
   }
   for (JobId j : LiveJobs()) {
@@ -76,6 +66,23 @@ void Engine::Save(const Sink& emit) const {
   }
 }
 
+// {"m":name,"rack":id,"slots":n,"up":b,"drain":b,"lost":b(,"stops":[[job,task],...])}:
+// stops are the preempted runs the machine is yet to be told to stop.
+void Engine::SaveMachine(MachineId m, std::string* rec) const {
+  const Machine& machine = sched_.cluster().machine(m);
+  rec->clear();
+  JsonWriter w(rec);
+  w.BeginObject().Field("m", machine_names_.Name(m)).Field("rack", machine.rack);
+  w.Field("slots", machine.slots).Field("up", machine.up).Field("drain", machine.draining);
+  w.Field("lost", lost(m));
+  if (m < stops_.size() && !stops_[m].empty()) {
+    w.Key("stops").BeginArray();
+    for (const StopOrder& s : stops_[m]) w.BeginArray().String(s.job).String(s.task).EndArray();
+    w.EndArray();
+  }
+  w.EndObject();
+}
+
 void Engine::SaveCounters(const Sink& emit) const {
   std::vector<std::string_view> racks(rack_ids_.size());
   for (const auto& [name, id] : rack_ids_) racks[id] = name;
@@ -95,6 +102,8 @@ void Engine::SaveCounters(const Sink& emit) const {
   for (std::string_view r : racks) w.String(r);
   w.EndArray().Key("policy_rng").BeginArray();
   for (uint64_t word : sched_.policy().RandomState()) w.Uint(word);
+  w.EndArray().Key("preempt").BeginArray();
+  w.Uint(tasks_preempted_).Uint(preempt_reports_).Double(preempted_task_s_);
   w.EndArray().EndObject();
   emit(rec);
 }
@@ -142,13 +151,16 @@ struct SavedCounters {
   RateEstimator::Observed rates;
   std::vector<std::string> racks;
   std::vector<uint64_t> policy_rng;
+  uint64_t preempted = 0, preempt_reports = 0;  // "preempt": absent from older snapshots
+  double preempted_s = 0;
 };
 
 struct SavedMachine {
   std::string name;
   uint32_t rack, slots;
   bool up, draining;
-  bool lost;  // absent from older snapshots: false
+  bool lost;                                               // absent from older snapshots: false
+  std::vector<std::pair<std::string, std::string>> stops;  // [job, task] stop orders owed
 };
 
 struct SavedTask {
@@ -261,6 +273,13 @@ SavedCounters ParseCounters(element r) {
                                     static_cast<uint64_t>(x[8])};
   for (element v : array(r["racks"])) c.racks.emplace_back(std::string_view(v));
   for (element v : array(r["policy_rng"])) c.policy_rng.push_back(uint64_t(v));
+  if (r["preempt"].error() == simdjson::SUCCESS) {
+    array p = r["preempt"];
+    if (p.size() != 3) throw simdjson::simdjson_error(simdjson::INDEX_OUT_OF_BOUNDS);
+    c.preempted = uint64_t(p.at(0));
+    c.preempt_reports = uint64_t(p.at(1));
+    c.preempted_s = double(p.at(2));
+  }
   return c;
 }
 
@@ -270,12 +289,20 @@ Status ParseRecord(element r, SavedRecord* out) {
     *out = ParseCounters(r);
   } else if (r["m"].error() == simdjson::SUCCESS) {
     const bool lost = r["lost"].error() == simdjson::SUCCESS && bool(r["lost"]);
-    *out = SavedMachine{std::string(std::string_view(r["m"])),
-                        U32(r["rack"]),
-                        U32(r["slots"]),
-                        bool(r["up"]),
-                        bool(r["drain"]),
-                        lost};
+    SavedMachine m{std::string(std::string_view(r["m"])),
+                   U32(r["rack"]),
+                   U32(r["slots"]),
+                   bool(r["up"]),
+                   bool(r["drain"]),
+                   lost,
+                   {}};
+    if (r["stops"].error() == simdjson::SUCCESS)
+      for (element pair : array(r["stops"])) {
+        array names = pair;
+        if (names.size() != 2) return Bad("a stop order must be [job, task]");
+        m.stops.emplace_back(std::string_view(names.at(0)), std::string_view(names.at(1)));
+      }
+    *out = std::move(m);
   } else if (r["j"].error() == simdjson::SUCCESS) {
     SavedJob job{
         std::string(std::string_view(r["j"])), double(r["w"]), double(r["at"]), {}, {}, {}, {}};
@@ -354,6 +381,9 @@ void Engine::LoadCounters(const SavedCounters& c) {
                           &tasks_done_,      &tasks_failed_, &tasks_requeued_, &assigned_local_,
                           &assigned_remote_, &assigned_rack_};
   for (size_t i = 0; i < std::size(counters); ++i) *counters[i] = c.values[i];
+  tasks_preempted_ = c.preempted;
+  preempt_reports_ = c.preempt_reports;
+  preempted_task_s_ = c.preempted_s;
   rates_.Restore(c.rates);
   for (const std::string& rack : c.racks) RackId(rack);
 }
@@ -365,6 +395,10 @@ Status Engine::LoadMachine(const SavedMachine& m, LoadScratch* scratch) {
     return Bad("machine '" + m.name + "' is empty, duplicate or has no slots");
   const MachineId id = sched_.AddMachine(Machine{m.rack, m.slots});
   liveness_.push_back(Liveness{clock_.Now(), m.lost && !m.up});  // heard: at the load
+  if (!m.stops.empty()) {
+    stops_.resize(id + 1);
+    for (const auto& [job, task] : m.stops) stops_[id].push_back(StopOrder{job, task});
+  }
   const int f = (m.up ? 0 : kSavedDown) | (m.draining ? kSavedDraining : 0);
   if (f) scratch->flags.emplace_back(id, f);
   return Status::Ok();
@@ -412,7 +446,10 @@ Status Engine::LoadTasks(JobId j, const SavedJob& job, LoadScratch* scratch) {
       const MachineId m = unplaced ? 0 : t.machine;
       if (m >= sched_.cluster().num_machines()) return Bad("machine id out of range");
       sched_.AssignTask(ids[i], m);
-      if (t.state == kSavedRunning) task_started_[ids[i]] = t.started;
+      if (t.state == kSavedRunning) {
+        task_started_[ids[i]] = t.started;
+        sched_.SetStarted(ids[i], t.started);
+      }
       if (t.state == kSavedDone && sched_.Finish(ids[i]).job_done)
         return Bad("job '" + job.name + "' has every task done");
       if (unplaced) sched_.ForgetPlacement(ids[i]);

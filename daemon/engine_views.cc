@@ -125,7 +125,9 @@ Status Engine::Summary(const Request&, JsonWriter& w) const {
   w.Key("tasks").BeginObject().Field("queued", sched_.queued());
   w.Field("running", sched_.running()).Field("blocked", sched_.blocked());
   w.Field("done", tasks_done_).Field("failed", tasks_failed_);
-  w.Field("requeued", tasks_requeued_).Field("stale_reports", stale_reports_).EndObject();
+  w.Field("requeued", tasks_requeued_).Field("stale_reports", stale_reports_);
+  w.Field("preempted", tasks_preempted_).Field("preempted_task_s", preempted_task_s_);
+  w.Field("preempt_reports", preempt_reports_).EndObject();
   w.Key("jobs").BeginObject().Field("live", uint64_t{sched_.cluster().live_jobs()});
   w.Field("submitted", jobs_submitted_).Field("done", jobs_done_);
   w.Field("failed", jobs_failed_).Field("cancelled", jobs_cancelled_).EndObject();
@@ -521,6 +523,14 @@ void Engine::AppendMetrics(std::string* out) const {
          "task_done and task_failed reports of runs already taken back, ignored (since the "
          "start).",
          d(stale_reports_));
+  Metric(out, "tasks_preempted_total", "counter",
+         "Running tasks preempted for tenant queues below their guarantee (since the start).",
+         d(tasks_preempted_));
+  Metric(out, "preempted_task_seconds_total", "counter",
+         "Seconds the preempted runs had run, lost work (since the start).", preempted_task_s_);
+  Metric(out, "task_preempted_reports_total", "counter",
+         "task_preempted reports: machines confirming a stop order (since the start).",
+         d(preempt_reports_));
   Metric(out, "tasks_done_total", "counter", "Tasks finished.", d(tasks_done_));
   Metric(out, "tasks_failed_total", "counter", "Task failures reported.", d(tasks_failed_));
   Metric(out, "jobs_done_total", "counter", "Jobs finished.", d(jobs_done_));

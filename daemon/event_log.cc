@@ -43,18 +43,26 @@ Status EventLog::Admit() {
 
 // A record: {"t":time,"line":request line} plus, for a heartbeat, "assign": the
 // [job, task] pairs it started, which replay re-applies instead of re-deciding.
+namespace {
+
+// "key":[[job,task],...], or nothing for an empty list.
+void WritePairs(JsonWriter& w, const char* key, std::span<const JournaledAssignment> pairs) {
+  if (pairs.empty()) return;
+  w.Key(key).BeginArray();
+  for (const JournaledAssignment& a : pairs) w.BeginArray().String(a.job).String(a.task).EndArray();
+  w.EndArray();
+}
+
+}  // namespace
+
 void EventLog::Append(std::string_view line, std::span<const JournaledAssignment> assigned,
-                      std::string_view queue) {
+                      std::string_view queue, std::span<const JournaledAssignment> preempted) {
   if (!journal_) return;
   record_.clear();
   JsonWriter w(&record_);
   w.BeginObject().Field("t", clock_.Now()).Field("line", line);
-  if (!assigned.empty()) {
-    w.Key("assign").BeginArray();
-    for (const JournaledAssignment& a : assigned)
-      w.BeginArray().String(a.job).String(a.task).EndArray();
-    w.EndArray();
-  }
+  WritePairs(w, "preempt", preempted);
+  WritePairs(w, "assign", assigned);
   if (!queue.empty()) w.Field("queue", queue);
   w.EndObject();
   const uint64_t before = journal_->size();

@@ -43,11 +43,11 @@ class EventLog {
   /// (`journal_unavailable`, naming the cause) or its disk is nearly full.
   Status Admit();
   /// Appends the record of one applied event: its time, its request line, for a
-  /// heartbeat the assignments it made, and for an event that submitted a job with tenancy
-  /// on the tenant queue it placed the job in (replay does not place it again). No-op
-  /// without a journal.
+  /// heartbeat the assignments it made and the tasks it preempted, and for an event that
+  /// submitted a job with tenancy on the tenant queue it placed the job in (replay does not
+  /// place it again). No-op without a journal.
   void Append(std::string_view line, std::span<const JournaledAssignment> assigned,
-              std::string_view queue = {});
+              std::string_view queue = {}, std::span<const JournaledAssignment> preempted = {});
   /// Counts a heartbeat that changed nothing and so has no record (see Dispatcher::Run).
   /// No-op without a journal.
   void SkipUnchanged() {

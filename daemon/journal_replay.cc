@@ -11,26 +11,32 @@ namespace locsched {
 
 namespace {
 
-// The fields of one record: {"t":time,"line":request,"assign":[[job,task],...],
-// "queue":leaf}; assign only for a heartbeat that assigned, queue only for an event that
-// submitted a job with tenancy on.
+// The fields of one record: {"t":time,"line":request,"preempt":[[job,task],...],
+// "assign":[[job,task],...],"queue":leaf}; preempt only for a heartbeat that preempted,
+// assign only for one that assigned, queue only for an event that submitted a job with
+// tenancy on.
 struct Record {
   double t = 0;
   std::string_view line;
   std::string_view queue;
-  std::vector<JournaledAssignment> assigned;
+  std::vector<JournaledAssignment> assigned, preempted;
 };
 
-Status ParseAssigned(simdjson::dom::element list, std::vector<JournaledAssignment>* out) {
+// The [job, task] pairs under `key`, if the record has it.
+Status ParsePairs(simdjson::dom::object obj, const char* key,
+                  std::vector<JournaledAssignment>* out) {
+  simdjson::dom::element list;
+  if (obj[key].get(list) != simdjson::SUCCESS) return Status::Ok();
   simdjson::dom::array pairs;
   if (list.get(pairs) != simdjson::SUCCESS)
-    return Status::InvalidArgument("journal", "\"assign\" must be a list");
+    return Status::InvalidArgument("journal", "\"" + std::string(key) + "\" must be a list");
   for (simdjson::dom::element pair : pairs) {
     simdjson::dom::array names;
     JournaledAssignment a;
     if (pair.get(names) != simdjson::SUCCESS || names.size() != 2 ||
         names.at(0).get(a.job) != simdjson::SUCCESS || names.at(1).get(a.task) != simdjson::SUCCESS)
-      return Status::InvalidArgument("journal", "an assignment must be [job, task]");
+      return Status::InvalidArgument("journal",
+                                     "each of \"" + std::string(key) + "\" must be [job, task]");
     out->push_back(a);
   }
   return Status::Ok();
@@ -50,9 +56,8 @@ Status Parse(simdjson::dom::parser& parser, std::string_view text, Record* rec) 
   if (obj["queue"].error() == simdjson::SUCCESS &&
       obj["queue"].get(rec->queue) != simdjson::SUCCESS)
     return Status::InvalidArgument("journal", "\"queue\" must be a string");
-  simdjson::dom::element list;
-  if (obj["assign"].get(list) == simdjson::SUCCESS) return ParseAssigned(list, &rec->assigned);
-  return Status::Ok();
+  if (Status s = ParsePairs(obj, "preempt", &rec->preempted); !s.ok()) return s;
+  return ParsePairs(obj, "assign", &rec->assigned);
 }
 
 }  // namespace
@@ -64,7 +69,7 @@ Status ReplayRecord(std::string_view record, Dispatcher& dispatcher, DaemonClock
   clock.Pin(rec.t);
   Request r;
   if (Status s = DecodeRequest(rec.line, &r); !s.ok()) return s;
-  if (r.op == Op::kHeartbeat) return dispatcher.ReplayHeartbeat(r, rec.assigned);
+  if (r.op == Op::kHeartbeat) return dispatcher.ReplayHeartbeat(r, rec.assigned, rec.preempted);
   std::string out;
   Caller caller = Caller::Journal();
   caller.queue = rec.queue;

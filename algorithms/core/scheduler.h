@@ -124,6 +124,9 @@ class Scheduler {
   }
   /// Restores how often task t was started (loading a snapshot).
   void SetAttempts(TaskId t, uint32_t attempts) { cluster_.task(t).attempts = attempts; }
+  /// Restores when running task t started (loading a snapshot): preemption's victims are the
+  /// latest started.
+  void SetStarted(TaskId t, double started_s) { started_s_[t] = started_s; }
   /// Forgets where finished task t ran (loading a snapshot that did not record it).
   void ForgetPlacement(TaskId t) {
     cluster_.task(t).machine = kNoId;

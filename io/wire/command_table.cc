@@ -130,6 +130,8 @@ constexpr std::array<CommandSpec, kOpCount> kTable{{
      "tasks are requeued; its next heartbeat or machine_up brings it back"},
     {"queue", Op::kQueue, kBoth, kAnyone, kQueue,
      "tenant queues: guarantee, maximum, share in use, pending tasks, jobs, users, state"},
+    {"task_preempted", Op::kTaskPreempted, kEvent, kAgent, kTaskEvent,
+     "a machine stopped a task its heartbeat reply listed under preempt (already requeued)"},
 }};
 
 constexpr bool InOpOrder() {

@@ -38,10 +38,11 @@ enum class Op : uint8_t {
   kTaskAdd,
   kMachineLost,
   kQueue,
+  kTaskPreempted,
 };
 
 /// How many ops there are (the command table has one row each, in Op order).
-inline constexpr size_t kOpCount = static_cast<size_t>(Op::kQueue) + 1;
+inline constexpr size_t kOpCount = static_cast<size_t>(Op::kTaskPreempted) + 1;
 
 /// The JSON type a field must have.
 enum class FieldType : uint8_t {

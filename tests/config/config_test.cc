@@ -87,7 +87,7 @@ TEST_CASE("the table is well formed") {
     CHECK((k.type == ConfigType::kEnum) == !k.allowed.empty());
     if (k.type == ConfigType::kInt) CHECK(k.min_int <= k.max_int);
   }
-  CHECK(seen.size() == 71);
+  CHECK(seen.size() == 72);
   CHECK(FindConfigKey("scheduler.nope") == nullptr);
 }
 

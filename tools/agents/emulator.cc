@@ -170,6 +170,11 @@ Status Emulator::Step(double now) {
   now_ = std::max(now_, now);
   requests_.clear();
   pending_.clear();
+  for (std::string& line : preempt_reports_) {
+    requests_.push_back(std::move(line));
+    pending_.push_back({Pending::kPreempted, 0, 0, false});
+  }
+  preempt_reports_.clear();
   // Jobs due by now first, so that the machines freed in this batch can be given them.
   QueueArrivals();
   QueueCompletions();
@@ -202,7 +207,7 @@ double Emulator::NextEventTime() const {
   if (!heartbeat_due_.empty() && TasksWaiting()) t = std::min(t, heartbeat_due_.front().first);
   if (!keepalive_due_.empty()) t = std::min(t, keepalive_due_.front().first);
   if (!p_.submit_jobs) t = std::min(t, next_poll_);
-  if (!finished_foreign_.empty()) t = std::min(t, now_);
+  if (!finished_foreign_.empty() || !preempt_reports_.empty()) t = std::min(t, now_);
   return t;
 }
 
@@ -228,9 +233,11 @@ bool Emulator::TasksWaiting() const {
 void Emulator::QueueCompletions() {
   due_.clear();
   while (!completions_.empty() && completions_.top().time <= now_) {
-    due_.push_back(completions_.top());
+    const Completion c = completions_.top();
     completions_.pop();
-    ++due_on_[due_.back().machine];
+    if (Stale(c)) continue;  // that run was preempted
+    due_.push_back(c);
+    ++due_on_[c.machine];
   }
   const bool worth_asking = TasksWaiting();
   for (const Completion& c : due_) {
@@ -241,6 +248,15 @@ void Emulator::QueueCompletions() {
       FinishTask(c);
     if (--due_on_[c.machine] == 0 && worth_asking) AskForWork(c.machine);
   }
+}
+
+// True if c ends a run that was preempted: its task has been stopped (and perhaps started
+// again) since.
+bool Emulator::Stale(const Completion& c) const {
+  if (c.job == kForeign) return !foreign_[c.task].running || foreign_[c.task].run != c.run;
+  const Job& job = jobs_[c.job];
+  return c.task >= job.tasks.size() || job.tasks[c.task].state != TaskState::kRunning ||
+         job.tasks[c.task].run != c.run;
 }
 
 void Emulator::FinishTask(const Completion& c) {
@@ -268,7 +284,11 @@ void Emulator::FinishTask(const Completion& c) {
 
 // Reports a foreign task done; its job's progress is not the emulator's to check.
 void Emulator::FinishForeign(const Completion& c) {
-  auto& [job, task] = foreign_[c.task];
+  ForeignRun& run = foreign_[c.task];
+  run.running = false;
+  ++run.run;
+  const std::string& job = run.job;
+  const std::string& task = run.task;
   ++stats_.foreign_done;
   stats_.foreign_local_done += c.local;
   ++free_[c.machine];
@@ -414,8 +434,17 @@ Status Emulator::ReadReply(const Pending& p, const std::string& request, const s
       break;
     case Pending::kJobQuery:
       break;  // read above
-    case Pending::kHeartbeat:
-      StartAssigned(p.a, p.b, r.contains("assign") ? r["assign"] : json(), request, reply);
+    case Pending::kHeartbeat: {
+      // The runs it is told to stop end first, and free their slots for the assignments.
+      const uint32_t stopped =
+          r.contains("preempt") ? StopPreempted(p.a, r["preempt"], request, reply) : 0;
+      StartAssigned(p.a, p.b + stopped, r.contains("assign") ? r["assign"] : json(), request,
+                    reply);
+      break;
+    }
+    case Pending::kPreempted:
+      if (r.value("requeued", false) != true && r.value("stale", false) != true)
+        Anomaly("task_preempted should say \"requeued\" or \"stale\"", request, reply);
       break;
   }
   return Status::Ok();
@@ -442,7 +471,7 @@ bool Emulator::DropCancelled(const Pending& p, const std::string& request, const
 void Emulator::ReadForeignDone(const Pending& p, const json& reply) {
   if (reply.value("job_done", false) == true) {
     ++stats_.foreign_jobs_done;
-    finished_foreign_.push_back(foreign_[p.a].first);
+    finished_foreign_.push_back(foreign_[p.a].job);
   }
   foreign_free_.push_back(p.a);
 }
@@ -499,7 +528,10 @@ bool Emulator::StartOne(uint32_t machine, std::string_view job_name, std::string
   const auto& replicas = job.tasks[t].replicas;
   const bool really_local = std::find(replicas.begin(), replicas.end(), machine) != replicas.end();
   if (really_local != local) *problem = "\"local\" disagrees with the task's replicas";
-  job.tasks[t].state = TaskState::kRunning;
+  Task& task = job.tasks[t];
+  task.state = TaskState::kRunning;
+  task.machine = machine;
+  task.started = now_;
   --free_[machine];
   ++stats_.tasks_assigned;
   stats_.local_assigned += local;
@@ -507,7 +539,7 @@ bool Emulator::StartOne(uint32_t machine, std::string_view job_name, std::string
   // The duration follows where the input really is; one draw per task, read at each
   // level's rate, so the same task is faster local (as in locsched-sim).
   const double rate = RateOn(machine, replicas);
-  completions_.push({now_ + job.tasks[t].work / rate, machine, it->second, t, really_local});
+  completions_.push({now_ + task.work / rate, machine, it->second, t, task.run, really_local});
   return true;
 }
 
@@ -552,13 +584,86 @@ void Emulator::StartForeign(uint32_t machine, std::string_view job, std::string_
     slot = foreign_free_.back();
     foreign_free_.pop_back();
   }
-  foreign_[slot] = {std::string(job), std::string(task)};
+  ForeignRun& run = foreign_[slot];
+  run.job = job;
+  run.task = task;
+  run.machine = machine;
+  run.started = now_;
+  run.running = true;
   --free_[machine];
   ++stats_.foreign_assigned;
   // Its replicas are unknown here, so the scheduler's "local" (and "rack") decides the
   // duration.
   const double rate = local ? p_.alpha : rack ? p_.beta : p_.gamma;
-  completions_.push({now_ + Exponential(rate), machine, kForeign, slot, local});
+  completions_.push({now_ + Exponential(rate), machine, kForeign, slot, run.run, local});
+}
+
+// Stops the runs a heartbeat reply lists under "preempt" on `machine`; returns how many
+// slots that freed. A run no longer here (it ended meanwhile) is ignored and counted.
+uint32_t Emulator::StopPreempted(uint32_t machine, const json& stops, const std::string& request,
+                                 const std::string& reply) {
+  if (!stops.is_array()) {
+    Anomaly("\"preempt\" must be an array", request, reply);
+    return 0;
+  }
+  uint32_t stopped = 0;
+  for (const json& s : stops) {
+    if (!s.is_object() || !s.value("job", json()).is_string() ||
+        !s.value("task", json()).is_string()) {
+      Anomaly("a stop order needs string job and task", request, reply);
+      continue;
+    }
+    const std::string job = s["job"].get<std::string>(), task = s["task"].get<std::string>();
+    if (StopOwn(machine, job, task) || StopForeign(machine, job, task)) {
+      ++stopped;
+      ReportPreempted(machine, job, task);
+    } else {
+      ++stats_.stops_ignored;
+    }
+  }
+  return stopped;
+}
+
+// Stops the emulator's own task job/task if it runs on `machine`: it waits to be assigned
+// again, and its pending completion is void.
+bool Emulator::StopOwn(uint32_t machine, const std::string& job_name, const std::string& task) {
+  const auto it = job_index_.find(job_name);
+  if (it == job_index_.end()) return false;
+  Job& job = jobs_[it->second];
+  const auto total = static_cast<uint32_t>(job.tasks.size());
+  const uint32_t t = TaskIndex(task, job.maps, total);
+  if (t == total || job.tasks[t].state != TaskState::kRunning || job.tasks[t].machine != machine)
+    return false;
+  Task& run = job.tasks[t];
+  run.state = TaskState::kQueued;
+  ++run.run;
+  ++free_[machine];
+  ++own_preempted_;
+  ++stats_.tasks_preempted;
+  stats_.preempted_task_s += now_ - run.started;
+  return true;
+}
+
+// Stops another client's task if it runs on `machine`.
+bool Emulator::StopForeign(uint32_t machine, const std::string& job, const std::string& task) {
+  for (uint32_t slot = 0; slot < foreign_.size(); ++slot) {
+    ForeignRun& run = foreign_[slot];
+    if (!run.running || run.machine != machine || run.job != job || run.task != task) continue;
+    run.running = false;
+    ++run.run;
+    foreign_free_.push_back(slot);
+    ++free_[machine];
+    ++stats_.tasks_preempted;
+    stats_.preempted_task_s += now_ - run.started;
+    return true;
+  }
+  return false;
+}
+
+// The machine confirms the stop in the next batch (this one's replies are being read).
+void Emulator::ReportPreempted(uint32_t machine, const std::string& job, const std::string& task) {
+  preempt_reports_.push_back(R"({"op":"task_preempted","job":)" + json(job).dump() + R"(,"task":)" +
+                             json(task).dump() + R"(,"machine":")" + MachineName(machine) + "\"}");
 }
 
 void Emulator::Anomaly(const std::string& what, const std::string& request,

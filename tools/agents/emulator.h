@@ -89,7 +89,10 @@ struct AgentsStats {
   uint64_t foreign_done = 0;        ///< ... and reported done
   uint64_t foreign_local_done = 0;  ///< ... of which the scheduler called local
   uint64_t foreign_jobs_done = 0;   ///< other clients' jobs whose last task ended here
-  uint64_t foreign_jobs_unmeasured = 0;    ///< ... whose time the scheduler could not tell
+  uint64_t foreign_jobs_unmeasured = 0;  ///< ... whose time the scheduler could not tell
+  uint64_t tasks_preempted = 0;  ///< runs stopped on a heartbeat reply's "preempt", own and foreign
+  double preempted_task_s = 0;   ///< emulated seconds those runs had run (the work lost)
+  uint64_t stops_ignored = 0;    ///< stop orders for runs no longer here (finished meanwhile)
   std::vector<double> job_delays;          ///< (last completion - arrival) of each done job
   std::vector<double> foreign_job_delays;  ///< the scheduler's submit-to-done time, scaled
 
@@ -146,10 +149,13 @@ class Emulator {
   const std::vector<std::string>& anomaly_log() const { return anomaly_log_; }
   /// The jobs whose running tasks were dropped because an operator cancelled them.
   const std::vector<std::string>& cancelled_jobs() const { return cancelled_jobs_; }
-  /// Tasks submitted and not yet assigned, by the emulator's own count.
-  uint64_t unassigned() const { return stats_.tasks_submitted - stats_.tasks_assigned; }
+  /// Tasks submitted and not running or done (a preempted one waits again), by the
+  /// emulator's own count.
+  uint64_t unassigned() const {
+    return stats_.tasks_submitted + own_preempted_ - stats_.tasks_assigned;
+  }
   /// Tasks of the emulator's own jobs running on the emulated machines now.
-  uint64_t running() const { return stats_.tasks_assigned - stats_.tasks_done; }
+  uint64_t running() const { return stats_.tasks_assigned - own_preempted_ - stats_.tasks_done; }
   /// The emulated time of the last Step.
   double now() const { return now_; }
 
@@ -159,6 +165,9 @@ class Emulator {
     TaskState state = TaskState::kQueued;
     double work = 1;  // Exp(1) draw: the task lasts work / alpha local, work / gamma remote
     std::vector<uint32_t> replicas;
+    uint32_t run = 0;      // runs started; a completion of an earlier (preempted) one is void
+    uint32_t machine = 0;  // while running
+    double started = 0;    // while running
   };
   struct Job {
     std::string name;
@@ -173,12 +182,21 @@ class Emulator {
   struct Completion {
     double time;
     uint32_t machine, job, task;  // job kForeign: task indexes foreign_
+    uint32_t run;                 // the task's (or foreign_ entry's) run it ends
     bool local;
     bool operator>(const Completion& o) const { return time > o.time; }
   };
   // What a request in the current batch was for, to read its reply.
   struct Pending {
-    enum Kind : uint8_t { kSubmit, kDone, kForeignDone, kHeartbeat, kStatus, kJobQuery } kind;
+    enum Kind : uint8_t {
+      kSubmit,
+      kDone,
+      kForeignDone,
+      kHeartbeat,
+      kStatus,
+      kJobQuery,
+      kPreempted
+    } kind;
     uint32_t a;         // job (kSubmit, kDone), machine (kHeartbeat) or foreign_ slot
     uint32_t b;         // task (kDone) or free slots offered (kHeartbeat)
     bool job_finished;  // kDone: the emulator's view of "job_done"
@@ -209,6 +227,12 @@ class Emulator {
                      const std::string& request, const std::string& reply);
   bool StartOne(uint32_t machine, std::string_view job, std::string_view task, bool local,
                 bool rack, std::string* problem);
+  uint32_t StopPreempted(uint32_t machine, const nlohmann::json& stops, const std::string& request,
+                         const std::string& reply);
+  bool StopOwn(uint32_t machine, const std::string& job, const std::string& task);
+  bool StopForeign(uint32_t machine, const std::string& job, const std::string& task);
+  void ReportPreempted(uint32_t machine, const std::string& job, const std::string& task);
+  bool Stale(const Completion& c) const;
   void Anomaly(const std::string& what, const std::string& request, const std::string& reply);
   uint32_t GeometricSize();
   uint32_t RackOf(uint32_t machine) const;
@@ -238,13 +262,22 @@ class Emulator {
   std::vector<double> last_beat_;                          // per machine: its last heartbeat
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
   std::vector<Job> jobs_;
-  std::unordered_map<std::string, uint32_t> job_index_;       // live jobs by name
-  std::vector<std::pair<std::string, std::string>> foreign_;  // (job, task) of foreign tasks
-  std::vector<uint32_t> foreign_free_;                        // reusable foreign_ entries
+  std::unordered_map<std::string, uint32_t> job_index_;  // live jobs by name
+  struct ForeignRun {
+    std::string job, task;
+    uint32_t machine = 0;
+    uint32_t run = 0;  // bumped when the entry's run ends or is preempted
+    double started = 0;
+    bool running = false;
+  };
+  std::vector<ForeignRun> foreign_;            // foreign tasks' runs
+  std::vector<uint32_t> foreign_free_;         // reusable foreign_ entries
   std::vector<std::string> finished_foreign_;  // foreign jobs done, their time not yet asked
   DaemonCounts last_status_;
-  double next_poll_ = 0;   // submit_jobs off: emulated time of the next status request
-  double status_at_ = -1;  // emulated time of the last status read in a batch
+  double next_poll_ = 0;        // submit_jobs off: emulated time of the next status request
+  double status_at_ = -1;       // emulated time of the last status read in a batch
+  uint64_t own_preempted_ = 0;  // of stats_.tasks_preempted, own jobs' runs
+  std::vector<std::string> preempt_reports_;  // task_preempted lines for the next batch
   std::vector<std::string> requests_, replies_;
   std::vector<Pending> pending_;
   AgentsStats stats_;

@@ -336,9 +336,22 @@ json SummaryJson(const Options& o, const Emulator& emu, const Summary& sum) {
           {"foreign_jobs_unmeasured", s.foreign_jobs_unmeasured},
           {"foreign_mean_job_delay", MeanOf(s.foreign_job_delays)},
           {"foreign_p95_job_delay", Quantile(s.foreign_job_delays, 0.95)},
+          {"tasks_preempted", s.tasks_preempted},
+          {"preempted_task_s", s.preempted_task_s},
+          {"stops_ignored", s.stops_ignored},
           {"anomalies", s.anomalies},
           {"tasks_dropped", s.tasks_dropped},
           {"cancelled_jobs", emu.cancelled_jobs()}};
+}
+
+// The runs the scheduler preempted, if any.
+void PrintPreempted(const AgentsStats& s) {
+  if (s.tasks_preempted == 0 && s.stops_ignored == 0) return;
+  std::printf(
+      "  preempted: %llu runs stopped (%.1f emulated task-s lost), %llu stop orders for "
+      "runs already ended\n",
+      static_cast<unsigned long long>(s.tasks_preempted), s.preempted_task_s,
+      static_cast<unsigned long long>(s.stops_ignored));
 }
 
 // The summary's body with --no-jobs: every job came from another client.
@@ -356,6 +369,7 @@ void PrintForeignSummary(const Emulator& emu, const Summary& sum) {
   std::printf("  scheduler: queued %llu, running %llu, blocked %llu, live jobs %llu\n",
               u(sum.after.queued), u(sum.after.running), u(sum.after.blocked),
               u(sum.after.live_jobs));
+  PrintPreempted(s);
   std::printf("  traffic:   %llu requests in %llu batches; worst completion lag %.3f emulated s\n",
               u(s.requests), u(s.batches), s.max_lag);
 }
@@ -387,6 +401,7 @@ void PrintSummary(const Options& o, const Emulator& emu, const Summary& sum) {
   if (s.foreign_assigned > 0)
     std::printf("  foreign:   %llu tasks of other clients' jobs assigned here, %llu done\n",
                 u(s.foreign_assigned), u(s.foreign_done));
+  PrintPreempted(s);
   std::printf("  traffic:   %llu requests in %llu batches; worst completion lag %.3f emulated s\n",
               u(s.requests), u(s.batches), s.max_lag);
 }
