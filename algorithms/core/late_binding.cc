@@ -264,6 +264,14 @@ Pick LateBinding::PickFor(MachineId m) {
   return Pick{};
 }
 
+Pick LateBinding::PickAnyFor(MachineId m) {
+  if (const Pick p = PickFor(m); p.task != kNoId || queued_ == 0) return p;
+  const JobId j = LongestWaiting();
+  TaskId t = RackLocal(j, m);
+  if (t == kNoId) t = index_.FindAny(j);
+  return Take(t, j);
+}
+
 JobId LateBinding::FirstLocalJob(MachineId m) {
   const TaskId t = queued_ == 0 ? kNoId : order_.FirstLocal(m);
   return t == kNoId ? kNoId : cluster_.task(t).job;

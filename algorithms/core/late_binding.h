@@ -35,6 +35,8 @@ class LateBinding final : public Policy {
   /// Like a pick of t: its job's wait starts afresh (the longest-waiting order).
   void Assigned(TaskId t, MachineId m) override;
   Pick PickFor(MachineId m) override;
+  /// PickFor, else the longest-waiting job's task even off its holders.
+  Pick PickAnyFor(MachineId m) override;
   JobId FirstLocalJob(MachineId m) override;
   void OnJobChanged(JobId j) override;
   void OnMachineUnavailable(MachineId) override {}

@@ -137,6 +137,10 @@ class Policy {
     (void)m;
     return kNoId;
   }
+  /// Like PickFor, but for a slot kept for this policy's queue (preemption's hand-over,
+  /// QueueSharing::KeepSlot): a policy that would decline m for locality runs a task there
+  /// anyway. Default: PickFor.
+  virtual Pick PickAnyFor(MachineId m) { return PickFor(m); }
   /// Job j's running or queued count changed (the Scheduler calls this after every change).
   virtual void OnJobChanged(JobId j) = 0;
   /// Machine m went down or started draining: it takes no more local work.

@@ -71,7 +71,8 @@ struct QueueSharing::Impl {
   std::vector<double> below_since;  // by queue: since when Below, else kNotBelow
   std::vector<JobState> jobs;       // by job id
   std::unordered_map<uint64_t, UserState> users;
-  uint64_t usable = 0;  // usable slots (machines up and not draining)
+  uint64_t usable = 0;         // usable slots (machines up and not draining)
+  std::vector<uint32_t> kept;  // by machine: free slots kept for the owed queues (KeepSlot)
   double now = 0;
   bool now_set = false;
 };
@@ -439,7 +440,27 @@ Pick QueueSharing::Serve(uint32_t q, MachineId m) {
 }
 
 Pick QueueSharing::PickFor(MachineId m) {
+  if (m < impl_->kept.size() && impl_->kept[m] > 0) {
+    --impl_->kept[m];
+    if (const Pick p = ServeOwed(0, m); p.task != kNoId) return p;
+  }
   return Serve(0, m);
+}
+
+void QueueSharing::KeepSlot(MachineId m) {
+  if (impl_->kept.size() <= m) impl_->kept.resize(m + 1, 0);
+  ++impl_->kept[m];
+}
+
+// A kept slot of m among parent q's owed children, in their turn (Turns); a leaf runs a
+// task even off its holders (Policy::PickAnyFor).
+Pick QueueSharing::ServeOwed(uint32_t q, MachineId m) {
+  for (uint32_t c : Turns(q)) {
+    if (!Owed(c)) break;  // the owed come first
+    const Pick p = tree_.node(c).leaf() ? impl_->inner[c]->PickAnyFor(m) : ServeOwed(c, m);
+    if (p.task != kNoId) return p;
+  }
+  return Pick{};
 }
 
 void QueueSharing::AddMachine(MachineId m) {

@@ -84,6 +84,11 @@ class QueueSharing : public Policy {
   bool Held(JobId j) const;
   /// A machine's slot count changed (Scheduler::UpdateMachine): the shares' base moves.
   void OnSlotsChanged();
+  /// Keeps machine m's next free slot for the owed queues (Scheduler::Preempt freed it for
+  /// them): the next PickFor(m) walks the owed queues first, in their turn, and the first
+  /// with work runs a task there even off its holders (Policy::PickAnyFor), so the slot
+  /// does not go back to the queue it was taken from.
+  void KeepSlot(MachineId m);
 
   // Policy.
   void AddMachine(MachineId m) override;
@@ -127,6 +132,7 @@ class QueueSharing : public Policy {
   void FirstLocal(uint32_t q, MachineId m, JobId* best, uint32_t* leaf);
   Pick Descend(uint32_t q, MachineId m);
   Pick Serve(uint32_t q, MachineId m);
+  Pick ServeOwed(uint32_t q, MachineId m);
   uint32_t AtMaximum(uint32_t leaf) const;
   bool OthersFirst(uint32_t leaf) const;
   uint32_t LiveJobs(uint32_t q) const;

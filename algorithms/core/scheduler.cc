@@ -194,7 +194,9 @@ void Scheduler::Requeue(TaskId t) {
 }
 
 void Scheduler::Preempt(TaskId t) {
+  const MachineId m = cluster_.task(t).machine;
   Requeue(t);
+  if (sharing_ != nullptr) sharing_->KeepSlot(m);  // for the queue it was freed for
   --cluster_.task(t).attempts;  // Settle counted the start; the scheduler ended it
   ++preempted_;
 }

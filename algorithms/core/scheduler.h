@@ -104,7 +104,8 @@ class Scheduler {
   void Requeue(TaskId t);
   /// Stops running task t to free its slot for a queue owed its guarantee (preemption,
   /// PlanPreemption): it is requeued, and the stopped start is taken off its attempts, so
-  /// it uses no retry. The caller stops the task on its machine.
+  /// it uses no retry. Its machine's next free slot is kept for the owed queues
+  /// (QueueSharing::KeepSlot). The caller stops the task on its machine.
   void Preempt(TaskId t);
   /// Removes a job: its queued tasks leave the queues, running ones are forgotten.
   void CancelJob(JobId j);

@@ -185,6 +185,31 @@ TEST_CASE("preemption: never more than the deficit, less the slots already free"
   }
 }
 
+TEST_CASE("preemption: the freed slot goes to the starved queue, even off its holders") {
+  // Regression: the freed slot went back to the victim's queue when the starved queue's
+  // late binding declined it for locality (b's input is on m0, the victim ran on m1), so
+  // every round preempted again.
+  auto s = Make(Tree({Q("a", 50), Q("b", 50)}), 2, 1, PolicyKind::kLateBinding);
+  std::vector<TaskSpec> near(4), far(2);
+  const std::vector<MachineId> both{0, 1}, first{0};
+  for (TaskSpec& t : near) t.replicas = both;
+  for (TaskSpec& t : far) t.replicas = first;
+  s->SubmitJob(1, near, JobTenancy{*s->sharing()->tree().Find("a"), kNoId});
+  s->SetNow(0);
+  const TaskId on_m1 = s->Assign(1)->task;
+  REQUIRE(s->Assign(0));
+  const JobId b = s->SubmitJob(1, far, JobTenancy{*s->sharing()->tree().Find("b"), kNoId});
+  s->SetNow(2);  // past the grace; b's holder m0 stays busy
+  const std::vector<TaskId> victims = PlanPreemption(*s, 0);
+  REQUIRE(victims == std::vector<TaskId>{on_m1});
+  s->Preempt(on_m1);
+  const std::optional<Assignment> next = s->Assign(1);
+  REQUIRE(next);
+  CHECK(next->job == b);
+  CHECK(Running(*s, "b") == 1);
+  CHECK(PlanPreemption(*s, 0).empty());  // b has its guarantee: no second round
+}
+
 TEST_CASE("preemption: nothing when no queue is starved, or without a tree") {
   auto s = Make(Tree({Q("a", 60), Q("b", 40)}), 1, 10);
   Submit(*s, "a", 6);

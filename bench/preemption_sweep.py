@@ -1,0 +1,79 @@
+#!/usr/bin/python3
+"""Preemption's timeout swept in trace mode: tenant queues on SWIM FB-2009 hours at 85%
+load, late binding (the default), one row per --preemption-timeout.
+
+Per timeout: the worst queue's time-to-guarantee p99 (median and max over the runs), the
+preempted task-seconds as a share of those run, preemptions per task, and mean JCT as a
+ratio to the same run without preemption. docs/algorithms.md quotes its table.
+
+Usage: python3 bench/preemption_sweep.py [--build build/release] [--traces DIR]
+Needs the SWIM files under DIR (default ../shared/data/traces/swim-fb); skips with a
+message without them.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HOURS = (1, 5, 9, 13, 17, 21)
+SEEDS = (1, 2)
+TIMEOUTS = (0, 10, 30, 100)
+TENANTS = "etl:0.5,adhoc:0.3,ml:0.2"
+
+
+def run(sim, trace, hour, seed, timeout):
+    out = subprocess.run([sim, "--trace", trace, "--format", "swim", "--hour", str(hour),
+                          "--utilization", "0.85", "--tenants", TENANTS, "--seed", str(seed),
+                          "--preemption-timeout", str(timeout), "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    d = json.loads(out)
+    if d["jobs"] == 0:
+        return None
+    p99 = max([q["ttg_p99_s"] for q in d["queues"] if q["ttg_episodes"] > 0] or [0])
+    return d["mean_jct_s"], p99, d["preempted_share"], d["preempted_tasks"], d["tasks"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("--build", default=os.path.join(here, "..", "build", "release"))
+    ap.add_argument("--traces", default=os.path.join(here, "..", "..", "shared", "data",
+                                                     "traces", "swim-fb"))
+    a = ap.parse_args()
+    files = [os.path.join(a.traces, "FB-2009_samples_24_times_1hr_%d.tsv" % i) for i in (0, 1)]
+    if not all(os.path.exists(f) for f in files):
+        print("preemption_sweep: skipped: no SWIM FB-2009 files under %s" % a.traces)
+        return 0
+    sim = os.path.join(a.build, "tools", "locsched-sim")
+    rows, total = {}, len(files) * len(HOURS) * len(SEEDS) * len(TIMEOUTS)
+    done = 0
+    for trace in files:
+        for hour in HOURS:
+            for seed in SEEDS:
+                for timeout in TIMEOUTS:
+                    r = run(sim, trace, hour, seed, timeout)
+                    done += 1
+                    print("\rpreemption_sweep: %d/%d runs" % (done, total), end="",
+                          file=sys.stderr)
+                    if r:
+                        rows.setdefault(timeout, []).append((r, (trace, hour, seed)))
+    print(file=sys.stderr)
+    base = {key: r[0] for r, key in rows[0]}
+    print("| `--preemption-timeout` | worst-queue TTG p99, median (max) | preempted task-s, "
+          "mean (max) | preemptions per task | mean JCT vs none, mean (worst) |")
+    print("|---|---|---|---|---|")
+    for timeout, rs in sorted(rows.items()):
+        ratios = [r[0] / base[key] for r, key in rs]
+        p99 = [r[1] for r, _ in rs]
+        share = [r[2] for r, _ in rs]
+        per_task = sum(r[3] for r, _ in rs) / sum(r[4] for r, _ in rs)
+        print("| %s | %.1f s (%.1f s) | %.2f%% (%.2f%%) | %.3f | %.3f (%.3f) |" % (
+            timeout or "0 (off)", statistics.median(p99), max(p99), 100 * statistics.mean(share),
+            100 * max(share), per_task, statistics.mean(ratios), max(ratios)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
