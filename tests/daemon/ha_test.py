@@ -26,6 +26,11 @@ standalone on loopback in a temporary folder) and three locschedd instances.
 6. locsched-agents (the cluster emulator) runs across a failover and drains:
    its own bookkeeping of every assignment and completion agrees with the
    scheduler's, and every task it submitted finishes.
+7. Preemption across a failover, on two fresh instances with tenant queues and
+   preemption.timeout_s: queue a fills the emulated cluster, queue b's job
+   arrives, the active preempts two of a's runs and is killed with SIGKILL at
+   once; the new active owes or has delivered the same stop orders, the agents
+   stop exactly two runs, b's job finishes, and no run is lost or doubled.
 
 Usage: ha_test.py LOCSCHEDD LOCSCHEDCTL LOCSCHED-TAIL LOCSCHED-AGENTS
 Prints the measured failover times (docs/benchmarks.md quotes them).
@@ -55,8 +60,9 @@ def fail(msg):
 
 
 class Instance:
-    def __init__(self, tmp, n, zk_hosts):
+    def __init__(self, tmp, n, zk_hosts, path="/test/cluster", config=None):
         self.tmp, self.n = tmp, n
+        self.path, self.config = path, config
         self.port = zookeeper.free_port()
         self.address = "127.0.0.1:%d" % self.port
         self.zk_hosts = zk_hosts
@@ -69,11 +75,12 @@ class Instance:
         self.proc = subprocess.Popen(
             [DAEMON, "--set", "sockets.event_path=%s/e.sock" % d,
              "--set", "sockets.control_path=%s/c.sock" % d,
-             "--set", "ha.zookeeper=" + self.zk_hosts, "--set", "ha.path=/test/cluster",
+             "--set", "ha.zookeeper=" + self.zk_hosts, "--set", "ha.path=" + self.path,
              "--set", "ha.instance=" + self.address,
              "--set", "ha.secret_file=" + os.path.join(self.tmp, "secret"),
              "--set", "ha.session_timeout_ms=%d" % SESSION_MS,
-             "--set", "log.target=stderr"], stderr=self.log)
+             "--set", "log.target=stderr"] + (["--config", self.config] if self.config else []),
+            stderr=self.log)
         end = time.time() + 20
         while time.time() < end:
             if self.proc.poll() is not None:
@@ -455,6 +462,99 @@ def agents_follow_failover(instances, tmp, names):
     active.start()
 
 
+PREEMPT_CONFIG = """
+[preemption]
+timeout_s = 1
+
+[placement]
+rules = ["explicit"]
+
+[queue.a]
+capacity = 50
+
+[queue.b]
+capacity = 50
+"""
+
+
+def call(instances, request):
+    """One request to whichever instance is active; its reply."""
+    _, conn = find_active(instances)
+    conn.send([request])
+    return conn.replies(1)[0]
+
+
+def wait_status(instances, what, check, timeout):
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            s = call(instances, {"op": "status"})
+            if s.get("ok") and check(s):
+                return s
+        except (OSError, IndexError):
+            pass
+        time.sleep(0.05)
+    fail("%s: not within %d s" % (what, timeout))
+
+
+def preemption_follows_failover(tmp, zk):
+    config = os.path.join(tmp, "preempt.toml")
+    with open(config, "w") as f:
+        f.write(PREEMPT_CONFIG)
+    instances = [Instance(tmp, n, zk.hosts, "/test/preempt", config) for n in (3, 4)]
+    agents = None
+    try:
+        for inst in instances:
+            inst.start()
+        # a's input is on m9, which is down: its runs are remote and outlast the test; b's
+        # are local on m0/m1 and fast (alpha).
+        for r in ({"op": "machine_up", "machine": "m9"}, {"op": "machine_down", "machine": "m9"}):
+            if not call(instances, r).get("ok"):
+                fail("setting up m9 refused")
+        env = dict(os.environ, LOCSCHED_SECRET_FILE=os.path.join(tmp, "secret"))
+        agents = subprocess.Popen(
+            [AGENTS, "--socket", "tcp:" + ",".join(i.address for i in instances), "--no-jobs",
+             "--machines", "2", "--slots", "2", "--replicas", "1", "--alpha", "20",
+             "--gamma", "0.0001", "--speed", "1", "--keepalive", "0.3", "--duration", "600",
+             "--json", "-q"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_status(instances, "emulated machines up", lambda s: s["machines"]["up"] == 2, 20)
+        job = lambda name, queue, n, replicas: {  # noqa: E731
+            "op": "job_submit", "id": name, "job": name, "queue": queue,
+            "tasks": [{"task": "t%d" % i, "replicas": replicas} for i in range(n)]}
+        if not call(instances, job("big", "a", 8, ["m9"])).get("ok"):
+            fail("job big refused")
+        wait_status(instances, "a fills the cluster", lambda s: s["tasks"]["running"] == 4, 20)
+        if not call(instances, job("late", "b", 2, ["m0", "m1"])).get("ok"):
+            fail("job late refused")
+        wait_status(instances, "a round of preemption", lambda s: s["tasks"]["preempted"] > 0, 20)
+        active, _ = find_active(instances)
+        active.proc.kill()
+        active.proc.wait()
+        s = wait_status(instances, "b's job done after the failover",
+                        lambda s: s["jobs"]["done"] == 1, 30)
+        if s["tasks"]["preempted"] != 2:
+            fail("the new active counts %d preempted runs, not 2: %s" % (
+                s["tasks"]["preempted"], s["tasks"]))
+        big = call(instances, {"op": "job", "job": "big"})
+        states = [t["state"] for t in big["task_list"]]
+        if states.count("running") != 4 or states.count("queued") != 4:
+            fail("big's tasks after the failover: %s" % states)
+        agents.send_signal(signal.SIGINT)
+        out, err = agents.communicate(timeout=30)
+        summary = json.loads(out)
+        if summary["tasks_preempted"] != 2 or summary["foreign_done"] != 2 or summary["anomalies"]:
+            fail("locsched-agents across the failover: %s\n%s" % (summary, err[-2000:]))
+        print("preemption: 2 runs stopped across a failover, the starved queue's job done")
+    finally:
+        if agents and agents.poll() is None:
+            agents.kill()
+            agents.wait()
+        for inst in instances:
+            if inst.proc and inst.proc.poll() is None:
+                inst.proc.kill()
+                inst.proc.wait()
+
+
 def print_log_tails(instances, lines=40):
     """On a failure, each instance's last log lines (a sanitizer's or an assertion's report
     is there), so that CI's output says why without the kept folder."""
@@ -497,8 +597,12 @@ def main():
         earlier = tail_follows_failover(instances, tmp) + ["outage-a", "outage-b",
                                                            "partial-snapshot"]
         agents_follow_failover(instances, tmp, sorted(ledger) + earlier)
+        for inst in instances:  # the last case runs on instances of its own
+            inst.proc.kill()
+            inst.proc.wait()
+        preemption_follows_failover(tmp, zk)
         ok = True
-        print("6 passed, 0 failed")
+        print("7 passed, 0 failed")
     finally:
         for inst in instances:
             if inst.proc and inst.proc.poll() is None:
