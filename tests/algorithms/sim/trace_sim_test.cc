@@ -172,7 +172,8 @@ TEST_CASE("Trace mode is deterministic per seed", "[trace_sim]") {
   const TraceWorkload w = RandomWorkload(50, 0.8, 600, 3);
   for (const PolicyKind kind :
        {PolicyKind::kJsqMaxWeight, PolicyKind::kDelay, PolicyKind::kFair, PolicyKind::kFifo,
-        PolicyKind::kLateBinding, PolicyKind::kBalancedPandas, PolicyKind::kQuincy}) {
+        PolicyKind::kLateBinding, PolicyKind::kBalancedPandas, PolicyKind::kQuincy,
+        PolicyKind::kCapacityScheduler, PolicyKind::kFairScheduler}) {
     CAPTURE(PolicyKindName(kind));
     TraceSimParams p;
     p.cluster.machines = 50;
