@@ -441,7 +441,7 @@ std::vector<uint32_t> QueueSharing::ModelTurns(uint32_t q) const {
   return order;
 }
 
-// Demand of queue q: tasks running and queued in its leaves' inner policies.
+// True if queue q has demand: tasks running, or queued in its leaves' inner policies.
 bool QueueSharing::Active(uint32_t q) const {
   return impl_->counts[q].running + impl_->counts[q].pending_in > 0;
 }

@@ -111,7 +111,7 @@ TEST_CASE("capacity-scheduler: rack-locality-additional-delay -1 derives YARN's 
   CHECK(OffersUntilStart(*s, 2) == static_cast<uint32_t>(std::floor(after)) + 1);
 }
 
-TEST_CASE("capacity-scheduler: FIFO inside a leaf; a job that declines passes the slot on") {
+TEST_CASE("capacity-scheduler: FIFO inside a leaf, and a job that declines passes the slot on") {
   auto s = Make(Capacity(5, 5));
   const JobId old_job = Submit(*s, 1, {0});
   const JobId new_job = Submit(*s, 1, {1});
