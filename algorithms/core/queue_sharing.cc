@@ -516,11 +516,12 @@ void QueueSharing::KeepSlot(MachineId m) {
   ++impl_->kept[m];
 }
 
-// A kept slot of m among parent q's owed children, in their turn (Turns); a leaf runs a
-// task even off its holders (Policy::PickAnyFor).
+// A kept slot of m among parent q's owed children, in their turn (Turns: first in
+// locsched's order, by the model's key in the YARN models'); a leaf runs a task even off
+// its holders (Policy::PickAnyFor).
 Pick QueueSharing::ServeOwed(uint32_t q, MachineId m) {
   for (uint32_t c : Turns(q)) {
-    if (!Owed(c)) break;  // the owed come first
+    if (!Owed(c)) continue;
     const Pick p = tree_.node(c).leaf() ? impl_->inner[c]->PickAnyFor(m) : ServeOwed(c, m);
     if (p.task != kNoId) return p;
   }

@@ -164,6 +164,13 @@ Pick YarnPolicy::PickFor(MachineId m) {
   return pick;
 }
 
+Pick YarnPolicy::PickAnyFor(MachineId m) {
+  if (const Pick p = PickFor(m); p.task != kNoId || queued_ == 0) return p;
+  const JobId j = order_.Top();
+  const TaskId t = j == kNoId ? kNoId : index_.FindAny(j);
+  return t == kNoId ? Pick{} : Take(t, j, m);
+}
+
 uint32_t YarnPolicy::JobsAhead(JobId j, uint32_t cap) const {
   uint32_t ahead = 0;
   order_.ForEachInOrder([&](JobId k) { return k != j && ++ahead < cap; });

@@ -59,6 +59,9 @@ class YarnPolicy final : public Policy {
   /// Like a pick of t on m: the start resets its job's count as a pick would.
   void Assigned(TaskId t, MachineId m) override;
   Pick PickFor(MachineId m) override;
+  /// PickFor, else the first job's task off its holders, whatever its count (a slot
+  /// preemption freed for this queue, QueueSharing::KeepSlot).
+  Pick PickAnyFor(MachineId m) override;
   void OnJobChanged(JobId j) override;
   void OnMachineUnavailable(MachineId) override {}
   void OnMachineAvailable(MachineId) override {}

@@ -231,5 +231,42 @@ TEST_CASE("fair-scheduler: the fair share is divided among the active queues by 
   CHECK(s->sharing()->FairShare(a) == Approx(slots * t.node(a).guaranteed));
 }
 
+TEST_CASE("capacity-scheduler: a slot preemption frees goes to the starved queue, off-holder") {
+  // a runs both slots; b's one task is held only by machine 0. Preempting a's task on machine
+  // 1 keeps that slot for b (QueueSharing::KeepSlot): b runs there at once, though its count
+  // would have it decline the offer (both delays 40, capped at the 2 machines).
+  PolicyParams p = Capacity(40, 40);
+  Scheduler s(p, Tree({Q("a", 50), Q("b", 50)}));
+  for (int m = 0; m < 2; ++m) s.AddMachine(Machine{});
+  const uint32_t a = *s.sharing()->tree().Find("a"), b = *s.sharing()->tree().Find("b");
+  s.SetNow(0);
+  Submit(s, 2, {0, 1}, a);
+  REQUIRE(s.Assign(0));
+  const std::optional<Assignment> on1 = s.Assign(1);
+  REQUIRE(on1);
+  const JobId starved = Submit(s, 1, {0}, b);
+  s.SetNow(10);  // past the guarantee grace: b is owed
+  REQUIRE(s.sharing()->Owed(b));
+  s.Preempt(on1->task);
+  const std::optional<Assignment> next = s.Assign(1);
+  REQUIRE(next);
+  CHECK(next->job == starved);
+  CHECK_FALSE(next->local);
+  // Without the kept slot b declines machine 1 and a takes it back, local.
+  Scheduler t(p, Tree({Q("a", 50), Q("b", 50)}));
+  for (int m = 0; m < 2; ++m) t.AddMachine(Machine{});
+  t.SetNow(0);
+  Submit(t, 2, {0, 1}, a);
+  REQUIRE(t.Assign(0));
+  const std::optional<Assignment> again = t.Assign(1);
+  REQUIRE(again);
+  Submit(t, 1, {0}, b);
+  t.SetNow(10);
+  t.Requeue(again->task);  // a failure, not a preemption: no slot kept
+  const std::optional<Assignment> back = t.Assign(1);
+  REQUIRE(back);
+  CHECK(back->job == again->job);
+}
+
 }  // namespace
 }  // namespace locsched
