@@ -17,6 +17,16 @@ task times, replica placement and the tenant draw change together):
                    the lowest mean JCT (tuned as in the league), and its locality
                    (target: late-binding's >= delay's)
 
+With --policies (a comma list of capacity-scheduler, fair-scheduler, delay), a second table
+compares each peer, in the same trees, with late-binding with queues: each peer runs at
+every value of its sweep (capacity-scheduler: --node-delays, YARN's node-locality-delay in
+missed opportunities, at each of --rack-delays, its rack-locality-additional-delay;
+fair-scheduler: --thresholds, YARN's locality.threshold.node as a
+fraction of the machines, with locality.threshold.rack 0 so that the delay is on;
+delay: --waits) and is reported at its best (the lowest mean JCT over the runs): its
+mean JCT over late-binding's without queues (the mean of the per-run ratios), the queues'
+TTG p50 and p99, locality, and each tenant's mean JCT (the mean over runs).
+
 Every locsched-sim call is one independent run of a pool (--jobs at a time, default 2);
 a progress line counts them. With --cache FILE, a call's rows are kept there and reused
 by a later invocation with the same call (so a long run can be split, e.g. one load at a
@@ -25,6 +35,9 @@ given). Usage:
   python3 bench/tenancy.py [--build DIR] [--hours LIST] [--seeds 1,2,3] [--loads 0.6,0.85]
                            [--mixes 2,3,4,5] [--waits 0,5,10,20,40,80] [--jobs N]
                            [--cache FILE] [--out FILE] [--traces DIR]
+                           [--policies capacity-scheduler,fair-scheduler,delay]
+                           [--node-delays 0,10,40,100] [--rack-delays=-1,0]
+                           [--thresholds=-1,0.02,0.1,0.5]
 Skips, with a message, when the traces are absent; an hour without jobs (hour 11 of the
 first file) is left out of the table, with a message.
 """
@@ -45,6 +58,7 @@ MIXES = {
     "5": "etl:0.35,adhoc:0.25,ml:0.2,bi:0.12,dev:0.08",
 }
 REPORTED_EMPTY = set()  # (trace, hour) without jobs, said once
+PEERS = ("capacity-scheduler", "fair-scheduler", "delay")
 
 
 def parse_list(text, kind=int):
@@ -81,7 +95,111 @@ def calls_for(a, traces):
                     calls.append(((mix, load, hour_key, seed, "delay"),
                                   base + tenants + ["--policy", "delay", "--delay-wait",
                                                     ",".join("%g" % w for w in a.waits)]))
+                    for peer in a.policies:
+                        if peer != "delay":
+                            calls.append(((mix, load, hour_key, seed, peer),
+                                          base + tenants + peer_args(a, peer)))
     return calls
+
+
+def peer_args(a, peer):
+    """--policy and the sweep of a peer other than delay."""
+    if peer == "capacity-scheduler":
+        return ["--policy", peer, "--node-locality-delay", ",".join("%d" % d for d in a.node_delays),
+                "--rack-locality-delay=" + ",".join("%d" % d for d in a.rack_delays)]
+    return ["--policy", peer, "--locality-threshold-node", ",".join("%g" % t for t in a.thresholds),
+            "--locality-threshold-rack", "0"]
+
+
+def knob(row):
+    """The swept value of a peer's row."""
+    if row.get("node_locality_delay") is not None:
+        return (row["node_locality_delay"], row["rack_locality_delay"])
+    for key in ("locality_threshold_node", "delay_wait_s"):
+        if row.get(key) is not None:
+            return row[key]
+    return None
+
+
+def summarize_peer(a, runs, results, mix, load, peer):
+    """One row of the peers' table: `peer` at its best setting over `runs` ((hour, seed))."""
+    by_knob = {}
+    for h, s in runs:
+        for r in results[(mix, load, h, s, peer)]:
+            by_knob.setdefault(knob(r), []).append(((h, s), r))
+    best = min(by_knob, key=lambda k: mean(r["mean_jct_s"] for _, r in by_knob[k]))
+    chosen = by_knob[best]
+    queues = [q for _, r in chosen for q in r["queues"] if q["jobs"] > 0]
+    tenants = {}
+    for q in queues:
+        tenants.setdefault(q["name"], []).append(q["mean_jct_s"])
+    ratios = [r["mean_jct_s"] / results[(None, load, h, s, "plain")][0]["mean_jct_s"]
+              for (h, s), r in chosen]
+    return {
+        "mix": "%s tenants" % mix, "load": "%d%%" % round(100 * load), "policy": peer,
+        "best": best, "jct": mean(r["mean_jct_s"] for _, r in chosen),
+        "ratio": mean(ratios), "worst_ratio": max(ratios),
+        "ttg_p50": mean(q["ttg_p50_s"] for q in queues),
+        "ttg_p99": max(q["ttg_p99_s"] for q in queues),
+        "locality": mean(r["locality"] for _, r in chosen),
+        "tenants": {name: mean(v) for name, v in tenants.items()},
+        "stable": all(r["stable"] for _, r in chosen),
+        "sweep": {k: (mean(r["mean_jct_s"] for _, r in v), mean(r["locality"] for _, r in v),
+                      sum(not r["stable"] for _, r in v)) for k, v in by_knob.items()},
+    }
+
+
+def peer_rows(a, traces, results, mix, load):
+    """late-binding with queues, then each peer at its best, for `mix` at `load`."""
+    runs = [((t, h), s) for t in traces for h in a.hours for s in a.seeds]
+    runs = [(h, s) for h, s in runs if results[(None, load, h, s, "plain")][0]["jobs"] > 0]
+    rows = []
+    for peer in ["queues"] + [p for p in a.policies]:
+        key = "delay" if peer == "delay" else peer
+        row = summarize_peer(a, runs, results, mix, load, key)
+        row["policy"] = "late-binding" if peer == "queues" else peer
+        rows.append(row)
+    return rows
+
+
+def setting_text(policy, value):
+    """A peer's swept value as the table prints it."""
+    if value is None:
+        return "default"
+    if policy == "capacity-scheduler":
+        return "node-locality-delay %d, rack %d" % value
+    return ("threshold.node %g" if policy == "fair-scheduler" else "wait %g s") % value
+
+
+def render_sweeps(rows):
+    """Each peer's mean JCT, locality and unstable runs at every setting it ran."""
+    lines = ["| mix | load | policy | setting | mean JCT (s) | locality | unstable runs |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["policy"] == "late-binding":
+            continue
+        for k in sorted(r["sweep"], key=lambda k: k if isinstance(k, tuple) else (k,)):
+            jct, loc, unstable = r["sweep"][k]
+            lines.append("| %s | %s | %s | %s | %.1f | %.3f | %d |" % (
+                r["mix"], r["load"], r["policy"], setting_text(r["policy"], k), jct, loc, unstable))
+    return "\n".join(lines) + "\n"
+
+
+def render_peers(rows):
+    names = []
+    for r in rows:
+        names += [n for n in r["tenants"] if n not in names]
+    head = ("| mix | load | policy | best setting | mean JCT (s) | ratio to LB without queues "
+            "(worst run) | TTG p50 (s) | TTG p99 (s) | locality | "
+            + " | ".join("%s JCT (s)" % n for n in names) + " |")
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for r in rows:
+        setting = setting_text(r["policy"], r["best"])
+        lines.append("| %s | %s | %s | %s | %.1f | %.3f (%.3f)%s | %.1f | %.1f | %.3f | %s |" % (
+            r["mix"], r["load"], r["policy"], setting, r["jct"], r["ratio"], r["worst_ratio"],
+            "" if r["stable"] else " (unstable)", r["ttg_p50"], r["ttg_p99"], r["locality"],
+            " | ".join("%.1f" % r["tenants"][n] if n in r["tenants"] else "" for n in names)))
+    return "\n".join(lines) + "\n"
 
 
 def load_cache(path):
@@ -189,6 +307,15 @@ def main():
     ap.add_argument("--mixes", default="2,3,4,5", help="tenant mixes: %s" % ", ".join(
         "%s (%s)" % kv for kv in MIXES.items()))
     ap.add_argument("--waits", default="0,5,10,20,40,80", help="delay scheduling's waits, s")
+    ap.add_argument("--policies", default="", help="peers compared with late-binding in a "
+                    "second table: a comma list of %s" % ", ".join(PEERS))
+    ap.add_argument("--node-delays", default="0,10,40,100",
+                    help="capacity-scheduler's node-locality-delays (missed opportunities)")
+    ap.add_argument("--rack-delays", default="-1",
+                    help="capacity-scheduler's rack-locality-additional-delays (-1: YARN's "
+                    "derived one); write --rack-delays=-1,0")
+    ap.add_argument("--thresholds", default="-1,0.02,0.1,0.5",
+                    help="fair-scheduler's locality.threshold.node values (fractions; -1: off)")
     ap.add_argument("--jobs", type=int, default=2, help="runs in parallel")
     ap.add_argument("--cache", default=None, help="keep and reuse each call's rows here")
     ap.add_argument("--out", default=None, help="also write the table to this file")
@@ -196,8 +323,14 @@ def main():
     try:
         a.hours, a.seeds = parse_list(a.hours), parse_list(a.seeds)
         a.loads, a.waits = parse_list(a.loads, float), parse_list(a.waits, float)
+        a.node_delays, a.thresholds = parse_list(a.node_delays), parse_list(a.thresholds, float)
+        a.rack_delays = parse_list(a.rack_delays)
     except ValueError as e:
-        sys.exit("tenancy: --hours, --seeds, --loads and --waits take comma lists (%s)" % e)
+        sys.exit("tenancy: --hours, --seeds, --loads, --waits, --node-delays and --thresholds "
+                 "take comma lists (%s)" % e)
+    a.policies = [p for p in a.policies.split(",") if p]
+    if any(p not in PEERS for p in a.policies):
+        sys.exit("tenancy: --policies: choose among %s" % ", ".join(PEERS))
     a.mixes = [m for m in a.mixes.split(",") if m]
     if any(m not in MIXES for m in a.mixes):
         sys.exit("tenancy: --mixes: choose among %s" % ", ".join(MIXES))
@@ -218,6 +351,10 @@ def main():
     results = run_pool(sim, calls, a.jobs, load_cache(a.cache), a.cache)
     rows = [summarize(a, traces, results, mix, load) for mix in a.mixes for load in a.loads]
     table = render(a, rows)
+    if a.policies:
+        peers = [r for mix in a.mixes for load in a.loads
+                 for r in peer_rows(a, traces, results, mix, load)]
+        table += "\n" + render_peers(peers) + "\n" + render_sweeps(peers)
     print(table)
     if a.out:
         with open(a.out, "w") as f:

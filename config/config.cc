@@ -12,8 +12,11 @@
 namespace locsched {
 namespace {
 
-constexpr std::array<std::string_view, 7> kPolicies{
-    "jsq-maxweight", "fair", "fifo", "delay", "late-binding", "balanced-pandas", "quincy"};
+constexpr std::array<std::string_view, 9> kPolicies{"jsq-maxweight", "fair",
+                                                    "fifo",          "delay",
+                                                    "late-binding",  "balanced-pandas",
+                                                    "quincy",        "capacity-scheduler",
+                                                    "fair-scheduler"};
 constexpr std::array<std::string_view, 5> kJobOrders{"auto", "fair", "srpt", "smith", "lp"};
 constexpr std::array<std::string_view, 3> kIntraQueues{"fair", "fifo", "priority"};
 constexpr std::array<std::string_view, 6> kLogLevels{"trace", "debug", "info",
@@ -383,6 +386,49 @@ const ConfigKey kTable[] = {
              "since it last ran a local task or became runnable, before it may run remote",
      .apply = ApplyDouble<kSched, &SchedulerConfig::delay_wait>,
      .format = FormatDoubleField<kSched, &SchedulerConfig::delay_wait>},
+    {.key = "scheduler.node_locality_delay",
+     .type = ConfigType::kInt,
+     .min_int = 0,
+     .max_int = 1000000,
+     .default_text = "40",
+     .reloadable = false,
+     .help = "capacity-scheduler: YARN's node-locality-delay, missed scheduling opportunities "
+             "(free slots offered to a job that declined them) before a job may run rack-local; "
+             "capped at the machines",
+     .apply = ApplyInt<kSched, &SchedulerConfig::node_locality_delay>,
+     .format = FormatInt<kSched, &SchedulerConfig::node_locality_delay>},
+    {.key = "scheduler.rack_locality_delay",
+     .type = ConfigType::kInt,
+     .min_int = -1,
+     .max_int = 1000000,
+     .default_text = "-1",
+     .reloadable = false,
+     .help = "capacity-scheduler: YARN's rack-locality-additional-delay, further missed "
+             "opportunities before off-rack; -1: derived per job as YARN does, queued tasks x "
+             "min(1, its input's machines and racks / machines)",
+     .apply = ApplyInt<kSched, &SchedulerConfig::rack_locality_delay>,
+     .format = FormatInt<kSched, &SchedulerConfig::rack_locality_delay>},
+    {.key = "scheduler.locality_threshold_node",
+     .type = ConfigType::kDouble,
+     .min_real = -1,
+     .max_real = 1,
+     .default_text = "-1",
+     .reloadable = false,
+     .help = "fair-scheduler: YARN's locality.threshold.node, the fraction of the machines whose "
+             "opportunities a job declines before it may run rack-local; negative: off",
+     .apply = ApplyDouble<kSched, &SchedulerConfig::locality_threshold_node>,
+     .format = FormatDoubleField<kSched, &SchedulerConfig::locality_threshold_node>},
+    {.key = "scheduler.locality_threshold_rack",
+     .type = ConfigType::kDouble,
+     .min_real = -1,
+     .max_real = 1,
+     .default_text = "-1",
+     .reloadable = false,
+     .help = "fair-scheduler: YARN's locality.threshold.rack, the fraction of the machines whose "
+             "opportunities a job at the rack level declines before it may run off-rack; "
+             "negative: off",
+     .apply = ApplyDouble<kSched, &SchedulerConfig::locality_threshold_rack>,
+     .format = FormatDoubleField<kSched, &SchedulerConfig::locality_threshold_rack>},
     {.key = "scheduler.remote_bias",
      .type = ConfigType::kInt,
      .min_int = 0,

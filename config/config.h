@@ -49,13 +49,17 @@ struct LimitsConfig {
 struct SchedulerConfig {
   PolicyKind policy = PolicyKind::kLateBinding;  ///< the scheduling policy
   IntraQueue intra_queue =
-      IntraQueue::kFair;          ///< machine_queue_order: job order in a machine queue
-  double alpha = 0.8;             ///< initial local service rate
-  double gamma = 0.2;             ///< initial remote service rate, <= alpha
-  bool learn_rates = true;        ///< learn alpha/gamma from completions
-  uint64_t rate_window = 10000;   ///< completions the learnt rates average over
-  double delay_wait = 20;         ///< delay scheduling's wait, seconds
-  uint32_t remote_bias = 0;       ///< JSQ: R only when shorter than every local queue by more
+      IntraQueue::kFair;              ///< machine_queue_order: job order in a machine queue
+  double alpha = 0.8;                 ///< initial local service rate
+  double gamma = 0.2;                 ///< initial remote service rate, <= alpha
+  bool learn_rates = true;            ///< learn alpha/gamma from completions
+  uint64_t rate_window = 10000;       ///< completions the learnt rates average over
+  double delay_wait = 20;             ///< delay scheduling's wait, seconds
+  uint32_t node_locality_delay = 40;  ///< capacity-scheduler: opportunities before rack-local
+  int32_t rack_locality_delay = -1;   ///< capacity-scheduler: further ones to off-rack; -1 derived
+  double locality_threshold_node = -1;  ///< fair-scheduler: fraction of machines; < 0 off
+  double locality_threshold_rack = -1;  ///< fair-scheduler: fraction of machines; < 0 off
+  uint32_t remote_bias = 0;             ///< JSQ: R only when shorter than every local queue by more
   uint32_t priority_slack = 5;    ///< priority: local queue length over |R| a ranked task may join
   uint32_t max_task_retries = 3;  ///< retries of a failed task
   uint64_t seed = 1;              ///< seeds random tie-breaks

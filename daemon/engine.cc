@@ -19,6 +19,10 @@ PolicyParams PolicyFrom(const SchedulerConfig& s) {
   p.alpha = s.alpha;
   p.gamma = s.gamma;
   p.delay_wait = s.delay_wait;
+  p.node_locality_delay = s.node_locality_delay;
+  p.rack_locality_delay = s.rack_locality_delay;
+  p.locality_threshold_node = s.locality_threshold_node;
+  p.locality_threshold_rack = s.locality_threshold_rack;
   p.remote_bias = s.remote_bias;
   p.priority_slack = s.priority_slack;
   p.seed = s.seed;

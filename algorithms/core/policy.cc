@@ -8,11 +8,12 @@
 #include "algorithms/core/jsq_maxweight.h"
 #include "algorithms/core/late_binding.h"
 #include "algorithms/core/quincy_policy.h"
+#include "algorithms/core/yarn_policy.h"
 
 namespace locsched {
 namespace {
 
-constexpr std::array<std::pair<PolicyKind, std::string_view>, 7> kPolicyNames{{
+constexpr std::array<std::pair<PolicyKind, std::string_view>, 9> kPolicyNames{{
     {PolicyKind::kJsqMaxWeight, "jsq-maxweight"},
     {PolicyKind::kFair, "fair"},
     {PolicyKind::kFifo, "fifo"},
@@ -20,6 +21,8 @@ constexpr std::array<std::pair<PolicyKind, std::string_view>, 7> kPolicyNames{{
     {PolicyKind::kLateBinding, "late-binding"},
     {PolicyKind::kBalancedPandas, "balanced-pandas"},
     {PolicyKind::kQuincy, "quincy"},
+    {PolicyKind::kCapacityScheduler, "capacity-scheduler"},
+    {PolicyKind::kFairScheduler, "fair-scheduler"},
 }};
 constexpr std::array<std::string_view, kPolicyNames.size()> kNamesOnly = [] {
   std::array<std::string_view, kPolicyNames.size()> out{};
@@ -52,6 +55,8 @@ std::unique_ptr<Policy> MakePolicy(const PolicyParams& params, Cluster& cluster)
     return std::make_unique<BalancedPandas>(params, cluster);
   }
   if (params.kind == PolicyKind::kQuincy) return std::make_unique<QuincyPolicy>(params, cluster);
+  if (params.kind == PolicyKind::kCapacityScheduler || params.kind == PolicyKind::kFairScheduler)
+    return std::make_unique<YarnPolicy>(params, cluster);
   return std::make_unique<BaselinePolicy>(params, cluster);
 }
 
@@ -96,7 +101,21 @@ std::string_view JobOrderName(JobOrder order) {
 }
 
 JobOrder DefaultJobOrder(PolicyKind kind) {
+  if (kind == PolicyKind::kCapacityScheduler) return JobOrder::kFifo;
   return kind == PolicyKind::kLateBinding ? JobOrder::kSrpt : JobOrder::kFair;
+}
+
+std::string CheckYarnLocality(const PolicyParams& params) {
+  if (params.rack_locality_delay < -1)
+    return "rack-locality-delay: must be -1 (derived per job, YARN's default) or at least 0";
+  auto fraction = [](double v) { return v >= -1 && v <= 1; };  // false for NaN
+  if (!fraction(params.locality_threshold_node))
+    return "locality-threshold-node: must be a fraction of the machines in [-1, 1] (negative: "
+           "off, YARN's default)";
+  if (!fraction(params.locality_threshold_rack))
+    return "locality-threshold-rack: must be a fraction of the machines in [-1, 1] (negative: "
+           "off, YARN's default)";
+  return "";
 }
 
 }  // namespace locsched

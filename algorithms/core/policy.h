@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -24,6 +25,12 @@ enum class PolicyKind {
   kLateBinding,     ///< late binding: any replica holder takes a task; remote only when it pays
   kBalancedPandas,  ///< Balanced-PANDAS: per-machine local/rack/remote queues, weighted workload
   kQuincy,          ///< Quincy: a min-cost flow over tasks, machines, racks and waiting costs
+  /// YARN CapacityScheduler's model: queues by used / guaranteed, FIFO inside a leaf,
+  /// node-locality-delay and rack-locality-additional-delay in missed opportunities
+  kCapacityScheduler,
+  /// YARN FairScheduler's model: queues by usage / fair share, fair inside a leaf,
+  /// locality.threshold.node and .rack as fractions of the cluster's nodes
+  kFairScheduler,
 };
 
 /// How a policy that chooses among jobs orders them (late binding, fair, delay).
@@ -80,7 +87,30 @@ struct PolicyParams {
   /// its fair share still asks for (Quincy's fairness without preemption). Off by default:
   /// measured on SWIM hours it ran most tasks off their holders (docs/algorithms.md).
   bool quincy_fair = false;
+  /// capacity-scheduler: YARN's node-locality-delay, missed scheduling opportunities (free
+  /// slots offered to a job that declined them) before the job may run a task rack-local;
+  /// capped at the cluster's machines, as YARN caps it at its nodes.
+  uint32_t node_locality_delay = 40;
+  /// capacity-scheduler: YARN's rack-locality-additional-delay, further missed opportunities
+  /// before off-rack (capped with node_locality_delay at the machines). -1 (YARN's default):
+  /// derived per job as YARN does, queued tasks x min(1, locations / machines), where
+  /// locations counts the distinct machines and racks holding its queued tasks' input, plus
+  /// one (YARN's ANY).
+  int32_t rack_locality_delay = -1;
+  /// fair-scheduler: YARN's locality.threshold.node, the fraction of the cluster's machines
+  /// whose opportunities a job declines before it may run rack-local, in [-1, 1]. Negative
+  /// (YARN's default -1) turns delay scheduling off: a job runs anywhere at once.
+  double locality_threshold_node = -1;
+  /// fair-scheduler: YARN's locality.threshold.rack, the fraction of the machines whose
+  /// opportunities a job at the rack level declines before it may run off-rack. Negative:
+  /// off, as for locality_threshold_node.
+  double locality_threshold_rack = -1;
 };
+
+/// "" if params' YARN locality parameters are valid, else "name: why", the parameter named
+/// as locsched-sim's flag without its dashes ("rack-locality-delay: ..."), as
+/// ValidateTraceSim's errors are.
+std::string CheckYarnLocality(const PolicyParams& params);
 
 /// Queue figures for status and tests.
 struct QueueStats {
@@ -188,7 +218,8 @@ class Policy {
 std::unique_ptr<Policy> MakePolicy(const PolicyParams& params, Cluster& cluster);
 
 /// Parses a name of the policy table ("jsq-maxweight", "fair", "fifo", "delay",
-/// "late-binding", "balanced-pandas", "quincy"); nullopt if unknown.
+/// "late-binding", "balanced-pandas", "quincy", "capacity-scheduler", "fair-scheduler");
+/// nullopt if unknown.
 std::optional<PolicyKind> ParsePolicyKind(std::string_view name);
 /// The canonical name of a policy.
 std::string_view PolicyKindName(PolicyKind kind);
@@ -199,7 +230,8 @@ std::string_view IntraQueueName(IntraQueue intra);
 /// Every policy name, in the table's order (the league and --help enumerate it).
 std::span<const std::string_view> PolicyNames();
 /// The job order a policy runs with unless one is chosen: srpt for late binding (the
-/// default policy, measured with it), fair (Zaharia et al.'s order) for the others.
+/// default policy, measured with it), fifo for capacity-scheduler (YARN's default FIFO
+/// ordering policy inside a leaf), fair (Zaharia et al.'s order) for the others.
 JobOrder DefaultJobOrder(PolicyKind kind);
 /// The aging bound the daemon and the simulators default to, in the driver's clock (seconds
 /// in the daemon and the trace simulator): long enough never to cost a measured run its

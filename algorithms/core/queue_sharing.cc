@@ -48,11 +48,21 @@ void Bump(T& v, int64_t d) {
   v = static_cast<T>(static_cast<int64_t>(v) + d);
 }
 
+// How a free slot visits the queues: locsched's (owed first after a grace, then one job
+// order across the leaves) or the YARN scheduler the policy models (queues only).
+enum class SlotOrder { kLocsched, kCapacity, kFair };
+
+SlotOrder SlotOrderOf(PolicyKind kind) {
+  if (kind == PolicyKind::kCapacityScheduler) return SlotOrder::kCapacity;
+  if (kind == PolicyKind::kFairScheduler) return SlotOrder::kFair;
+  return SlotOrder::kLocsched;
+}
+
 }  // namespace
 
 struct QueueSharing::Impl {
   Impl(const PolicyParams& p, Cluster& c)
-      : params(p), cluster(c), less(MakeJobLess(p.job_order, c)) {}
+      : params(p), cluster(c), less(MakeJobLess(p.job_order, c)), order(SlotOrderOf(p.kind)) {}
 
   // Sizes the per-queue figures for a tree of n queues, empty.
   void Reset(size_t n) {
@@ -64,6 +74,7 @@ struct QueueSharing::Impl {
   PolicyParams params;
   Cluster& cluster;
   JobHeap::Less less;                          // the cluster's job order (params.job_order)
+  SlotOrder order;                             // how a free slot visits the queues
   std::vector<std::unique_ptr<Policy>> inner;  // by queue index; leaves only
   std::vector<std::deque<JobId>> held;         // by queue index: held jobs, arrival order
   std::vector<Counts> counts;                  // by queue index
@@ -373,6 +384,7 @@ JobId QueueSharing::Head(uint32_t q) const {
 // running, then tree order); then the others by their first job in the cluster's order
 // (Head; ties: tree order).
 std::vector<uint32_t> QueueSharing::Turns(uint32_t q) const {
+  if (impl_->order != SlotOrder::kLocsched) return ModelTurns(q);
   std::vector<uint32_t> order;
   std::vector<JobId> head(tree_.size(), kNoId);
   for (uint32_t c : tree_.node(q).children) {
@@ -395,6 +407,53 @@ std::vector<uint32_t> QueueSharing::Turns(uint32_t q) const {
     return Before(head[a], head[b]);
   });
   return order;
+}
+
+// capacity-scheduler's and fair-scheduler's order of q's Eligible children: always by the
+// model's key (no grace, no job order across queues), ties by fewer running, then tree order.
+//  * capacity: used / guaranteed slots (CapacityScheduler's PriorityUtilizationQueueOrdering;
+//    no guarantee sorts last).
+//  * fair: FairScheduler's FairSharePolicy with min share = guarantee and weight = guarantee:
+//    the queues below min(min share, demand) first, by running / min share; then the others
+//    by running / FairShare (the same order as running / weight among siblings).
+std::vector<uint32_t> QueueSharing::ModelTurns(uint32_t q) const {
+  std::vector<uint32_t> order;
+  for (uint32_t c : tree_.node(q).children)
+    if (Eligible(c)) order.push_back(c);
+  const double usable = static_cast<double>(impl_->usable);
+  auto over = [](double used, double base) {
+    return base > 0 ? used / base : std::numeric_limits<double>::infinity();
+  };
+  auto key = [&](uint32_t c) -> std::pair<bool, double> {
+    const Counts& n = impl_->counts[c];
+    const double min_share = tree_.node(c).guaranteed * usable;
+    if (impl_->order == SlotOrder::kCapacity) return {false, over(n.running, min_share)};
+    const bool needy =
+        n.running < std::min(min_share, static_cast<double>(n.running) + n.pending_in);
+    return {!needy,
+            needy ? over(n.running, std::max(min_share, 1.0)) : over(n.running, FairShare(c))};
+  };
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const auto ka = key(a), kb = key(b);
+    if (ka != kb) return ka < kb;
+    return impl_->counts[a].running < impl_->counts[b].running;
+  });
+  return order;
+}
+
+// True if queue q has demand: tasks running, or queued in its leaves' inner policies.
+bool QueueSharing::Active(uint32_t q) const {
+  return impl_->counts[q].running + impl_->counts[q].pending_in > 0;
+}
+
+double QueueSharing::FairShare(uint32_t q) const {
+  if (q == 0) return static_cast<double>(impl_->usable);
+  if (!Active(q)) return 0;
+  const uint32_t parent = tree_.node(q).parent;
+  double weights = 0;
+  for (uint32_t c : tree_.node(parent).children)
+    if (Active(c)) weights += tree_.node(c).guaranteed;
+  return weights > 0 ? FairShare(parent) * tree_.node(q).guaranteed / weights : 0;
 }
 
 // The leaf under q whose inner policy would run the first job, in the cluster's order, of
@@ -426,6 +485,11 @@ Pick QueueSharing::Descend(uint32_t q, MachineId m) {
 // queues); then each other child in turn, by its inner policy's rule off the holders.
 Pick QueueSharing::Serve(uint32_t q, MachineId m) {
   const std::vector<uint32_t> turns = Turns(q);
+  if (impl_->order != SlotOrder::kLocsched) {  // the YARN models: each queue in its turn
+    for (uint32_t c : turns)
+      if (const Pick p = Descend(c, m); p.task != kNoId) return p;
+    return Pick{};
+  }
   auto rest = turns.begin();
   for (; rest != turns.end() && Owed(*rest); ++rest)
     if (const Pick p = Descend(*rest, m); p.task != kNoId) return p;
@@ -452,11 +516,12 @@ void QueueSharing::KeepSlot(MachineId m) {
   ++impl_->kept[m];
 }
 
-// A kept slot of m among parent q's owed children, in their turn (Turns); a leaf runs a
-// task even off its holders (Policy::PickAnyFor).
+// A kept slot of m among parent q's owed children, in their turn (Turns: first in
+// locsched's order, by the model's key in the YARN models'); a leaf runs a task even off
+// its holders (Policy::PickAnyFor).
 Pick QueueSharing::ServeOwed(uint32_t q, MachineId m) {
   for (uint32_t c : Turns(q)) {
-    if (!Owed(c)) break;  // the owed come first
+    if (!Owed(c)) continue;
     const Pick p = tree_.node(c).leaf() ? impl_->inner[c]->PickAnyFor(m) : ServeOwed(c, m);
     if (p.task != kNoId) return p;
   }

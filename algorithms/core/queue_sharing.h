@@ -2,7 +2,10 @@
 // queues. Each leaf holds one inner policy (the configured one: late binding,
 // delay, JSQ+MaxWeight, ...) over its own jobs, in the leaf's job order. A
 // free slot walks the tree from root, level by level, skipping queues at their
-// maximum (Serve):
+// maximum (Serve). With capacity-scheduler or fair-scheduler (the models of YARN's
+// two schedulers) each queue simply takes its turn by the model's key (ModelTurns:
+// used / guaranteed, or usage / fair share), and its leaf policy (YarnPolicy)
+// decides by its missed opportunities. Otherwise, locsched's order:
 //  1. Owed queues first: a queue that has been below its guarantee, with work
 //     queued, for the guarantee grace (one mean local task time, 1/alpha) has
 //     first claim, lowest used / guaranteed first (CapacityScheduler's order).
@@ -82,6 +85,10 @@ class QueueSharing : public Policy {
   bool Owed(uint32_t q) const;
   /// True while job j waits for its leaf's running-job or per-user limit.
   bool Held(JobId j) const;
+  /// fair-scheduler's instantaneous fair share of queue q, in slots: its parent's, divided
+  /// among the parent's active children (running or queued admitted tasks) by weight (the
+  /// guarantee); root's is the usable slots, an inactive queue's 0.
+  double FairShare(uint32_t q) const;
   /// A machine's slot count changed (Scheduler::UpdateMachine): the shares' base moves.
   void OnSlotsChanged();
   /// Keeps machine m's next free slot for the owed queues (Scheduler::Preempt freed it for
@@ -129,6 +136,8 @@ class QueueSharing : public Policy {
   bool Before(JobId a, JobId b) const;
   JobId Head(uint32_t q) const;
   std::vector<uint32_t> Turns(uint32_t q) const;
+  std::vector<uint32_t> ModelTurns(uint32_t q) const;
+  bool Active(uint32_t q) const;
   void FirstLocal(uint32_t q, MachineId m, JobId* best, uint32_t* leaf);
   Pick Descend(uint32_t q, MachineId m);
   Pick Serve(uint32_t q, MachineId m);

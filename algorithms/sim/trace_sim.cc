@@ -512,6 +512,8 @@ std::string ValidateTraceSim(const TraceWorkload& w, const TraceSimParams& p) {
     err << "heartbeat: must be a positive number of seconds";
   else if (!(p.policy.delay_wait >= 0) || !std::isfinite(p.policy.delay_wait))
     err << "delay-wait: must be a non-negative number of seconds";
+  else if (const std::string yarn = CheckYarnLocality(p.policy); !yarn.empty())
+    err << yarn;
   else if (!(p.preemption_timeout_s >= 0) || !std::isfinite(p.preemption_timeout_s))
     err << "preemption-timeout: must be a non-negative number of seconds";
   else if (p.preemption_timeout_s > 0 && p.queues == nullptr)

@@ -1,6 +1,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>
@@ -87,7 +88,7 @@ TEST_CASE("the table is well formed") {
     CHECK((k.type == ConfigType::kEnum) == !k.allowed.empty());
     if (k.type == ConfigType::kInt) CHECK(k.min_int <= k.max_int);
   }
-  CHECK(seen.size() == 72);
+  CHECK(seen.size() == 76);
   CHECK(FindConfigKey("scheduler.nope") == nullptr);
 }
 
@@ -102,6 +103,33 @@ TEST_CASE("enum values match the core's policy names") {
     REQUIRE(ParseIntraQueue(name).has_value());
     CHECK(IntraQueueName(*ParseIntraQueue(name)) == name);
   }
+}
+
+TEST_CASE("every policy of the core is selectable as scheduler.policy") {
+  const std::span<const std::string_view> allowed = FindConfigKey("scheduler.policy")->allowed;
+  for (std::string_view name : PolicyNames()) {
+    INFO(name);
+    CHECK(std::find(allowed.begin(), allowed.end(), name) != allowed.end());
+    Config c;
+    REQUIRE(
+        LoadConfigText("[scheduler]\npolicy = \"" + std::string(name) + "\"\n", "t.toml", &c).ok());
+    CHECK(PolicyKindName(c.scheduler.policy) == name);
+  }
+}
+
+TEST_CASE("the YARN locality keys reject values out of range, naming the key") {
+  CHECK(
+      LoadError("[scheduler]\nrack_locality_delay = -2\n").find("scheduler.rack_locality_delay") !=
+      std::string::npos);
+  CHECK(LoadError("[scheduler]\nlocality_threshold_node = 1.5\n")
+            .find("scheduler.locality_threshold_node") != std::string::npos);
+  Config c;
+  REQUIRE(LoadConfigText("[scheduler]\npolicy = \"capacity-scheduler\"\nnode_locality_delay = "
+                         "7\nrack_locality_delay = 3\n",
+                         "t.toml", &c)
+              .ok());
+  CHECK(c.scheduler.node_locality_delay == 7);
+  CHECK(c.scheduler.rack_locality_delay == 3);
 }
 
 TEST_CASE("an empty file gives the defaults") {
@@ -245,7 +273,8 @@ TEST_CASE("out-of-range values name the key and the value and the range") {
 TEST_CASE("enum and mode errors list what is allowed") {
   CHECK(LoadError("[scheduler]\npolicy = \"maxweight\"\n") ==
         "test.toml:2:10: scheduler.policy: \"maxweight\" is not one of "
-        "jsq-maxweight|fair|fifo|delay|late-binding|balanced-pandas|quincy");
+        "jsq-maxweight|fair|fifo|delay|late-binding|balanced-pandas|quincy|capacity-scheduler|"
+        "fair-scheduler");
   CHECK(LoadError("[log]\nlevel = \"verbose\"\n") ==
         "test.toml:2:9: log.level: \"verbose\" is not one of trace|debug|info|warn|error|off");
   for (const char* bad : {"0999", "1777", "66", "06600", "rw-", ""}) {
@@ -378,7 +407,7 @@ TEST_CASE("CheckReload rejects non-reloadable changes naming the key") {
     std::string text = k.type == ConfigType::kBool     ? "false"
                        : k.type == ConfigType::kInt    ? std::to_string(k.max_int)
                        : k.type == ConfigType::kMode   ? "0640"
-                       : k.type == ConfigType::kDouble ? "1.5"
+                       : k.type == ConfigType::kDouble ? (k.max_real >= 1.5 ? "1.5" : "0.5")
                        : k.type == ConfigType::kEnum
                            ? std::string(k.allowed[k.allowed[1] == k.default_text ? 0 : 1])
                            : "/x";

@@ -34,6 +34,10 @@ TEST_CASE("PolicyParams defaults are the config table's scheduler defaults") {
   CHECK(s.alpha == p.alpha);
   CHECK(s.gamma == p.gamma);
   CHECK(s.delay_wait == p.delay_wait);
+  CHECK(s.node_locality_delay == p.node_locality_delay);
+  CHECK(s.rack_locality_delay == p.rack_locality_delay);
+  CHECK(s.locality_threshold_node == p.locality_threshold_node);
+  CHECK(s.locality_threshold_rack == p.locality_threshold_rack);
   CHECK(s.remote_bias == p.remote_bias);
   CHECK(s.priority_slack == p.priority_slack);
   CHECK(s.seed == p.seed);

@@ -22,7 +22,8 @@ import daemon_harness  # noqa: E402
 
 DAEMON = None
 DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs")
-POLICIES = ("late-binding", "jsq-maxweight", "fair", "fifo", "delay", "balanced-pandas", "quincy")
+POLICIES = ("late-binding", "jsq-maxweight", "fair", "fifo", "delay", "balanced-pandas", "quincy",
+            "capacity-scheduler", "fair-scheduler")
 DEFAULTS = {"scheduler.policy": "late-binding", "lp.enabled": "true"}
 NAME = re.compile(r"`(locsched_[a-z_]+)`")
 ONLY_WITH = re.compile(r"\*Only with `([a-z_.]+) = ([a-z0-9_.-]+)`\*")

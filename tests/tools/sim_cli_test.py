@@ -304,6 +304,34 @@ class TraceMode(unittest.TestCase):
         self.assertAlmostEqual(runs[1]["mean_jct_s"], (11.5 + 46) / 2)
         self.assertAlmostEqual(runs[4]["mean_jct_s"], (11.5 + 26) / 2)  # remote 20 s from 6 s
 
+    def test_yarn_models_count_missed_opportunities(self):
+        # m0 runs a from 1.5 s to 11.5 s; m1 offers b its slot at 3, 6, 9 s. One rack, so a
+        # rack-local run is any run off m0: remote, 40 s.
+        out = run_trace(self.trace, *self.HAND, "--policy", "capacity-scheduler",
+                        "--node-locality-delay", "0,1,2,40", "--rack-locality-delay", "5")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        runs = [json.loads(line) for line in out.stdout.splitlines()]
+        self.assertEqual([r["node_locality_delay"] for r in runs], [0, 1, 2, 40])
+        self.assertEqual({r["rack_locality_delay"] for r in runs}, {5})
+        self.assertEqual({r["locality_threshold_node"] for r in runs}, {None})
+        # b declines delay offers, then runs on the next: at 3, 6, 9 s; 40 is capped at the
+        # 2 machines.
+        self.assertEqual([r["mean_jct_s"] for r in runs],
+                         [(11.5 + 43) / 2, (11.5 + 46) / 2, (11.5 + 49) / 2, (11.5 + 49) / 2])
+        # The derived off-rack delay (-1): 1 queued task x min(1, 3 locations / 2 machines)
+        # = 1, so b runs off its holder once it has missed 2 offers, at 6 s, whatever the
+        # node-locality-delay.
+        derived = self.figures("--policy", "capacity-scheduler", "--node-locality-delay", "40")
+        self.assertAlmostEqual(derived["mean_jct_s"], (11.5 + 46) / 2)
+        # fair-scheduler: threshold 0.5 of 2 machines is 1 missed offer: rack level at 6 s.
+        # Off (-1): at once, at 3 s.
+        out = run_trace(self.trace, *self.HAND, "--policy", "fair-scheduler",
+                        "--locality-threshold-node", "-1,0.5", "--locality-threshold-rack", "0.5")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        runs = [json.loads(line) for line in out.stdout.splitlines()]
+        self.assertEqual([r["locality_threshold_node"] for r in runs], [-1, 0.5])
+        self.assertEqual([r["mean_jct_s"] for r in runs], [(11.5 + 43) / 2, (11.5 + 46) / 2])
+
     def test_utilization_sizes_the_cluster(self):
         # Two tasks of 10 s of work over a span of 10 s (the local mean: both arrive at 0)
         # fill half of 4 machines.
@@ -410,6 +438,12 @@ class TraceMode(unittest.TestCase):
             ("--remote-slowdown", ["--format", "locsched", "--remote-slowdown", "0.5"]),
             ("--delay-wait", ["--format", "locsched", "--policy", "delay", "--delay-wait", "-1"]),
             ("--machines", ["--format", "locsched", "--machines", "0"]),
+            ("--node-locality-delay", ["--format", "locsched", "--node-locality-delay", "-1"]),
+            ("--rack-locality-delay", ["--format", "locsched", "--rack-locality-delay", "0,-2"]),
+            ("--locality-threshold-node",
+             ["--format", "locsched", "--locality-threshold-node", "1.5"]),
+            ("--locality-threshold-rack",
+             ["--format", "locsched", "--locality-threshold-rack", "nan"]),
             ("--racks", ["--format", "locsched", "--machines", "2", "--racks", "3"]),
             ("--heartbeat", ["--format", "locsched", "--heartbeat", "0"]),
             ("--load", ["--format", "locsched", "--load", "5"]),  # the slotted model's flag

@@ -48,6 +48,10 @@ struct Options {
   bool quiet = false;
   bool list_policies = false;
   std::vector<double> delay_waits{PolicyParams{}.delay_wait};
+  std::vector<uint32_t> node_locality_delays{PolicyParams{}.node_locality_delay};
+  std::vector<int32_t> rack_locality_delays{PolicyParams{}.rack_locality_delay};
+  std::vector<double> locality_thresholds_node{PolicyParams{}.locality_threshold_node};
+  std::vector<double> locality_thresholds_rack{PolicyParams{}.locality_threshold_rack};
   TraceModeOptions trace;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
 };
@@ -110,6 +114,34 @@ void AddModelFlags(CLI::App& app, Options& o) {
       ->capture_default_str();
 }
 
+// The locality parameters of the models of YARN's schedulers: comma lists with --trace.
+void AddYarnFlags(CLI::App& app, Options& o) {
+  app.add_option("--node-locality-delay", o.node_locality_delays,
+                 "capacity-scheduler: YARN's node-locality-delay, missed scheduling opportunities "
+                 "(free slots offered to a job that declined them) before a job may run "
+                 "rack-local, capped at the machines (default 40; a comma list with --trace runs "
+                 "each)")
+      ->check(kNotNegative)
+      ->delimiter(',');
+  app.add_option("--rack-locality-delay", o.rack_locality_delays,
+                 "capacity-scheduler: YARN's rack-locality-additional-delay, further missed "
+                 "opportunities before off-rack; -1: derived per job, queued tasks x min(1, its "
+                 "input's machines and racks / machines) (default -1; a comma list with --trace "
+                 "runs each)")
+      ->delimiter(',');
+  app.add_option("--locality-threshold-node", o.locality_thresholds_node,
+                 "fair-scheduler: YARN's locality.threshold.node, the fraction of the machines "
+                 "whose opportunities a job declines before it may run rack-local, in [-1, 1]; "
+                 "negative: off (default -1; a comma list with --trace runs each)")
+      ->delimiter(',');
+  app.add_option("--locality-threshold-rack", o.locality_thresholds_rack,
+                 "fair-scheduler: YARN's locality.threshold.rack, the fraction of the machines "
+                 "whose opportunities a job at the rack level declines before it may run "
+                 "off-rack, in [-1, 1]; negative: off (default -1; a comma list with --trace runs "
+                 "each)")
+      ->delimiter(',');
+}
+
 void AddWorkloadFlags(CLI::App& app, Options& o) {
   SimParams& p = o.params;
   app.add_option("--job-size-dist", o.size_dist, "Tasks per job: geometric, fixed or pareto")
@@ -138,10 +170,11 @@ void AddWorkloadFlags(CLI::App& app, Options& o) {
                  "remote: slots here (default 3, the league's best in the paper's model), "
                  "seconds with --trace (default 20; a comma list runs each)")
       ->delimiter(',');
+  AddYarnFlags(app, o);
   app.add_option("--job-order", o.job_order,
                  "Job order of late-binding, fair and delay: fair, srpt, smith or lp (late-binding "
                  "ordered by the LP; --lp-priority sets it) (default: srpt for late-binding, "
-                 "fair for the others)");
+                 "fifo for capacity-scheduler, fair for the others)");
   app.add_option("--job-aging", p.policy.job_aging,
                  "Late binding: time a job may go without starting a task before it is served "
                  "first, in slots (seconds with --trace; 0: no bound)")
@@ -184,6 +217,21 @@ void AddOutputFlags(CLI::App& app, Options& o) {
   app.add_flag("-q,--quiet", o.quiet, "No progress bar");
   app.add_flag("--list-policies", o.list_policies,
                "Print every policy's name, one a line, and exit");
+}
+
+// The slotted model's YARN locality parameters: one value each (lists need --trace).
+void SetYarnKnobs(Options& o) {
+  auto one = [](const auto& list, const char* flag) {
+    if (list.size() != 1) throw std::invalid_argument(std::string(flag) + ": a list needs --trace");
+    return list[0];
+  };
+  PolicyParams& p = o.params.policy;
+  p.node_locality_delay = one(o.node_locality_delays, "--node-locality-delay");
+  p.rack_locality_delay = one(o.rack_locality_delays, "--rack-locality-delay");
+  p.locality_threshold_node = one(o.locality_thresholds_node, "--locality-threshold-node");
+  p.locality_threshold_rack = one(o.locality_thresholds_rack, "--locality-threshold-rack");
+  if (const std::string err = CheckYarnLocality(p); !err.empty())
+    throw std::invalid_argument("--" + err);
 }
 
 std::vector<double> ParseLoads(const std::string& text) {
@@ -545,6 +593,10 @@ int main(int argc, char** argv) {
       s.machines = app.count("--machines") > 0 ? o.params.machines : 0;
       s.slots_per_machine = o.params.slots_per_machine;
       s.delay_waits = o.delay_waits;
+      s.node_locality_delays = o.node_locality_delays;
+      s.rack_locality_delays = o.rack_locality_delays;
+      s.locality_thresholds_node = o.locality_thresholds_node;
+      s.locality_thresholds_rack = o.locality_thresholds_rack;
       s.remote_bias = o.params.policy.remote_bias;
       if (!o.job_order.empty()) s.job_order = o.params.policy.job_order;
       s.job_aging = o.params.policy.job_aging;
@@ -561,6 +613,7 @@ int main(int argc, char** argv) {
     if (o.delay_waits.size() != 1)
       throw std::invalid_argument("--delay-wait: a list needs --trace");
     o.params.policy.delay_wait = o.delay_waits[0];
+    SetYarnKnobs(o);
     ResolveChoices(o);
     if ((!o.csv.empty() || !o.chart.empty()) && o.sweep.empty())
       throw std::invalid_argument("--csv and --chart need --sweep");

@@ -54,6 +54,65 @@ struct RebalanceHook {
   bool on() const { return queues || permits; }
 };
 
+// The locality parameters of one run: a policy's own from its comma lists, the first of
+// each list for the others.
+struct LocalityKnobs {
+  double delay_wait = 0;
+  uint32_t node_delay = 0;
+  int32_t rack_delay = 0;
+  double threshold_node = 0;
+  double threshold_rack = 0;
+};
+
+// Each run of `kind` (core policies only sweep): delay at every wait, capacity-scheduler
+// at every (node, rack) delay pair, fair-scheduler at every (node, rack) threshold pair.
+std::vector<LocalityKnobs> Sweep(PolicyKind kind, bool core, const TraceRunSettings& s) {
+  const LocalityKnobs first{s.delay_waits[0], s.node_locality_delays[0], s.rack_locality_delays[0],
+                            s.locality_thresholds_node[0], s.locality_thresholds_rack[0]};
+  std::vector<LocalityKnobs> out;
+  if (core && kind == PolicyKind::kDelay) {
+    for (double w : s.delay_waits) out.push_back(first), out.back().delay_wait = w;
+  } else if (core && kind == PolicyKind::kCapacityScheduler) {
+    for (uint32_t n : s.node_locality_delays)
+      for (int32_t r : s.rack_locality_delays)
+        out.push_back(first), out.back().node_delay = n, out.back().rack_delay = r;
+  } else if (core && kind == PolicyKind::kFairScheduler) {
+    for (double n : s.locality_thresholds_node)
+      for (double r : s.locality_thresholds_rack)
+        out.push_back(first), out.back().threshold_node = n, out.back().threshold_rack = r;
+  } else {
+    out.push_back(first);
+  }
+  return out;
+}
+
+// Throws std::invalid_argument naming the flag if a value of the YARN knobs' lists is bad,
+// before any run prints.
+void CheckKnobs(const TraceRunSettings& s) {
+  PolicyParams p;
+  auto check = [&] {
+    if (const std::string err = CheckYarnLocality(p); !err.empty())
+      throw std::invalid_argument("--" + err);
+  };
+  for (int32_t r : s.rack_locality_delays) p.rack_locality_delay = r, check();
+  for (double t : s.locality_thresholds_node) p.locality_threshold_node = t, check();
+  p.locality_threshold_node = -1;
+  for (double t : s.locality_thresholds_rack) p.locality_threshold_rack = t, check();
+}
+
+// The knobs' part of a text report's first line ("" for a policy without them).
+std::string KnobsText(const PolicyParams& p) {
+  std::ostringstream out;
+  if (p.kind == PolicyKind::kDelay) out << "  delay-wait " << p.delay_wait << " s";
+  if (p.kind == PolicyKind::kCapacityScheduler)
+    out << "  node-locality-delay " << p.node_locality_delay << ", rack-locality-delay "
+        << p.rack_locality_delay;
+  if (p.kind == PolicyKind::kFairScheduler)
+    out << "  locality-threshold-node " << p.locality_threshold_node << ", locality-threshold-rack "
+        << p.locality_threshold_rack;
+  return out.str();
+}
+
 // What every run reports beside its result: the policy's name and the jobs' weights.
 struct RunLabel {
   std::string policy;
@@ -108,6 +167,8 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
                        {"p95_jct_s", b.p95_jct_s}});
   }
   const double started = static_cast<double>(std::max<uint64_t>(1, r.tasks_done));
+  const bool capacity = p.policy.kind == PolicyKind::kCapacityScheduler;
+  const bool fair = p.policy.kind == PolicyKind::kFairScheduler;
   return {{"mode", "trace"},
           {"trace", o.trace},
           {"format", o.format},
@@ -120,6 +181,14 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
           {"quincy_fair", p.policy.quincy_fair},
           {"delay_wait_s", p.policy.kind == PolicyKind::kDelay ? nlohmann::json(p.policy.delay_wait)
                                                                : nlohmann::json(nullptr)},
+          {"node_locality_delay",
+           capacity ? nlohmann::json(p.policy.node_locality_delay) : nlohmann::json(nullptr)},
+          {"rack_locality_delay",
+           capacity ? nlohmann::json(p.policy.rack_locality_delay) : nlohmann::json(nullptr)},
+          {"locality_threshold_node",
+           fair ? nlohmann::json(p.policy.locality_threshold_node) : nlohmann::json(nullptr)},
+          {"locality_threshold_rack",
+           fair ? nlohmann::json(p.policy.locality_threshold_rack) : nlohmann::json(nullptr)},
           {"machines", p.cluster.machines},
           {"racks", p.cluster.racks},
           {"slots_per_machine", p.cluster.slots_per_machine},
@@ -193,9 +262,9 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
 
 void PrintText(const TraceSimResult& r, const TraceSimParams& p, double wall,
                const RunLabel& label) {
-  std::printf("policy %s  %u machines  %llu jobs (%llu done), %llu tasks  wall %.2fs\n",
-              label.policy.c_str(), p.cluster.machines, static_cast<unsigned long long>(r.jobs),
-              static_cast<unsigned long long>(r.jobs_done),
+  std::printf("policy %s%s  %u machines  %llu jobs (%llu done), %llu tasks  wall %.2fs\n",
+              label.policy.c_str(), KnobsText(p.policy).c_str(), p.cluster.machines,
+              static_cast<unsigned long long>(r.jobs), static_cast<unsigned long long>(r.jobs_done),
               static_cast<unsigned long long>(r.tasks), wall);
   std::printf("  %s  JCT mean %.1f s  p95 %.1f s  task wait mean %.1f s\n",
               r.stable ? "STABLE" : "UNSTABLE", r.mean_jct_s, r.p95_jct_s, r.mean_task_wait_s);
@@ -218,13 +287,18 @@ void PrintText(const TraceSimResult& r, const TraceSimParams& p, double wall,
   }
 }
 
-// The run of `policy` (with `wait` if it is delay) at remote slowdown `slowdown`.
+// The run of `policy` with locality knobs `k` at remote slowdown `slowdown`.
 TraceSimParams Params(const TraceModeOptions& o, const TraceRunSettings& s, PolicyKind policy,
-                      IntraQueue intra, double wait, double slowdown, const ClusterShape& cluster) {
+                      IntraQueue intra, const LocalityKnobs& k, double slowdown,
+                      const ClusterShape& cluster) {
   TraceSimParams p;
   p.policy.kind = policy;
   p.policy.intra = intra;
-  p.policy.delay_wait = wait;
+  p.policy.delay_wait = k.delay_wait;
+  p.policy.node_locality_delay = k.node_delay;
+  p.policy.rack_locality_delay = k.rack_delay;
+  p.policy.locality_threshold_node = k.threshold_node;
+  p.policy.locality_threshold_rack = k.threshold_rack;
   p.policy.remote_bias = s.remote_bias;
   p.policy.job_order = s.job_order.value_or(DefaultJobOrder(policy));
   p.policy.job_aging = s.job_aging;
@@ -620,6 +694,13 @@ int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
   if (!intra || *intra == IntraQueue::kPriority)
     throw std::invalid_argument("--intra: with --trace choose fair or fifo, not '" + s.intra + "'");
   if (s.delay_waits.empty()) throw std::invalid_argument("--delay-wait: empty");
+  if (s.node_locality_delays.empty()) throw std::invalid_argument("--node-locality-delay: empty");
+  if (s.rack_locality_delays.empty()) throw std::invalid_argument("--rack-locality-delay: empty");
+  if (s.locality_thresholds_node.empty())
+    throw std::invalid_argument("--locality-threshold-node: empty");
+  if (s.locality_thresholds_rack.empty())
+    throw std::invalid_argument("--locality-threshold-rack: empty");
+  CheckKnobs(s);
   if (o.remote_slowdowns.empty()) throw std::invalid_argument("--remote-slowdown: empty");
   const auto dist = ParseWeightDist(o.weights);
   if (!dist)
@@ -645,9 +726,8 @@ int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
   for (const double slowdown : o.remote_slowdowns) {
     for (const PolicyChoice& choice : policies) {
       const PolicyKind policy = choice.kind.value_or(PolicyKind::kJsqMaxWeight);
-      const size_t waits = policy == PolicyKind::kDelay && choice.kind ? s.delay_waits.size() : 1;
-      for (size_t i = 0; i < waits; ++i) {
-        TraceSimParams p = Params(o, s, policy, *intra, s.delay_waits[i], slowdown, cluster);
+      for (const LocalityKnobs& knobs : Sweep(policy, choice.kind.has_value(), s)) {
+        TraceSimParams p = Params(o, s, policy, *intra, knobs, slowdown, cluster);
         if (tenancy.tree) p.queues = &*tenancy.tree, p.job_queues = leaves;
         RebalanceHook rebalance;
         if (o.rebalance && choice.kind == PolicyKind::kLateBinding) {

@@ -59,6 +59,12 @@ struct TraceRunSettings {
   uint32_t machines = 0;  ///< 0: the trace's default (600, 3000 for FB-2010, or its hosts)
   uint32_t slots_per_machine = 1;
   std::vector<double> delay_waits{20};  ///< each runs with delay; others take the first
+  /// capacity-scheduler runs each pair of these; the others take the first of each.
+  std::vector<uint32_t> node_locality_delays{PolicyParams{}.node_locality_delay};
+  std::vector<int32_t> rack_locality_delays{PolicyParams{}.rack_locality_delay};
+  /// fair-scheduler runs each pair of these; the others take the first of each.
+  std::vector<double> locality_thresholds_node{PolicyParams{}.locality_threshold_node};
+  std::vector<double> locality_thresholds_rack{PolicyParams{}.locality_threshold_rack};
   uint32_t remote_bias = 0;
   /// Late binding, fair and delay; unset: each policy's DefaultJobOrder.
   std::optional<JobOrder> job_order;
@@ -70,7 +76,8 @@ struct TraceRunSettings {
   uint32_t lp_classes = 4;  ///< ... and its machine classes
 };
 
-/// Loads the trace once and runs every policy (delay at every wait) at every remote slowdown,
+/// Loads the trace once and runs every policy (delay at every wait, capacity-scheduler at
+/// every pair of delays, fair-scheduler at every pair of thresholds) at every remote slowdown,
 /// printing text or one JSON object (line) per run; returns the exit code.
 /// Throws std::invalid_argument (exit 2) for a bad flag, std::runtime_error for a bad file.
 int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s);

@@ -339,8 +339,12 @@ uint64_t RunWithPreemption(PolicyKind kind, uint64_t seed, uint32_t machines, ui
 }
 
 TEST_CASE("preemption property: bounds hold in every round, no task lost or run twice") {
-  const PolicyKind kinds[] = {PolicyKind::kFifo, PolicyKind::kFair, PolicyKind::kLateBinding,
-                              PolicyKind::kDelay};
+  const PolicyKind kinds[] = {PolicyKind::kFifo,
+                              PolicyKind::kFair,
+                              PolicyKind::kLateBinding,
+                              PolicyKind::kDelay,
+                              PolicyKind::kCapacityScheduler,
+                              PolicyKind::kFairScheduler};
   uint64_t preempted = 0;
   for (PolicyKind kind : kinds)
     for (uint64_t seed = 1; seed <= 8; ++seed) {

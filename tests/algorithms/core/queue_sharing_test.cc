@@ -399,9 +399,14 @@ void RunProperties(PolicyKind kind, uint64_t seed, const Workload& w, bool limit
   CHECK(qs.Usage(0).held_jobs == 0);
 }
 
-const PolicyKind kAllPolicies[] = {PolicyKind::kLateBinding,  PolicyKind::kDelay,
-                                   PolicyKind::kFair,         PolicyKind::kFifo,
-                                   PolicyKind::kJsqMaxWeight, PolicyKind::kBalancedPandas};
+const PolicyKind kAllPolicies[] = {PolicyKind::kLateBinding,
+                                   PolicyKind::kDelay,
+                                   PolicyKind::kFair,
+                                   PolicyKind::kFifo,
+                                   PolicyKind::kJsqMaxWeight,
+                                   PolicyKind::kBalancedPandas,
+                                   PolicyKind::kCapacityScheduler,
+                                   PolicyKind::kFairScheduler};
 
 TEST_CASE("queue sharing property: one machine, every policy: maximums, guarantees, no loss") {
   for (PolicyKind kind : kAllPolicies)

@@ -22,6 +22,10 @@ std::unique_ptr<Scheduler> MakeScheduler(PolicyKind kind, uint32_t machines, uin
   p.kind = kind;
   p.delay_wait = delay_wait;
   p.seed = seed;
+  if (delay_wait == 0) {  // no locality delay in capacity-scheduler's count either
+    p.node_locality_delay = 0;
+    p.rack_locality_delay = 0;
+  }
   auto s = std::make_unique<Scheduler>(p);
   for (uint32_t m = 0; m < machines; ++m) {
     Machine machine;
@@ -125,9 +129,11 @@ std::vector<Assignment> AssignAll(Scheduler& s) {
   return out;
 }
 
-const PolicyKind kAllPolicies[] = {
-    PolicyKind::kJsqMaxWeight, PolicyKind::kFair,           PolicyKind::kFifo,  PolicyKind::kDelay,
-    PolicyKind::kLateBinding,  PolicyKind::kBalancedPandas, PolicyKind::kQuincy};
+const PolicyKind kAllPolicies[] = {PolicyKind::kJsqMaxWeight, PolicyKind::kFair,
+                                   PolicyKind::kFifo,         PolicyKind::kDelay,
+                                   PolicyKind::kLateBinding,  PolicyKind::kBalancedPandas,
+                                   PolicyKind::kQuincy,       PolicyKind::kCapacityScheduler,
+                                   PolicyKind::kFairScheduler};
 
 PolicyParams Params(PolicyKind kind, IntraQueue intra, double delay_wait, uint64_t seed) {
   PolicyParams p;

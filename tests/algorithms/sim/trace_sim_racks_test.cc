@@ -89,7 +89,8 @@ TEST_CASE("Trace mode with one rack is the run without racks, for every policy",
   const TraceWorkload w = RackedWorkload(40, 4, 0.8, 400, 4);
   for (const PolicyKind kind :
        {PolicyKind::kJsqMaxWeight, PolicyKind::kDelay, PolicyKind::kFair, PolicyKind::kFifo,
-        PolicyKind::kLateBinding, PolicyKind::kBalancedPandas, PolicyKind::kQuincy}) {
+        PolicyKind::kLateBinding, PolicyKind::kBalancedPandas, PolicyKind::kQuincy,
+        PolicyKind::kCapacityScheduler, PolicyKind::kFairScheduler}) {
     CAPTURE(PolicyKindName(kind));
     TraceSimParams p;
     p.cluster.machines = 40;
@@ -111,7 +112,8 @@ TEST_CASE("Trace mode with racks: every policy finishes every task, deterministi
   const TraceWorkload w = RackedWorkload(40, 4, 0.8, 400, 6);
   for (const PolicyKind kind :
        {PolicyKind::kJsqMaxWeight, PolicyKind::kDelay, PolicyKind::kFair, PolicyKind::kFifo,
-        PolicyKind::kLateBinding, PolicyKind::kBalancedPandas, PolicyKind::kQuincy}) {
+        PolicyKind::kLateBinding, PolicyKind::kBalancedPandas, PolicyKind::kQuincy,
+        PolicyKind::kCapacityScheduler, PolicyKind::kFairScheduler}) {
     CAPTURE(PolicyKindName(kind));
     TraceSimParams p;
     p.cluster.machines = 40;

@@ -172,7 +172,8 @@ TEST_CASE("Trace mode is deterministic per seed", "[trace_sim]") {
   const TraceWorkload w = RandomWorkload(50, 0.8, 600, 3);
   for (const PolicyKind kind :
        {PolicyKind::kJsqMaxWeight, PolicyKind::kDelay, PolicyKind::kFair, PolicyKind::kFifo,
-        PolicyKind::kLateBinding, PolicyKind::kBalancedPandas, PolicyKind::kQuincy}) {
+        PolicyKind::kLateBinding, PolicyKind::kBalancedPandas, PolicyKind::kQuincy,
+        PolicyKind::kCapacityScheduler, PolicyKind::kFairScheduler}) {
     CAPTURE(PolicyKindName(kind));
     TraceSimParams p;
     p.cluster.machines = 50;
@@ -317,6 +318,33 @@ TEST_CASE("Trace mode: preemption gives a late tenant its guarantee within the t
   CHECK(r.preempted_task_s == Approx(r.queues[0].preempted_task_s));
   CHECK(r.preempted_share > 0);
   CHECK(r.preempted_share < 0.2);
+}
+
+TEST_CASE("Trace mode: preemption restores guarantees under the models of YARN's schedulers",
+          "[trace_sim]") {
+  for (const PolicyKind kind : {PolicyKind::kCapacityScheduler, PolicyKind::kFairScheduler}) {
+    CAPTURE(PolicyKindName(kind));
+    Burst burst;
+    burst.p.policy.kind = kind;
+    burst.p.policy.job_order = DefaultJobOrder(kind);
+    burst.p.policy.node_locality_delay = 0;  // run off the holders at once, as FIFO does
+    burst.p.policy.rack_locality_delay = 0;
+    const TraceSimResult plain = SimulateTrace(burst.w, burst.p);
+    burst.p.preemption_timeout_s = 100;
+    REQUIRE(ValidateTraceSim(burst.w, burst.p).empty());
+    const TraceSimResult r = SimulateTrace(burst.w, burst.p);
+    for (const TraceSimResult* x : {&plain, &r}) {
+      CHECK(x->jobs_done == 6);
+      CHECK(x->tasks_done == x->tasks);  // none lost, none run twice
+      REQUIRE(x->queues.size() == 2);
+    }
+    CHECK(plain.preempted_tasks == 0);
+    CHECK(r.preempted_tasks > 0);
+    CHECK(r.queues[1].preempted_tasks == 0);  // only a, above its guarantee, loses tasks
+    CHECK(r.queues[1].meter.ttg_p99_s <=
+          burst.p.preemption_timeout_s + 3 * burst.p.cluster.heartbeat_s);
+    CHECK(r.queues[1].meter.ttg_p99_s < plain.queues[1].meter.ttg_p99_s);
+  }
 }
 
 TEST_CASE("Trace mode: the preemption timeout is checked", "[trace_sim]") {
