@@ -352,13 +352,26 @@ def zookeeper_outage(instances, zk):
           "the server restarted" % (err["message"], resumed))
 
 
+def settled_standby(instances, timeout=15):
+    """The active, and a standby whose hello names it, with that connection. A standby
+    learns who is active from ZooKeeper: right after an outage (the case before this one)
+    it may still name the previous active until its session reconnects, and under load
+    that takes a while, so this polls (the test failed on the first answer)."""
+    end = time.time() + timeout
+    while True:
+        active, _ = find_active(instances)
+        standby = next(i for i in instances if i is not active and i.proc.poll() is None)
+        c = Conn(standby.address)
+        hello = c.hello()
+        if hello["role"] == "standby" and hello["active"] == active.address:
+            return active, standby, c
+        if time.time() > end:
+            fail("standby hello: %s (the active is %s)" % (hello, active.address))
+        time.sleep(0.05)
+
+
 def standby_and_ctl(instances):
-    active, _ = find_active(instances)
-    standby = next(i for i in instances if i is not active and i.proc.poll() is None)
-    c = Conn(standby.address)
-    hello = c.hello()
-    if hello["role"] != "standby" or hello["active"] != active.address:
-        fail("standby hello: %s" % hello)
+    active, standby, c = settled_standby(instances)
     c.send([{"op": "status"}, {"op": "machine_up", "machine": "x", "slots": 1}])
     status, refused = c.replies(2)
     if not status.get("ok") or status["ha"]["role"] != "standby":
