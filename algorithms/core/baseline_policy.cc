@@ -136,9 +136,7 @@ Pick BaselinePolicy::PickDelay(MachineId m) {
 }
 
 uint32_t BaselinePolicy::JobsAhead(JobId j, uint32_t cap) const {
-  uint32_t ahead = 0;
-  order_.ForEachInOrder([&](JobId k) { return k != j && ++ahead < cap; });
-  return ahead;
+  return order_.CountBefore(j, cap);
 }
 
 WaitInfo BaselinePolicy::Explain(const Cluster&, TaskId t, const WaitFacts& facts) const {

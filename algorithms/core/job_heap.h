@@ -34,6 +34,13 @@ class JobHeap {
   JobId Top() const { return heap_.empty() ? kNoId : heap_[0]; }
   /// Jobs in the heap.
   size_t size() const { return heap_.size(); }
+  /// How many jobs come before j in the order (every job if j is absent), counting up to
+  /// cap: policies' JobsAhead.
+  uint32_t CountBefore(JobId j, uint32_t cap) const {
+    uint32_t ahead = 0;
+    ForEachInOrder([&](JobId k) { return k != j && ++ahead < cap; });
+    return ahead;
+  }
   /// Visits jobs in order until `visit` returns false; O(k log k) for k visited, without
   /// allocating once the scratch has grown. `visit` must not iterate this heap itself.
   template <typename Visit>

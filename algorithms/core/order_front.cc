@@ -188,10 +188,9 @@ TaskId OrderFront::FirstLocal(MachineId m) {
 
 uint32_t OrderFront::JobsAhead(JobId j, uint32_t cap) const {
   if (InFront(j)) return std::min(rank_[slot_[j]], cap);
-  uint32_t ahead = static_cast<uint32_t>(front_.size());
+  const auto ahead = static_cast<uint32_t>(front_.size());
   if (ahead >= cap) return cap;
-  rest_.ForEachInOrder([&](JobId k) { return k != j && ++ahead < cap; });
-  return ahead;
+  return ahead + rest_.CountBefore(j, cap - ahead);
 }
 
 }  // namespace locsched

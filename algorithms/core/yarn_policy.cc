@@ -172,9 +172,7 @@ Pick YarnPolicy::PickAnyFor(MachineId m) {
 }
 
 uint32_t YarnPolicy::JobsAhead(JobId j, uint32_t cap) const {
-  uint32_t ahead = 0;
-  order_.ForEachInOrder([&](JobId k) { return k != j && ++ahead < cap; });
-  return ahead;
+  return order_.CountBefore(j, cap);
 }
 
 // A free holder runs t in its job's turn; another free machine only once the job's count
