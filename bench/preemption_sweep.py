@@ -6,31 +6,36 @@ Per timeout: the worst queue's time-to-guarantee p99 (median and max over the ru
 preempted task-seconds as a share of those run, preemptions per task, and mean JCT as a
 ratio to the same run without preemption. docs/algorithms.md quotes its table.
 
-Usage: python3 bench/preemption_sweep.py [--build build/release] [--traces DIR]
+Usage: python3 bench/preemption_sweep.py [--build build/release] [--traces DIR] [--jobs N]
+Runs go through bench/tenancy.py's pool (--jobs at a time, a progress line).
 Needs the SWIM files under DIR (default ../shared/data/traces/swim-fb); skips with a
 message without them.
 """
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tenancy  # noqa: E402
 
 HOURS = (1, 5, 9, 13, 17, 21)
 SEEDS = (1, 2)
 TIMEOUTS = (0, 10, 30, 100)
-TENANTS = "etl:0.5,adhoc:0.3,ml:0.2"
+TENANTS = tenancy.MIXES["3"]
 
 
-def run(sim, trace, hour, seed, timeout):
-    out = subprocess.run([sim, "--trace", trace, "--format", "swim", "--hour", str(hour),
-                          "--utilization", "0.85", "--tenants", TENANTS, "--seed", str(seed),
-                          "--preemption-timeout", str(timeout), "--json"],
-                         capture_output=True, text=True, check=True).stdout
-    d = json.loads(out)
-    if d["jobs"] == 0:
-        return None
+def calls_for(files):
+    """Every call: (key, args); key = (timeout, (file, hour, seed))."""
+    return [((timeout, (trace, hour, seed)),
+             ["--trace", trace, "--format", "swim", "--hour", str(hour), "--utilization", "0.85",
+              "--tenants", TENANTS, "--seed", str(seed), "--preemption-timeout", str(timeout),
+              "--json"])
+            for trace in files for hour in HOURS for seed in SEEDS for timeout in TIMEOUTS]
+
+
+def figures(d):
+    """(mean JCT, worst queue's TTG p99, preempted share, preempted tasks, tasks) of a run."""
     p99 = max([q["ttg_p99_s"] for q in d["queues"] if q["ttg_episodes"] > 0] or [0])
     return d["mean_jct_s"], p99, d["preempted_share"], d["preempted_tasks"], d["tasks"]
 
@@ -39,6 +44,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument("--build", default=os.path.join(here, "..", "build", "release"))
+    ap.add_argument("--jobs", type=int, default=2, help="runs in parallel")
     ap.add_argument("--traces", default=os.path.join(here, "..", "..", "shared", "data",
                                                      "traces", "swim-fb"))
     a = ap.parse_args()
@@ -47,19 +53,12 @@ def main():
         print("preemption_sweep: skipped: no SWIM FB-2009 files under %s" % a.traces)
         return 0
     sim = os.path.join(a.build, "tools", "locsched-sim")
-    rows, total = {}, len(files) * len(HOURS) * len(SEEDS) * len(TIMEOUTS)
-    done = 0
-    for trace in files:
-        for hour in HOURS:
-            for seed in SEEDS:
-                for timeout in TIMEOUTS:
-                    r = run(sim, trace, hour, seed, timeout)
-                    done += 1
-                    print("\rpreemption_sweep: %d/%d runs" % (done, total), end="",
-                          file=sys.stderr)
-                    if r:
-                        rows.setdefault(timeout, []).append((r, (trace, hour, seed)))
-    print(file=sys.stderr)
+    calls = calls_for(files)
+    results = tenancy.run_pool(sim, calls, a.jobs, {}, None)
+    rows = {}
+    for (timeout, run), out in results.items():
+        if out and out[0]["jobs"] > 0:
+            rows.setdefault(timeout, []).append((figures(out[0]), run))
     base = {key: r[0] for r, key in rows[0]}
     print("| `--preemption-timeout` | worst-queue TTG p99, median (max) | preempted task-s, "
           "mean (max) | preemptions per task | mean JCT vs none, mean (worst) |")

@@ -20,24 +20,13 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 import daemon_harness  # noqa: E402
+from daemon_harness import wait_for  # noqa: E402
 
 DAEMON = None  # set from the command line in __main__
 AGENTS = None
 EXPIRY_S = 2
 MACHINES = 4
 TASKS = 6
-
-
-def wait_for(what, condition, timeout):
-    """Polls condition() until it returns a true value (returned) or fails at the deadline."""
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = condition()
-        if last:
-            return last
-        time.sleep(0.05)
-    raise AssertionError("%s: not within %.1f s" % (what, timeout))
 
 
 class DeadMachines(unittest.TestCase):

@@ -62,15 +62,15 @@ std::string SubmitLine(const std::string& name, const std::string& queue, int ta
   return line + "]}";
 }
 
-// Queue a fills both machines (m1 last), then b arrives at 2 s and waits.
-void FillThenStarve(Node& n) {
+// Queue a fills both machines (m1 last), then b arrives at 2 s with `late` tasks and waits.
+void FillThenStarve(Node& n, int late = 2) {
   n.clock.Pin(0);
   n.Machines(2, 2);
   n.Ok(SubmitLine("big", "a", 8));
   n.Beat("m0", 2, 0);
   n.Beat("m1", 2, 1);
   n.clock.Pin(2);
-  n.Ok(SubmitLine("late", "b", 2));
+  n.Ok(SubmitLine("late", "b", late));
 }
 
 }  // namespace
@@ -125,13 +125,7 @@ TEST_CASE("preemption is off at timeout 0, and takes no queue below its guarante
   // b asks for 4 tasks but a holds exactly its guarantee of 2 slots plus 2: only 2 go.
   std::string disk2;
   Node n(&disk2, TwoQueues(5));
-  n.clock.Pin(0);
-  n.Machines(2, 2);
-  n.Ok(SubmitLine("big", "a", 8));
-  n.Beat("m0", 2, 0);
-  n.Beat("m1", 2, 1);
-  n.clock.Pin(2);
-  n.Ok(SubmitLine("late", "b", 4));
+  FillThenStarve(n, 4);
   n.Beat("m0", 0, 9);
   CHECK(n.Ok(R"({"op":"status"})")["tasks"]["preempted"] == 2);
   n.Beat("m0", 0, 20);  // the freed slots count against b's deficit, and a is at its guarantee

@@ -48,6 +48,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import zookeeper  # noqa: E402
+from preemption_test import CONFIG as PREEMPT_CONFIG  # noqa: E402  (two queues, preemption)
 
 DAEMON, CTL, TAIL, AGENTS = sys.argv[1:5]
 SESSION_MS = 2000
@@ -475,19 +476,6 @@ def agents_follow_failover(instances, tmp, names):
     active.start()
 
 
-PREEMPT_CONFIG = """
-[preemption]
-timeout_s = 1
-
-[placement]
-rules = ["explicit"]
-
-[queue.a]
-capacity = 50
-
-[queue.b]
-capacity = 50
-"""
 
 
 def call(instances, request):

@@ -15,11 +15,11 @@ import json
 import os
 import subprocess
 import sys
-import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 import daemon_harness  # noqa: E402
+from daemon_harness import wait_for  # noqa: E402
 
 DAEMON = AGENTS = None
 MACHINES = 2
@@ -38,17 +38,6 @@ capacity = 50
 [queue.b]
 capacity = 50
 """
-
-
-def wait_for(what, condition, timeout):
-    """Polls condition() until it returns a true value (returned) or fails at the deadline."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        last = condition()
-        if last:
-            return last
-        time.sleep(0.05)
-    raise AssertionError("%s: not within %.1f s" % (what, timeout))
 
 
 class Preemption(unittest.TestCase):

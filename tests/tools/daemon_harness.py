@@ -15,6 +15,17 @@ import time
 import unittest
 
 
+def wait_for(what, condition, timeout):
+    """Polls condition() until it returns a true value (returned) or fails at the deadline."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        last = condition()
+        if last:
+            return last
+        time.sleep(0.05)
+    raise AssertionError("%s: not within %.1f s" % (what, timeout))
+
+
 def trace_path(traces, name):
     """`name` under the public traces folder `traces`; skips the calling test when the
     traces are absent (a clone without ../shared)."""
