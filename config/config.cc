@@ -501,6 +501,18 @@ const ConfigKey kTable[] = {
              "using a retry); needs [queue.*]; 0 = off; 30 is a good start",
      .apply = ApplyDouble<kPreempt, &PreemptionConfig::timeout_s>,
      .format = FormatDoubleField<kPreempt, &PreemptionConfig::timeout_s>},
+    {.key = "preemption.kill_wait_s",
+     .type = ConfigType::kDouble,
+     .min_real = 0,
+     .max_real = 3600,
+     .default_text = "3",
+     .reloadable = true,
+     .help = "workload seconds after preemption.timeout_s during which the starved queue takes "
+             "the slots that free, each kept for it, before running tasks are stopped for what "
+             "is still missing (YARN's max_wait_before_kill); 3 = one heartbeat of the agents; "
+             "0 = stop at the timeout",
+     .apply = ApplyDouble<kPreempt, &PreemptionConfig::kill_wait_s>,
+     .format = FormatDoubleField<kPreempt, &PreemptionConfig::kill_wait_s>},
     // [log]
     {.key = "log.level",
      .type = ConfigType::kEnum,

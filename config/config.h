@@ -80,7 +80,8 @@ struct MachinesConfig {
 
 /// [preemption]: stopping other queues' tasks for a queue kept below its guarantee.
 struct PreemptionConfig {
-  double timeout_s = 0;  ///< workload seconds a queue waits below its guarantee; 0 = off
+  double timeout_s = 0;    ///< workload seconds a queue waits below its guarantee; 0 = off
+  double kill_wait_s = 3;  ///< further seconds it takes the slots that free before victims
   bool operator==(const PreemptionConfig&) const = default;  ///< field-wise equality
 };
 

@@ -1,7 +1,9 @@
-// Engine's preemption for tenant queues (preemption.timeout_s): a heartbeat plans victims
-// with the core's PlanPreemption, requeues each at once (no retry used), and owes its
-// machine a stop order; each machine's heartbeat reply carries the orders it is owed under
-// "preempt", before its assignments, so the freed slot is handed over in that same reply.
+// Engine's preemption for tenant queues (preemption.timeout_s, kill_wait_s): a heartbeat
+// plans a round with the core's PlanPreemption, keeps the free slots it names for the
+// starved queues (each used at its machine's next heartbeat), requeues each victim at once
+// (no retry used), and owes its machine a stop order; each machine's heartbeat reply
+// carries the orders it is owed under "preempt", before its assignments, so the freed slot
+// is handed over in that same reply.
 // The journal records a heartbeat's victims with it and replay imposes them, so the orders
 // owed are rebuilt exactly after a restart or a failover; snapshots keep them per machine.
 // Event-loop thread only, like the rest of the Engine.
@@ -25,10 +27,12 @@ void Engine::PreemptIfStarved(double now) {
   preempted_.clear();
   if (preemption_timeout_s_ <= 0 || !tenancy() || now < next_plan_s_) return;
   next_plan_s_ = now + kPlanInterval;
-  const std::vector<TaskId> victims = PlanPreemption(sched_, preemption_timeout_s_);
-  for (TaskId t : victims) Preempt(t, now);
-  if (!victims.empty())
-    Note("preempted " + std::to_string(victims.size()) +
+  const PreemptionPlan plan =
+      PlanPreemption(sched_, preemption_timeout_s_, preemption_kill_wait_s_);
+  for (MachineId m : plan.keep) sched_.KeepSlot(m);  // taken at each machine's heartbeat
+  for (TaskId t : plan.victims) Preempt(t, now);
+  if (!plan.victims.empty())
+    Note("preempted " + std::to_string(plan.victims.size()) +
          " running tasks for tenant queues below their guarantee past preemption.timeout_s");
 }
 

@@ -189,4 +189,12 @@ Pick BaselinePolicy::PickFor(MachineId m) {
   return j == kNoId ? Pick{} : PickFromJob(j, m);
 }
 
+Pick BaselinePolicy::PickAnyFor(MachineId m) {
+  if (kind_ != PolicyKind::kDelay) return PickFor(m);
+  if (const Pick p = PickDelay(m); p.task != kNoId || queued_ == 0) return p;
+  const Pick p = PickFromJob(order_.Top(), m);
+  CountHolders(p.task, -1);
+  return p;
+}
+
 }  // namespace locsched

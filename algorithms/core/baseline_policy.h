@@ -27,6 +27,9 @@ class BaselinePolicy final : public Policy {
   /// Like a pick of t: under delay scheduling a local start restarts its job's wait.
   void Assigned(TaskId t, MachineId m) override;
   Pick PickFor(MachineId m) override;
+  /// A slot kept for this policy's queue (QueueSharing::KeepSlot): delay scheduling runs
+  /// the first job of its order there without its wait, off the holders if need be.
+  Pick PickAnyFor(MachineId m) override;
   void OnJobChanged(JobId j) override;
   void OnMachineUnavailable(MachineId) override {}
   void OnMachineAvailable(MachineId) override {}

@@ -6,6 +6,7 @@
 
 #include "algorithms/core/queue_sharing.h"
 #include "algorithms/core/scheduler.h"
+#include "algorithms/core/wait_reason.h"
 
 namespace locsched {
 namespace {
@@ -15,27 +16,45 @@ double GuaranteeSlots(const QueueSharing& qs, uint32_t q) {
   return qs.tree().node(q).guaranteed * static_cast<double>(qs.Usage(q).slots);
 }
 
-// Per queue: how many running tasks it can lose and stay at or above its guarantee (0 for
-// root, whose guarantee is the whole cluster and which no preemption shrinks).
+// Queue q's guarantee in whole slots: floor(guaranteed x usable slots). The leaves' add up
+// to at most the cluster, so preemption can always bring a starved leaf to its own.
+uint32_t WholeSlots(const QueueSharing& qs, uint32_t q) {
+  return static_cast<uint32_t>(std::floor(GuaranteeSlots(qs, q) + 1e-9));
+}
+
+// Per queue: how many running tasks it can lose and keep its guarantee in whole slots (0
+// for root, whose guarantee is the whole cluster and which no preemption shrinks).
 std::vector<uint32_t> Headroom(const QueueSharing& qs) {
   std::vector<uint32_t> room(qs.tree().size(), 0);
   for (uint32_t q = 1; q < room.size(); ++q) {
-    const double floor_slots = std::ceil(GuaranteeSlots(qs, q) - 1e-9);
+    const double floor_slots = WholeSlots(qs, q);
     const double running = qs.Usage(q).running_tasks;
     room[q] = running > floor_slots ? static_cast<uint32_t>(running - floor_slots) : 0;
   }
   return room;
 }
 
-// Usable slots with no task on them.
-uint64_t FreeSlots(const Cluster& cluster) {
-  uint64_t free = 0;
-  for (MachineId m = 0; m < cluster.num_machines(); ++m) {
-    const Machine& machine = cluster.machine(m);
-    if (machine.up && !machine.draining && machine.running < machine.slots)
-      free += machine.slots - machine.running;
+// The free slots to keep for the starved queues, up to `deficit`; *covered: how many free
+// slots count against it, those kept earlier (already on their way) and these.
+std::vector<MachineId> KeepFree(const QueueSharing& qs, const Cluster& cluster, uint64_t deficit,
+                                uint64_t* covered) {
+  *covered = 0;
+  for (MachineId m = 0; m < cluster.num_machines(); ++m)
+    *covered += std::min(FreeSlots(cluster.machine(m)), qs.Kept(m));
+  std::vector<MachineId> keep;
+  for (MachineId m = 0; m < cluster.num_machines() && *covered < deficit; ++m) {
+    const uint32_t free = FreeSlots(cluster.machine(m));
+    for (uint32_t n = qs.Kept(m); n < free && *covered < deficit; ++n, ++*covered)
+      keep.push_back(m);
   }
-  return free;
+  return keep;
+}
+
+// The starved leaves' deficits together.
+uint64_t TotalDeficit(const QueueSharing& qs, double now, double timeout_s) {
+  uint64_t total = 0;
+  for (const StarvedQueue& q : StarvedQueues(qs, now, timeout_s)) total += q.deficit;
+  return total;
 }
 
 // The running tasks of jobs in leaves with headroom, as (start time, task id), latest
@@ -76,28 +95,29 @@ std::vector<StarvedQueue> StarvedQueues(const QueueSharing& qs, double now, doub
     if (since == QueueSharing::kNotBelow || now - since < timeout_s || !qs.Owed(q)) continue;
     const QueueUsage u = qs.Usage(q);
     const uint32_t demand = u.running_tasks + u.pending_tasks - u.held_tasks;
-    const auto guaranteed = static_cast<uint32_t>(std::floor(GuaranteeSlots(qs, q) + 1e-9));
-    const uint32_t target = std::min(demand, guaranteed);
+    const uint32_t target = std::min(demand, WholeSlots(qs, q));
     if (target > u.running_tasks) out.push_back(StarvedQueue{q, target - u.running_tasks});
   }
   return out;
 }
 
-std::vector<TaskId> PlanPreemption(const Scheduler& s, double timeout_s) {
+PreemptionPlan PlanPreemption(const Scheduler& s, double timeout_s, double kill_wait_s) {
   const QueueSharing* qs = s.sharing();
   if (qs == nullptr) return {};
-  uint64_t budget = 0;
-  for (const StarvedQueue& q : StarvedQueues(*qs, s.now(), timeout_s)) budget += q.deficit;
-  const uint64_t free = budget > 0 ? FreeSlots(s.cluster()) : 0;
-  if (budget <= free) return {};
-  budget -= free;
+  const uint64_t deficit = TotalDeficit(*qs, s.now(), timeout_s);
+  if (deficit == 0) return {};
+  PreemptionPlan plan;
+  uint64_t covered = 0;
+  plan.keep = KeepFree(*qs, s.cluster(), deficit, &covered);
+  const uint64_t late =
+      kill_wait_s > 0 ? TotalDeficit(*qs, s.now(), timeout_s + kill_wait_s) : deficit;
+  const uint64_t budget = late > covered ? late - covered : 0;
   std::vector<uint32_t> room = Headroom(*qs);
-  std::vector<TaskId> victims;
   for (const auto& [started, t] : Candidates(s, room)) {
-    if (victims.size() >= budget) break;
-    if (Take(*qs, s.cluster().job(s.cluster().task(t).job).queue, room)) victims.push_back(t);
+    if (plan.victims.size() >= budget) break;
+    if (Take(*qs, s.cluster().job(s.cluster().task(t).job).queue, room)) plan.victims.push_back(t);
   }
-  return victims;
+  return plan;
 }
 
 }  // namespace locsched

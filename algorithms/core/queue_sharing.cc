@@ -516,6 +516,10 @@ void QueueSharing::KeepSlot(MachineId m) {
   ++impl_->kept[m];
 }
 
+uint32_t QueueSharing::Kept(MachineId m) const {
+  return m < impl_->kept.size() ? impl_->kept[m] : 0;
+}
+
 // A kept slot of m among parent q's owed children, in their turn (Turns: first in
 // locsched's order, by the model's key in the YARN models'); a leaf runs a task even off
 // its holders (Policy::PickAnyFor).

@@ -96,6 +96,8 @@ class QueueSharing : public Policy {
   /// with work runs a task there even off its holders (Policy::PickAnyFor), so the slot
   /// does not go back to the queue it was taken from.
   void KeepSlot(MachineId m);
+  /// Machine m's slots kept by KeepSlot that no PickFor(m) has used yet.
+  uint32_t Kept(MachineId m) const;
 
   // Policy.
   void AddMachine(MachineId m) override;

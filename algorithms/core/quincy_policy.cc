@@ -165,6 +165,17 @@ Pick QuincyPolicy::PickFor(MachineId m) {
   return Pick{};
 }
 
+Pick QuincyPolicy::PickAnyFor(MachineId m) {
+  if (const Pick p = PickFor(m); p.task != kNoId || queued_ == 0) return p;
+  for (const Entry& e : all_.q) {
+    if (!Live(e)) continue;
+    const TaskId t = e.task;
+    Remove(t);  // also voids where the last flow placed it
+    return Pick{t, cluster_.task(t).job};
+  }
+  return Pick{};
+}
+
 uint64_t QuincyPolicy::LocalQueueLength(MachineId m) const {
   if (m >= local_.size()) return 0;
   const Fifo& f = local_[m];

@@ -32,6 +32,9 @@ class QuincyPolicy final : public Policy {
   void Enqueue(TaskId t) override;
   void Withdraw(TaskId t) override;
   Pick PickFor(MachineId m) override;
+  /// A slot kept for this policy's queue (QueueSharing::KeepSlot): what the flow placed on
+  /// m, else the task queued longest, wherever its input is.
+  Pick PickAnyFor(MachineId m) override;
   void OnJobChanged(JobId j) override;
   /// Its queued local tasks left without a live holder join the orphans (see AddTask).
   void OnMachineUnavailable(MachineId m) override;

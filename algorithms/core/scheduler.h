@@ -107,6 +107,12 @@ class Scheduler {
   /// it uses no retry. Its machine's next free slot is kept for the owed queues
   /// (QueueSharing::KeepSlot). The caller stops the task on its machine.
   void Preempt(TaskId t);
+  /// Keeps a free slot of m for the queues owed their guarantee (PreemptionPlan::keep,
+  /// QueueSharing::KeepSlot): its next assignment runs their task, off its holders if
+  /// need be. No-op without tenant queues.
+  void KeepSlot(MachineId m) {
+    if (sharing_ != nullptr) sharing_->KeepSlot(m);
+  }
   /// Removes a job: its queued tasks leave the queues, running ones are forgotten.
   void CancelJob(JobId j);
   /// Marks m down and requeues the tasks running on it; returns them. A lost start is

@@ -309,9 +309,16 @@ void TraceRun::Mark(MachineId m) {
   marked_.push_back(m);
 }
 
-// Stops the tasks PlanPreemption picks; their machines heartbeat in this instant.
+// Runs PlanPreemption's round: keeps the free slots it names and stops its victims; their
+// machines heartbeat in this instant.
 void TraceRun::PreemptStarved() {
-  for (const TaskId id : PlanPreemption(sched_, p_.preemption_timeout_s)) Stop(id);
+  const PreemptionPlan plan =
+      PlanPreemption(sched_, p_.preemption_timeout_s, p_.preemption_kill_wait_s);
+  for (const MachineId m : plan.keep) {
+    sched_.KeepSlot(m);
+    Mark(m);
+  }
+  for (const TaskId id : plan.victims) Stop(id);
 }
 
 // Preempts running task id: its completion is dropped, its slot freed and its machine
@@ -518,6 +525,8 @@ std::string ValidateTraceSim(const TraceWorkload& w, const TraceSimParams& p) {
     err << "preemption-timeout: must be a non-negative number of seconds";
   else if (p.preemption_timeout_s > 0 && p.queues == nullptr)
     err << "preemption-timeout: preempts for tenant queues; give --queues or --tenants";
+  else if (!(p.preemption_kill_wait_s >= 0) || !std::isfinite(p.preemption_kill_wait_s))
+    err << "preemption-kill-wait: must be a non-negative number of seconds";
   else if (p.lp.enabled && !LpOrdered(p.policy))
     err << "lp-priority: the LP's order needs jsq-maxweight's priority intra order or "
            "late-binding's lp job order";

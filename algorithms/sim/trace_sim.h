@@ -108,9 +108,13 @@ struct TraceSimParams {
   /// Per job: its leaf in *queues (empty, or kNoId for a job: the default leaf).
   std::vector<uint32_t> job_queues;
   /// Preemption (needs queues; 0: off): at each instant, after completions and arrivals,
-  /// the run stops the tasks PlanPreemption picks for leaves starved this long, requeues
-  /// them (Scheduler::Preempt; their completions are dropped) and heartbeats their machines.
+  /// the run keeps the free slots and stops the tasks PlanPreemption picks for leaves
+  /// starved this long, requeues them (Scheduler::Preempt; their completions are dropped)
+  /// and heartbeats the machines of both.
   double preemption_timeout_s = 0;
+  /// With preemption: further seconds a starved leaf takes the slots that free (kept for
+  /// it) before tasks are stopped for it (PlanPreemption's kill_wait_s; 0: at the timeout).
+  double preemption_kill_wait_s = 0;
 };
 
 /// One leaf queue's figures in a run with tenant queues.

@@ -88,7 +88,7 @@ TEST_CASE("the table is well formed") {
     CHECK((k.type == ConfigType::kEnum) == !k.allowed.empty());
     if (k.type == ConfigType::kInt) CHECK(k.min_int <= k.max_int);
   }
-  CHECK(seen.size() == 76);
+  CHECK(seen.size() == 77);
   CHECK(FindConfigKey("scheduler.nope") == nullptr);
 }
 

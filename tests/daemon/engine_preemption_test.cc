@@ -18,12 +18,12 @@ namespace {
 using nlohmann::json;
 
 // Two queues of half the cluster each, jobs placed by their "queue"; preemption after
-// timeout_s (0: off).
-Config TwoQueues(double timeout_s) {
+// timeout_s (0: off), victims kill_wait_s later.
+Config TwoQueues(double timeout_s, double kill_wait_s = 0) {
   Config c;
   const std::string toml = R"([preemption]
 timeout_s = )" + std::to_string(timeout_s) +
-                           R"(
+                           "\nkill_wait_s = " + std::to_string(kill_wait_s) + R"(
 
 [placement]
 rules = ["explicit"]
@@ -113,6 +113,28 @@ TEST_CASE("a queue below its guarantee past the timeout gets the latest-started 
         false);  // t0 ran on m0 and was never preempted
   status = n.Ok(R"({"op":"status"})");
   CHECK(status["tasks"]["preempt_reports"] == 1);
+}
+
+TEST_CASE("victims wait preemption.kill_wait_s past the timeout, free slots do not") {
+  std::string disk;
+  Node n(&disk, TwoQueues(5, 3));
+  FillThenStarve(n, 3);
+  n.Ok(R"({"op":"task_done","job":"big","task":"t0","machine":"m0"})");  // m0 frees a slot
+  // At 8 s (past 2 + 5), b is starved: m0's free slot is kept for it, nothing is stopped.
+  json on_m0 = n.Beat("m0", 1, 8);
+  CHECK_FALSE(on_m0.contains("preempt"));
+  REQUIRE(on_m0["assign"].size() == 1);
+  CHECK(on_m0["assign"][0]["job"] == "late");
+  CHECK(n.Ok(R"({"op":"status"})")["tasks"]["preempted"] == 0);
+  CHECK_FALSE(n.Beat("m1", 0, 9.5).contains("preempt"));  // within the kill wait
+  // Past 10 s (2 + 5 + 3; rounds at most once a second) b still lacks one slot: one of
+  // m1's runs goes.
+  n.Beat("m0", 0, 10.5);
+  CHECK(n.Ok(R"({"op":"status"})")["tasks"]["preempted"] == 1);
+  const json on_m1 = n.Beat("m1", 0, 11);
+  REQUIRE(on_m1["preempt"].size() == 1);
+  REQUIRE(on_m1["assign"].size() == 1);
+  CHECK(on_m1["assign"][0]["job"] == "late");
 }
 
 TEST_CASE("preemption is off at timeout 0, and takes no queue below its guarantee") {

@@ -1,7 +1,8 @@
 // Tests preemption for tenant queues (algorithms/core/preemption.h, Scheduler::Preempt):
-// hand-worked cases of the victim rules (the most recently started task first, no queue
-// or ancestor taken below its guarantee, at most the starved queues' deficits, nothing
-// before the timeout or the guarantee grace), and properties over random trees and workloads with
+// hand-worked cases of the rules (free slots kept first, the most recently started task
+// first, no queue or ancestor taken below its guarantee in whole slots, at most the
+// starved queues' deficits, nothing before the timeout or the guarantee grace, victims
+// only after the kill wait), and properties over random trees and workloads with
 // preemption at every step: the rules hold in every round, every task finishes exactly once and the
 // preempted starts use no retries.
 #include "algorithms/core/preemption.h"
@@ -20,6 +21,7 @@
 
 #include "algorithms/core/queue_sharing.h"
 #include "algorithms/core/scheduler.h"
+#include "algorithms/core/wait_reason.h"
 
 namespace locsched {
 namespace {
@@ -100,7 +102,7 @@ TEST_CASE("preemption: the most recently started tasks go first, ties by task id
   CHECK(starved[0].deficit == 4);
   std::vector<TaskId> latest = {std::min(at2[0], at2[1]), std::max(at2[0], at2[1]),
                                 std::min(at1[0], at1[1]), std::max(at1[0], at1[1])};
-  CHECK(PlanPreemption(*s, kTimeout) == latest);
+  CHECK(PlanPreemption(*s, kTimeout).victims == latest);
 }
 
 TEST_CASE("preemption: nothing before the timeout") {
@@ -113,7 +115,7 @@ TEST_CASE("preemption: nothing before the timeout") {
   CHECK(StarvedQueues(*s->sharing(), s->now(), kTimeout).empty());
   CHECK(PlanPreemption(*s, kTimeout).empty());
   s->SetNow(5 + kTimeout);
-  CHECK(PlanPreemption(*s, kTimeout).size() == 4);
+  CHECK(PlanPreemption(*s, kTimeout).victims.size() == 4);
 }
 
 TEST_CASE("preemption: nothing before the guarantee grace, whatever the timeout") {
@@ -126,7 +128,7 @@ TEST_CASE("preemption: nothing before the guarantee grace, whatever the timeout"
   s->SetNow(grace / 2);
   CHECK(PlanPreemption(*s, 0).empty());
   s->SetNow(grace);
-  CHECK(PlanPreemption(*s, 0).size() == 4);
+  CHECK(PlanPreemption(*s, 0).victims.size() == 4);
 }
 
 TEST_CASE("preemption: a victim queue is never taken below its guarantee") {
@@ -139,7 +141,7 @@ TEST_CASE("preemption: a victim queue is never taken below its guarantee") {
   Submit(*s, "b", 4);
   s->SetNow(1 + kTimeout);
   // By start time alone c's three would go; c may lose one, a one.
-  const std::vector<TaskId> victims = PlanPreemption(*s, kTimeout);
+  const std::vector<TaskId> victims = PlanPreemption(*s, kTimeout).victims;
   CHECK(victims == std::vector<TaskId>{*std::min_element(c.begin(), c.end()),
                                        *std::min_element(a.begin(), a.end())});
   for (TaskId t : victims) s->Preempt(t);
@@ -166,23 +168,115 @@ TEST_CASE("preemption: an ancestor at its guarantee keeps its children's tasks")
   CHECK(PlanPreemption(*s, kTimeout).empty());
 }
 
-TEST_CASE("preemption: never more than the deficit, less the slots already free") {
+TEST_CASE("preemption: the free slots are kept first, and never more than the deficit") {
   auto s = Make(Tree({Q("a", 50), Q("b", 50)}), 1, 8);
   Submit(*s, "a", 8);
   StartAt(*s, 0, 7);  // one slot free
-  SECTION("deficit 1: one victim though a could lose 3") {
+  SECTION("deficit 2: the free slot and one victim, though a could lose 3") {
     Submit(*s, "b", 2);
     s->SetNow(kTimeout);
     const std::vector<StarvedQueue> starved = StarvedQueues(*s->sharing(), s->now(), kTimeout);
     REQUIRE(starved.size() == 1);
     CHECK(starved[0].deficit == 2);
-    CHECK(PlanPreemption(*s, kTimeout).size() == 1);
+    const PreemptionPlan plan = PlanPreemption(*s, kTimeout);
+    CHECK(plan.keep == std::vector<MachineId>{0});
+    CHECK(plan.victims.size() == 1);
   }
-  SECTION("the free slot covers the deficit: nothing") {
+  SECTION("the free slot covers the deficit: it is kept, nothing is stopped") {
     Submit(*s, "b", 1);
     s->SetNow(kTimeout);
-    CHECK(PlanPreemption(*s, kTimeout).empty());
+    const PreemptionPlan plan = PlanPreemption(*s, kTimeout);
+    CHECK(plan.keep == std::vector<MachineId>{0});
+    CHECK(plan.victims.empty());
+    s->KeepSlot(0);
+    CHECK(PlanPreemption(*s, kTimeout).empty());  // kept already: not kept twice
+    const std::optional<Assignment> a = s->Assign(0);
+    REQUIRE(a);
+    CHECK(Running(*s, "b") == 1);
   }
+}
+
+TEST_CASE("preemption: victims wait kill_wait_s past the timeout, free slots do not") {
+  auto s = Make(Tree({Q("a", 50), Q("b", 50)}), 1, 8);
+  Submit(*s, "a", 8);
+  StartAt(*s, 0, 7);   // one slot free
+  Submit(*s, "b", 3);  // b: deficit 3, below since 0
+  const double wait = 3;
+  s->SetNow(kTimeout);
+  PreemptionPlan plan = PlanPreemption(*s, kTimeout, wait);
+  CHECK(plan.keep == std::vector<MachineId>{0});
+  CHECK(plan.victims.empty());
+  s->SetNow(kTimeout + wait - 0.5);
+  CHECK(PlanPreemption(*s, kTimeout, wait).victims.empty());
+  s->SetNow(kTimeout + wait);
+  plan = PlanPreemption(*s, kTimeout, wait);
+  CHECK(plan.victims.size() == 2);  // the free slot covers one of the three
+  CHECK(PlanPreemption(*s, kTimeout, 0).victims.size() == 2);
+}
+
+TEST_CASE("preemption: a starved queue that declined free slots for locality gets them") {
+  // Regression: the plan took the free slots as covering the deficit, but b's late binding
+  // declined them (its input is on m0, busy with a's long task), so b stayed starved past
+  // the timeout with most of the cluster idle (trace mode: 88 s to guarantee at 30 s).
+  auto s = Make(Tree({Q("a", 50), Q("b", 50)}), 4, 1, PolicyKind::kLateBinding);
+  Submit(*s, "a", 1);
+  StartAt(*s, 0, 1);  // a holds m0, b's only holder
+  Submit(*s, "b", 2);
+  s->SetNow(0.5);
+  for (MachineId m = 1; m < 4; ++m) CHECK_FALSE(s->Assign(m));  // declined: m0 frees soon
+  s->SetNow(kTimeout);
+  const PreemptionPlan plan = PlanPreemption(*s, kTimeout);
+  CHECK(plan.victims.empty());  // a is at its guarantee (2 slots) anyway
+  REQUIRE(plan.keep == std::vector<MachineId>{1, 2});
+  for (MachineId m : plan.keep) s->KeepSlot(m);
+  for (MachineId m : plan.keep) CHECK(s->Assign(m));
+  CHECK(Running(*s, "b") == 2);
+}
+
+TEST_CASE("preemption: every policy runs a kept slot's task off its holders") {
+  // Each would wait for b's holder m0 at 2 s (delay's wait is 3 s, Quincy's remote cost
+  // 3.75 s); a kept slot (Policy::PickAnyFor) runs b's task on m1 at once.
+  for (const PolicyKind kind :
+       {PolicyKind::kLateBinding, PolicyKind::kDelay, PolicyKind::kQuincy,
+        PolicyKind::kCapacityScheduler, PolicyKind::kFairScheduler, PolicyKind::kFifo}) {
+    CAPTURE(PolicyKindName(kind));
+    auto s = Make(Tree({Q("a", 50), Q("b", 50)}), 4, 1, kind);
+    Submit(*s, "a", 1);
+    StartAt(*s, 0, 1);  // a holds m0, b's only holder
+    Submit(*s, "b", 2);
+    s->SetNow(2);
+    const PreemptionPlan plan = PlanPreemption(*s, 1);
+    REQUIRE(plan.keep == std::vector<MachineId>{1, 2});
+    s->KeepSlot(1);
+    const std::optional<Assignment> a = s->Assign(1);
+    REQUIRE(a);
+    CHECK(s->cluster().job(a->job).queue == *s->sharing()->tree().Find("b"));
+    CHECK_FALSE(a->local);
+  }
+}
+
+TEST_CASE("preemption: guarantees in whole slots leave no starved queue a slot short") {
+  // Regression: victims kept ceil(guarantee x slots), so b and c (2.5 slots each of 10)
+  // each kept 3 and a (5) stayed at 4 until a task ended.
+  auto s = Make(Tree({Q("a", 50), Q("b", 25), Q("c", 25)}), 1, 10);
+  Submit(*s, "b", 3);
+  StartAt(*s, 0, 3);
+  Submit(*s, "c", 3);
+  StartAt(*s, 0, 3);
+  Submit(*s, "a", 4);
+  StartAt(*s, 0, 4);
+  Submit(*s, "a", 2);  // a runs 4 of its 5
+  s->SetNow(kTimeout);
+  const std::vector<StarvedQueue> starved = StarvedQueues(*s->sharing(), s->now(), kTimeout);
+  REQUIRE(starved.size() == 1);
+  CHECK(starved[0].deficit == 1);
+  const PreemptionPlan plan = PlanPreemption(*s, kTimeout);
+  CHECK(plan.keep.empty());
+  REQUIRE(plan.victims.size() == 1);
+  s->Preempt(plan.victims[0]);
+  CHECK(s->Assign(0));
+  CHECK(Running(*s, "a") == 5);
+  CHECK(Running(*s, "b") + Running(*s, "c") == 5);
 }
 
 TEST_CASE("preemption: the freed slot goes to the starved queue, even off its holders") {
@@ -200,7 +294,7 @@ TEST_CASE("preemption: the freed slot goes to the starved queue, even off its ho
   REQUIRE(s->Assign(0));
   const JobId b = s->SubmitJob(1, far, JobTenancy{*s->sharing()->tree().Find("b"), kNoId});
   s->SetNow(2);  // past the grace; b's holder m0 stays busy
-  const std::vector<TaskId> victims = PlanPreemption(*s, 0);
+  const std::vector<TaskId> victims = PlanPreemption(*s, 0).victims;
   REQUIRE(victims == std::vector<TaskId>{on_m1});
   s->Preempt(on_m1);
   const std::optional<Assignment> next = s->Assign(1);
@@ -261,27 +355,36 @@ std::vector<uint32_t> RunningPerQueue(const QueueSharing& qs) {
   return out;
 }
 
-// One preemption round at the core's now: plans, checks the plan's bounds, preempts.
-// Returns the victims.
-std::vector<TaskId> PreemptRound(Scheduler& s, double timeout_s) {
+// One preemption round at the core's now: plans, checks the plan's bounds, keeps the free
+// slots and preempts. Returns the victims.
+std::vector<TaskId> PreemptRound(Scheduler& s, double timeout_s, double kill_wait_s) {
   const QueueSharing& qs = *s.sharing();
   uint64_t deficit = 0;
   for (const StarvedQueue& q : StarvedQueues(qs, s.now(), timeout_s)) deficit += q.deficit;
   const std::vector<uint32_t> before = RunningPerQueue(qs);
-  const std::vector<TaskId> victims = PlanPreemption(s, timeout_s);
-  REQUIRE(victims.size() <= deficit);
-  for (TaskId t : victims) {
+  uint64_t late = 0;  // victims only for the queues starved kill_wait_s longer
+  for (const StarvedQueue& q : StarvedQueues(qs, s.now(), timeout_s + kill_wait_s))
+    late += q.deficit;
+  const PreemptionPlan plan = PlanPreemption(s, timeout_s, kill_wait_s);
+  REQUIRE(plan.keep.size() + plan.victims.size() <= deficit);
+  REQUIRE(plan.victims.size() <= late);
+  std::map<MachineId, uint32_t> kept;
+  for (MachineId m : plan.keep) ++kept[m];
+  for (const auto& [m, n] : kept)  // only free slots, none kept twice
+    REQUIRE(n + qs.Kept(m) <= FreeSlots(s.cluster().machine(m)));
+  for (MachineId m : plan.keep) s.KeepSlot(m);
+  for (TaskId t : plan.victims) {
     REQUIRE(s.cluster().task(t).state == TaskState::kRunning);
     s.Preempt(t);
   }
   const std::vector<uint32_t> after = RunningPerQueue(qs);
   for (uint32_t q = 1; q < after.size(); ++q) {
-    const double guarantee = qs.tree().node(q).guaranteed * qs.Usage(q).slots;
+    const double whole = std::floor(qs.tree().node(q).guaranteed * qs.Usage(q).slots + 1e-9);
     INFO("queue " << qs.tree().node(q).spec.name << " ran " << before[q] << ", runs " << after[q]
-                  << ", guaranteed " << guarantee);
-    REQUIRE((after[q] == before[q] || after[q] >= guarantee - 1e-9));
+                  << ", guaranteed " << whole << " whole slots");
+    REQUIRE((after[q] == before[q] || after[q] >= whole));
   }
-  return victims;
+  return plan.victims;
 }
 
 // Drives a core over a random workload in 1 s steps with preemption after the
@@ -293,6 +396,7 @@ uint64_t RunWithPreemption(PolicyKind kind, uint64_t seed, uint32_t machines, ui
   const std::vector<uint32_t> leaves(s->sharing()->tree().leaves().begin(),
                                      s->sharing()->tree().leaves().end());
   const double timeout = 1 + static_cast<double>(rng() % 4);
+  const double kill_wait = static_cast<double>(rng() % 3);
   std::map<JobId, std::vector<int>> done;  // live job -> completions per task position
   std::map<TaskId, uint64_t> serial;       // running task -> its attempt's serial
   using End = std::tuple<uint32_t, TaskId, uint64_t>;
@@ -325,7 +429,7 @@ uint64_t RunWithPreemption(PolicyKind kind, uint64_t seed, uint32_t machines, ui
       const JobId j = s->SubmitJob(1, specs, JobTenancy{leaves[rng() % leaves.size()], kNoId});
       done[j].assign(tasks, 0);
     }
-    for (TaskId t : PreemptRound(*s, timeout)) serial.erase(t);
+    for (TaskId t : PreemptRound(*s, timeout, kill_wait)) serial.erase(t);
     for (MachineId m = 0; m < machines; ++m)
       while (std::optional<Assignment> a = s->Assign(m)) {
         serial[a->task] = next_serial;

@@ -320,6 +320,26 @@ TEST_CASE("Trace mode: preemption gives a late tenant its guarantee within the t
   CHECK(r.preempted_share < 0.2);
 }
 
+TEST_CASE("Trace mode: with a kill wait, preemption stops tasks only that much later",
+          "[trace_sim]") {
+  Burst burst;
+  burst.p.preemption_timeout_s = 100;
+  const TraceSimResult at_once = SimulateTrace(burst.w, burst.p);
+  burst.p.preemption_kill_wait_s = 5;
+  REQUIRE(ValidateTraceSim(burst.w, burst.p).empty());
+  const TraceSimResult r = SimulateTrace(burst.w, burst.p);
+  CHECK(r.tasks_done == r.tasks);
+  CHECK(r.preempted_tasks > 0);
+  // Each round stops its victims 5 s later, after 5 s more of their run.
+  CHECK(r.preempted_task_s > at_once.preempted_task_s);
+  const double ttg = r.queues[1].meter.ttg_p99_s;
+  CHECK(ttg > at_once.queues[1].meter.ttg_p99_s);
+  CHECK(ttg <= burst.p.preemption_timeout_s + 5 + 3 * burst.p.cluster.heartbeat_s);
+  burst.p.preemption_kill_wait_s = -1;
+  CHECK(ValidateTraceSim(burst.w, burst.p) ==
+        "preemption-kill-wait: must be a non-negative number of seconds");
+}
+
 TEST_CASE("Trace mode: preemption restores guarantees under the models of YARN's schedulers",
           "[trace_sim]") {
   for (const PolicyKind kind : {PolicyKind::kCapacityScheduler, PolicyKind::kFairScheduler}) {
