@@ -1,11 +1,13 @@
 // TraceShape: reshapes a loaded workload for the trace simulator's scenarios: a skewed
-// cluster whose data sits on a hot subset of the machines, and a cluster grown by new
-// racks that hold no data yet (job weights are JobWeights'). Called by locsched-sim
-// --trace (--hot-share, --new-rack-share) and tests. Pure and deterministic.
+// cluster whose data sits on a hot subset of the machines, a cluster grown by new racks
+// that hold no data yet, and a burst in which one tenant floods an idle cluster (job
+// weights are JobWeights'). Called by locsched-sim
+// --trace (--hot-share, --new-rack-share, --burst) and tests. Pure and deterministic.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "algorithms/sim/trace_sim.h"
 
@@ -29,5 +31,13 @@ struct ClusterShape {
 /// what is wrong: share outside (0, 10], racks that do not divide machines, or more than
 /// 2^24 machines.
 std::string AddEmptyMachines(const ClusterShape& data, double share, ClusterShape* out);
+
+/// A burst: every job of leaf `flood` is submitted at the workload's first submit time, all
+/// at once onto the idle cluster, and the other jobs keep their spacing, shifted so that
+/// the first of them comes `after_s` seconds later. Jobs are put back in submit order
+/// (stable: ties keep their order), tasks and replicas with them, and *leaves (each job's
+/// queue) with them. Returns "" or what is wrong: no job in `flood`, or after_s not in
+/// [0, 1e6].
+std::string Burst(TraceWorkload& w, std::vector<uint32_t>* leaves, uint32_t flood, double after_s);
 
 }  // namespace locsched

@@ -172,6 +172,44 @@ class TenantQueues(unittest.TestCase):
                              text=True, timeout=30)
         self.assertIn("--preemption-timeout: needs --trace", out.stderr)
 
+    def test_burst_floods_then_the_others_come(self):
+        # etl's jobs (about 60 of 4 tasks of 25 s: 600 s of the 10 slots) all come at 0 s;
+        # adhoc's from 120 s on. With preemption after 30 s (victims 3 s later, the default
+        # kill wait) adhoc reaches its guarantee within the timeout and two heartbeats.
+        tenants = "etl:0.5,adhoc:0.5"
+        plain = self.run_json("--tenants", tenants)
+        r = self.run_json("--tenants", tenants, "--burst", "etl:120")
+        self.assertEqual(r["burst"], "etl:120")
+        self.assertEqual(plain["burst"], "")
+        self.assertEqual(r["jobs_done"], JOBS)
+        self.assertEqual(r["tasks_done"], r["tasks"])
+        self.check_queue_figures(r)
+        self.assertNotEqual(r["mean_jct_s"], plain["mean_jct_s"])
+        self.assertGreater(r["queues"][1]["ttg_p99_s"], 36)  # adhoc waits for etl's tasks
+        p = self.run_json("--tenants", tenants, "--burst", "etl:120", "--preemption-timeout",
+                          "30")
+        self.assertEqual(p["tasks_done"], p["tasks"])
+        self.assertLessEqual(p["queues"][1]["ttg_p99_s"], 30 + 2 * 3)
+        self.assertGreater(p["preempted_tasks"], 0)
+
+    def test_bad_burst_is_named(self):
+        for spec, needle in (("etl", "QUEUE:SECONDS"), ("nope:60", "'nope' is not a leaf"),
+                             ("etl:-5", "[0, 1e6]"), ("etl:x", "[0, 1e6]"),
+                             ("etl:60s", "[0, 1e6]"), (":60", "QUEUE:SECONDS")):
+            with self.subTest(spec=spec):
+                out = run_trace(self.trace, "--tenants", TENANTS, "--burst", spec)
+                self.assertNotEqual(out.returncode, 0, "accepted")
+                self.assertIn("--burst: ", out.stderr)
+                self.assertIn(needle, out.stderr)
+                self.assertEqual(out.stdout, "")
+        out = run_trace(self.trace, "--burst", "etl:60")
+        self.assertIn("--burst: needs tenant queues", out.stderr)
+        path = self.write_queues("[queue.etl]\ncapacity = 50\n[queue.idle]\ncapacity = 50\n"
+                                 "[placement]\nrules = [\"default\"]\n"
+                                 "default_queue = \"etl\"\n")
+        out = run_trace(self.trace, "--queues", path, "--burst", "idle:60")
+        self.assertIn("--burst: the flooding queue has no job", out.stderr)
+
     def test_bad_tenants_spec_is_named(self):
         for spec in ("etl", "etl:", "etl:2", "etl:0", ":0.5", "etl:0.7,adhoc:0.5", "etl:x"):
             with self.subTest(spec=spec):

@@ -28,13 +28,32 @@ constexpr const char* kSlottedOnly[] = {
     "--weight-max", "--warmup",        "--max-backlog",   "--sweep",        "--csv",
     "--chart",      "--threads",       "--lp-interval",   "--lp-classes",   "--lp-max-jobs",
     "--lp-epsilon", "--priority-slack"};
-constexpr const char* kTraceOnly[] = {
-    "--format",         "--hour",           "--racks",     "--remote-slowdown",
-    "--rack-slowdown",  "--local-mean",     "--heartbeat", "--fixed-durations",
-    "--placement-seed", "--utilization",    "--rebalance", "--rebalance-every",
-    "--lp-priority",    "--lp-every",       "--weights",   "--time-scale",
-    "--resolve-first",  "--resolve-growth", "--hot-share", "--rebalance-big-job",
-    "--new-rack-share", "--queues",         "--tenants",   "--preemption-timeout"};
+constexpr const char* kTraceOnly[] = {"--format",
+                                      "--hour",
+                                      "--racks",
+                                      "--remote-slowdown",
+                                      "--rack-slowdown",
+                                      "--local-mean",
+                                      "--heartbeat",
+                                      "--fixed-durations",
+                                      "--placement-seed",
+                                      "--utilization",
+                                      "--rebalance",
+                                      "--rebalance-every",
+                                      "--lp-priority",
+                                      "--lp-every",
+                                      "--weights",
+                                      "--time-scale",
+                                      "--resolve-first",
+                                      "--resolve-growth",
+                                      "--hot-share",
+                                      "--rebalance-big-job",
+                                      "--new-rack-share",
+                                      "--queues",
+                                      "--tenants",
+                                      "--preemption-timeout",
+                                      "--preemption-kill-wait",
+                                      "--burst"};
 
 // "1", "2-10", ">1000": a bucket's job sizes.
 std::string BucketName(const JctBucket& b) {
@@ -240,6 +259,8 @@ nlohmann::json ToJson(const TraceSimResult& r, const TraceModeOptions& o, const 
           {"lp_solves", r.lp_solves},
           {"lp_failures", r.lp_failures},
           {"preemption_timeout_s", p.preemption_timeout_s},
+          {"preemption_kill_wait_s", p.preemption_kill_wait_s},
+          {"burst", o.burst},
           {"preempted_tasks", r.preempted_tasks},
           {"preempted_task_s", r.preempted_task_s},
           {"preempted_share", r.preempted_share},
@@ -316,6 +337,7 @@ TraceSimParams Params(const TraceModeOptions& o, const TraceRunSettings& s, Poli
   p.cluster.heartbeat_s = o.heartbeat;
   p.cluster.fixed_durations = o.fixed_durations;
   p.preemption_timeout_s = o.preemption_timeout;
+  p.preemption_kill_wait_s = o.preemption_kill_wait;
   // The policy knows the model's task-time spread as it knows its rates: none when fixed.
   p.policy.duration_cv = o.fixed_durations ? 0 : 1;
   // A rack-local task's true rate (the cluster model's).
@@ -506,10 +528,21 @@ void AddTraceFlags(CLI::App& app, TraceModeOptions& o) {
   app.add_option("--preemption-timeout", o.preemption_timeout,
                  "With --queues or --tenants: once a leaf queue has been below its guarantee, "
                  "with work queued, this many seconds and the guarantee grace (--local-mean), "
-                 "the run preempts tasks of queues above theirs for it, the most recently "
-                 "started first (0: no preemption); the report adds the tasks and task-seconds "
-                 "preempted")
+                 "the run keeps the free slots for it and, --preemption-kill-wait later, "
+                 "preempts tasks of queues above theirs for what is still missing, the most "
+                 "recently started first (0: no preemption); the report adds the tasks and "
+                 "task-seconds preempted")
       ->capture_default_str();
+  app.add_option("--preemption-kill-wait", o.preemption_kill_wait,
+                 "With --preemption-timeout: seconds after the timeout during which the starved "
+                 "queue takes the slots that free before tasks are stopped for it "
+                 "(preemption.kill_wait_s; 0: stop at the timeout)")
+      ->capture_default_str();
+  app.add_option("--burst", o.burst,
+                 "With --queues or --tenants: QUEUE:SECONDS, a burst: every job of leaf QUEUE "
+                 "arrives at the trace's start, flooding the idle cluster, and the other "
+                 "queues' jobs keep their spacing but start SECONDS later (after "
+                 "--time-scale)");
   app.add_option("--lp-every", o.lp_every,
                  "With --lp-priority: seconds between re-solves after a burst "
                  "(lp.base_interval_s; the interval doubles after each, up to 60 s)")
@@ -641,6 +674,28 @@ std::vector<uint32_t> PlaceJobs(const Tenancy& t, const TraceJobs& jobs) {
   return leaves;
 }
 
+// --burst QUEUE:SECONDS on the placed workload (Burst); the error names the flag.
+void ApplyBurst(const std::string& text, const Tenancy& t, TraceWorkload* w,
+                std::vector<uint32_t>* leaves) {
+  const size_t colon = text.rfind(':');
+  if (!t.tree) throw std::invalid_argument("--burst: needs tenant queues (--queues or --tenants)");
+  if (colon == std::string::npos || colon == 0)
+    throw std::invalid_argument("--burst: write QUEUE:SECONDS, not '" + text + "'");
+  const std::string name = text.substr(0, colon);
+  const std::optional<uint32_t> q = t.tree->Find(name);
+  if (!q || !t.tree->node(*q).leaf())
+    throw std::invalid_argument("--burst: '" + name + "' is not a leaf queue");
+  double after = -1;
+  try {
+    size_t used = 0;
+    after = std::stod(text.substr(colon + 1), &used);
+    if (used != text.size() - colon - 1) after = -1;
+  } catch (const std::exception&) {
+  }
+  if (const std::string err = Burst(*w, leaves, *q, after); !err.empty())
+    throw std::invalid_argument("--burst: " + err + " ('" + text + "')");
+}
+
 nlohmann::json QueuesJson(const TraceSimResult& r) {
   nlohmann::json out = nlohmann::json::array();
   for (const TraceQueueResult& q : r.queues)
@@ -715,9 +770,9 @@ int RunTraceMode(const TraceModeOptions& o, const TraceRunSettings& s) {
                                     " does not share the cluster by tenant queue (--queues, "
                                     "--tenants); choose a policy of the core");
   TraceJobs jobs = Load(o, s, tenancy.tenants);
-  const std::vector<uint32_t> leaves =
-      tenancy.tree ? PlaceJobs(tenancy, jobs) : std::vector<uint32_t>();
+  std::vector<uint32_t> leaves = tenancy.tree ? PlaceJobs(tenancy, jobs) : std::vector<uint32_t>();
   ScaleTimes(o.time_scale, &jobs.workload);
+  if (!o.burst.empty()) ApplyBurst(o.burst, tenancy, &jobs.workload, &leaves);
   if (o.hot_share < 1) ConcentrateReplicas(jobs.workload, jobs.machines, o.hot_share);
   const ClusterShape cluster = Grown(o, jobs.machines);
   jobs.workload.weights = DrawJobWeights(*dist, jobs.workload.jobs.size(), s.seed);

@@ -42,6 +42,8 @@ struct TraceModeOptions {
   std::string queues;                       ///< --queues FILE: a locsched.toml's queue tree
   std::string tenants;                      ///< --tenants NAME:SHARE,...: swim's seeded draw
   double preemption_timeout = 0;            ///< --preemption-timeout S (0: no preemption)
+  double preemption_kill_wait = 3;          ///< --preemption-kill-wait S
+  std::string burst;                        ///< --burst QUEUE:SECONDS ("": none)
 };
 
 /// Adds the trace-mode flags to `app`.
