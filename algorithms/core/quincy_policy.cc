@@ -153,26 +153,31 @@ void QuincyPolicy::OnJobChanged(JobId j) {
 
 Pick QuincyPolicy::PickFor(MachineId m) {
   if (queued_ == 0) return Pick{};
+  // A slot freed that no event of this policy's jobs told it of (in a tenant queue, the
+  // other queues' tasks end unseen): the last flow did not have it.
+  if (m < free_seen_.size() && FreeSlots(cluster_.machine(m)) > free_seen_[m]) dirty_ = true;
   if (dirty_ || now_ >= next_solve_) Solve();
   std::vector<TaskId>& plan = plan_[m];
   while (!plan.empty()) {
     const TaskId t = plan.back();
     plan.pop_back();
     if (planned_[t] != m) continue;  // withdrawn since
-    Remove(t);
-    return Pick{t, cluster_.task(t).job};
+    return Picked(t, m);
   }
   return Pick{};
 }
 
+// Hands out queued task t for a slot of m, which is one slot less free than the flow saw.
+Pick QuincyPolicy::Picked(TaskId t, MachineId m) {
+  Remove(t);
+  if (m < free_seen_.size() && free_seen_[m] > 0) --free_seen_[m];
+  return Pick{t, cluster_.task(t).job};
+}
+
 Pick QuincyPolicy::PickAnyFor(MachineId m) {
   if (const Pick p = PickFor(m); p.task != kNoId || queued_ == 0) return p;
-  for (const Entry& e : all_.q) {
-    if (!Live(e)) continue;
-    const TaskId t = e.task;
-    Remove(t);  // also voids where the last flow placed it
-    return Pick{t, cluster_.task(t).job};
-  }
+  for (const Entry& e : all_.q)
+    if (Live(e)) return Picked(e.task, m);  // also voids where the last flow placed it
   return Pick{};
 }
 
@@ -188,6 +193,7 @@ size_t QuincyPolicy::ScanMachines(QuincyProblem& p, size_t* slots) {
   const MachineId machines = cluster_.num_machines();
   p.rack.resize(machines);
   p.free_slots.resize(machines);
+  free_seen_.resize(machines);
   size_t free = 0;
   racks_in_use_ = false;
   for (MachineId m = 0; m < machines; ++m) {
@@ -195,6 +201,7 @@ size_t QuincyPolicy::ScanMachines(QuincyProblem& p, size_t* slots) {
     p.rack[m] = static_cast<int>(machine.rack);
     p.free_slots[m] = static_cast<int>(FreeSlots(machine));
     free += FreeSlots(machine);
+    free_seen_[m] = FreeSlots(machine);
     if (machine.up && !machine.draining) *slots += machine.slots;
     racks_in_use_ |= machine.rack != cluster_.machine(0).rack;
   }

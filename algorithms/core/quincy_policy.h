@@ -72,6 +72,7 @@ class QuincyPolicy final : public Policy {
   bool Live(const Entry& e) const { return serial_[e.task] == e.serial; }
   bool HasLiveHolder(TaskId t) const;
   void Remove(TaskId t);
+  Pick Picked(TaskId t, MachineId m);
   void Bury(Fifo& f);
   void Solve();
   size_t ScanMachines(QuincyProblem& p, size_t* slots);
@@ -109,6 +110,7 @@ class QuincyPolicy final : public Policy {
   std::vector<std::pair<JobId, uint32_t>> forced_;  // (job, tasks it must place) this solve
   std::vector<std::vector<TaskId>> plan_;           // by machine: tasks the flow put there
   std::vector<MachineId> planned_machines_;
+  std::vector<uint32_t> free_seen_;  // by machine: free slots at the last solve, less picks
   std::deque<Entry> orphans_;  // queued tasks that had no live holder (few; rebuilt each solve)
   Fifo all_;                   // every queued task, oldest first
   std::vector<Fifo> local_;    // by machine: its queued local tasks, oldest first

@@ -171,6 +171,23 @@ TEST_CASE("queue sharing: fifo leaves run their jobs in arrival order") {
   CHECK(starts[0].job == big);  // srpt would start the one-task job
 }
 
+TEST_CASE("queue sharing: a leaf's Quincy sees the slots other queues' tasks free") {
+  // Regression: b's Quincy solved while its holder m0 was busy (waiting 0 s costs less than
+  // a remote run) and heard nothing when a's task on m0 ended, so it declined m0 until its
+  // next timed re-solve; in trace mode its queue waited over 1,500 s at p99.
+  auto s = Make(Tree({Q("a", 50), Q("b", 50)}), PolicyKind::kQuincy, 2, 1);
+  const JobId a = Submit(*s, Leaf(*s, "a"), 1, {0});
+  REQUIRE(s->Assign(0));
+  const JobId b = Submit(*s, Leaf(*s, "b"), 1, {0});
+  CHECK_FALSE(s->Assign(1));  // b's flow: wait for m0 rather than run remote
+  s->SetNow(1);
+  REQUIRE(s->Finish(s->cluster().job(a).tasks[0]).job_done);
+  const std::optional<Assignment> next = s->Assign(0);
+  REQUIRE(next);
+  CHECK(next->job == b);
+  CHECK(next->local);
+}
+
 TEST_CASE("queue sharing: a queue alone takes slots up to its maximum, never past it") {
   auto s = Make(Tree({Q("a", 20, 50), Q("b", 80)}), PolicyKind::kLateBinding, 2, 5);
   const uint32_t a = Leaf(*s, "a");
