@@ -172,9 +172,9 @@ void AddWorkloadFlags(CLI::App& app, Options& o) {
       ->delimiter(',');
   AddYarnFlags(app, o);
   app.add_option("--job-order", o.job_order,
-                 "Job order of late-binding, fair and delay: fair, srpt, smith or lp (late-binding "
-                 "ordered by the LP; --lp-priority sets it) (default: srpt for late-binding, "
-                 "fifo for capacity-scheduler, fair for the others)");
+                 "Job order of late-binding, fair, delay and the YARN models: fair, srpt, smith, "
+                 "fifo or lp (late-binding ordered by the LP; --lp-priority sets it) (default: "
+                 "srpt for late-binding, fifo for capacity-scheduler, fair for the others)");
   app.add_option("--job-aging", p.policy.job_aging,
                  "Late binding: time a job may go without starting a task before it is served "
                  "first, in slots (seconds with --trace; 0: no bound)")
@@ -289,8 +289,8 @@ void ResolveJobOrder(Options& o) {
   if (o.job_order.empty()) return CheckAging(o);
   const auto order = ParseJobOrder(o.job_order);
   if (!order)
-    throw std::invalid_argument("--job-order: choose fair, srpt, smith or lp, not '" + o.job_order +
-                                "'");
+    throw std::invalid_argument("--job-order: choose fair, srpt, smith, fifo or lp, not '" +
+                                o.job_order + "'");
   o.params.policy.job_order = *order;
   CheckAging(o);
 }
