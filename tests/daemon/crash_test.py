@@ -85,18 +85,23 @@ class Model:
         self.jobs, self.sent_jobs, self.next_id = {}, set(), 0
         self.reserved = set()  # tasks with a task_done in flight
 
-    def event(self, rng):
+    def submit(self, rng):
+        """A job_submit of 1-5 tasks: an event the daemon always journals."""
         self.next_id += 1
-        eid = "ev%d" % self.next_id
+        job = "job%d" % self.next_id
+        self.sent_jobs.add(job)
+        return {"op": "job_submit", "id": "ev%d" % self.next_id, "job": job, "tasks": [
+            {"task": "t%d" % k, "replicas": rng.sample(MACHINES, 2)}
+            for k in range(rng.randint(1, 5))]}
+
+    def event(self, rng):
         running = [(j, t, s[8:]) for j, ts in self.jobs.items() for t, s in ts.items()
                    if s.startswith("running@") and (j, t) not in self.reserved]
         roll = rng.random()
         if roll < 0.25 or not self.jobs:
-            job = "job%d" % self.next_id
-            self.sent_jobs.add(job)
-            return {"op": "job_submit", "id": eid, "job": job, "tasks": [
-                {"task": "t%d" % k, "replicas": rng.sample(MACHINES, 2)}
-                for k in range(rng.randint(1, 5))]}
+            return self.submit(rng)
+        self.next_id += 1
+        eid = "ev%d" % self.next_id
         if roll < 0.6 or not running:
             return {"op": "heartbeat", "id": eid, "machine": rng.choice(MACHINES), "free_slots": 2}
         job, task, machine = rng.choice(running)
