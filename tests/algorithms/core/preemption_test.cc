@@ -22,48 +22,17 @@
 #include "algorithms/core/queue_sharing.h"
 #include "algorithms/core/scheduler.h"
 #include "algorithms/core/wait_reason.h"
+#include "tests/algorithms/core/queue_fixtures.h"
 
 namespace locsched {
 namespace {
 
 constexpr double kTimeout = 10;
 
-QueueSpec Q(std::string name, double guarantee, std::string parent = "root") {
-  QueueSpec q;
-  q.name = std::move(name);
-  q.parent = std::move(parent);
-  q.guarantee = guarantee;
-  q.maximum = 100;
-  return q;
-}
+using test::Q;
+using test::Tree;
 
-QueueTree Tree(std::vector<QueueSpec> queues) {
-  QueueTreeSpec spec;
-  spec.queues = std::move(queues);
-  spec.default_queue = spec.queues.back().name;
-  QueueTree t;
-  Status s = QueueTree::Build(spec, &t);
-  INFO(s.message());
-  REQUIRE(s.ok());
-  return t;
-}
-
-// A FIFO core over `tree` with `machines` machines of `slots` slots.
-std::unique_ptr<Scheduler> Make(QueueTree tree, uint32_t machines, uint32_t slots,
-                                PolicyKind kind = PolicyKind::kFifo, uint64_t seed = 1) {
-  PolicyParams p;
-  p.kind = kind;
-  p.job_order = DefaultJobOrder(kind);
-  p.delay_wait = 3;
-  p.seed = seed;
-  auto s = std::make_unique<Scheduler>(p, std::move(tree));
-  for (uint32_t m = 0; m < machines; ++m) {
-    Machine machine;
-    machine.slots = slots;
-    s->AddMachine(machine);
-  }
-  return s;
-}
+using test::Make;
 
 JobId Submit(Scheduler& s, std::string_view queue, uint32_t tasks) {
   std::vector<MachineId> replicas{0};
@@ -89,7 +58,7 @@ uint32_t Running(const Scheduler& s, std::string_view queue) {
 }
 
 TEST_CASE("preemption: the most recently started tasks go first, ties by task id") {
-  auto s = Make(Tree({Q("a", 50), Q("b", 50)}), 1, 8);
+  auto s = Make(Tree({Q("a", 50), Q("b", 50)}), PolicyKind::kFifo, 1, 8);
   Submit(*s, "a", 8);
   const std::vector<TaskId> at0 = StartAt(*s, 0, 4);
   const std::vector<TaskId> at1 = StartAt(*s, 1, 2);
@@ -106,7 +75,7 @@ TEST_CASE("preemption: the most recently started tasks go first, ties by task id
 }
 
 TEST_CASE("preemption: nothing before the timeout") {
-  auto s = Make(Tree({Q("a", 50), Q("b", 50)}), 1, 8);
+  auto s = Make(Tree({Q("a", 50), Q("b", 50)}), PolicyKind::kFifo, 1, 8);
   Submit(*s, "a", 8);
   StartAt(*s, 0, 8);
   s->SetNow(5);
@@ -121,7 +90,7 @@ TEST_CASE("preemption: nothing before the timeout") {
 TEST_CASE("preemption: nothing before the guarantee grace, whatever the timeout") {
   // Within the grace a freed slot follows the job order (a's older job here), not b.
   const double grace = 1 / PolicyParams{}.alpha;
-  auto s = Make(Tree({Q("a", 50), Q("b", 50)}), 1, 8);
+  auto s = Make(Tree({Q("a", 50), Q("b", 50)}), PolicyKind::kFifo, 1, 8);
   Submit(*s, "a", 9);
   StartAt(*s, 0, 8);
   Submit(*s, "b", 4);
@@ -133,7 +102,7 @@ TEST_CASE("preemption: nothing before the guarantee grace, whatever the timeout"
 
 TEST_CASE("preemption: a victim queue is never taken below its guarantee") {
   // a 50 % (4 slots) runs 5, c 25 % (2) runs 3 started last; b 25 % (2) is starved.
-  auto s = Make(Tree({Q("a", 50), Q("b", 25), Q("c", 25)}), 1, 8);
+  auto s = Make(Tree({Q("a", 50), Q("b", 25), Q("c", 25)}), PolicyKind::kFifo, 1, 8);
   Submit(*s, "a", 5);
   const std::vector<TaskId> a = StartAt(*s, 0, 5);
   Submit(*s, "c", 3);
@@ -157,7 +126,8 @@ TEST_CASE("preemption: a victim queue is never taken below its guarantee") {
 TEST_CASE("preemption: an ancestor at its guarantee keeps its children's tasks") {
   // p 50 % (4 slots) runs 4, all in x (above x's 2); y, p's other child, is starved; c
   // runs its 4. x may not lose a task: p would go below its guarantee.
-  auto s = Make(Tree({Q("p", 50), Q("x", 50, "p"), Q("y", 50, "p"), Q("c", 50)}), 1, 8);
+  auto s = Make(Tree({Q("p", 50), Q("x", 50, "p"), Q("y", 50, "p"), Q("c", 50)}), PolicyKind::kFifo,
+                1, 8);
   Submit(*s, "x", 4);
   StartAt(*s, 0, 4);
   Submit(*s, "c", 4);
@@ -169,7 +139,7 @@ TEST_CASE("preemption: an ancestor at its guarantee keeps its children's tasks")
 }
 
 TEST_CASE("preemption: the free slots are kept first, and never more than the deficit") {
-  auto s = Make(Tree({Q("a", 50), Q("b", 50)}), 1, 8);
+  auto s = Make(Tree({Q("a", 50), Q("b", 50)}), PolicyKind::kFifo, 1, 8);
   Submit(*s, "a", 8);
   StartAt(*s, 0, 7);  // one slot free
   SECTION("deficit 2: the free slot and one victim, though a could lose 3") {
@@ -197,7 +167,7 @@ TEST_CASE("preemption: the free slots are kept first, and never more than the de
 }
 
 TEST_CASE("preemption: victims wait kill_wait_s past the timeout, free slots do not") {
-  auto s = Make(Tree({Q("a", 50), Q("b", 50)}), 1, 8);
+  auto s = Make(Tree({Q("a", 50), Q("b", 50)}), PolicyKind::kFifo, 1, 8);
   Submit(*s, "a", 8);
   StartAt(*s, 0, 7);   // one slot free
   Submit(*s, "b", 3);  // b: deficit 3, below since 0
@@ -218,7 +188,7 @@ TEST_CASE("preemption: a starved queue that declined free slots for locality get
   // Regression: the plan took the free slots as covering the deficit, but b's late binding
   // declined them (its input is on m0, busy with a's long task), so b stayed starved past
   // the timeout with most of the cluster idle (trace mode: 88 s to guarantee at 30 s).
-  auto s = Make(Tree({Q("a", 50), Q("b", 50)}), 4, 1, PolicyKind::kLateBinding);
+  auto s = Make(Tree({Q("a", 50), Q("b", 50)}), PolicyKind::kLateBinding, 4, 1);
   Submit(*s, "a", 1);
   StartAt(*s, 0, 1);  // a holds m0, b's only holder
   Submit(*s, "b", 2);
@@ -240,7 +210,7 @@ TEST_CASE("preemption: every policy runs a kept slot's task off its holders") {
        {PolicyKind::kLateBinding, PolicyKind::kDelay, PolicyKind::kQuincy,
         PolicyKind::kCapacityScheduler, PolicyKind::kFairScheduler, PolicyKind::kFifo}) {
     CAPTURE(PolicyKindName(kind));
-    auto s = Make(Tree({Q("a", 50), Q("b", 50)}), 4, 1, kind);
+    auto s = Make(Tree({Q("a", 50), Q("b", 50)}), kind, 4, 1);
     Submit(*s, "a", 1);
     StartAt(*s, 0, 1);  // a holds m0, b's only holder
     Submit(*s, "b", 2);
@@ -258,7 +228,7 @@ TEST_CASE("preemption: every policy runs a kept slot's task off its holders") {
 TEST_CASE("preemption: guarantees in whole slots leave no starved queue a slot short") {
   // Regression: victims kept ceil(guarantee x slots), so b and c (2.5 slots each of 10)
   // each kept 3 and a (5) stayed at 4 until a task ended.
-  auto s = Make(Tree({Q("a", 50), Q("b", 25), Q("c", 25)}), 1, 10);
+  auto s = Make(Tree({Q("a", 50), Q("b", 25), Q("c", 25)}), PolicyKind::kFifo, 1, 10);
   Submit(*s, "b", 3);
   StartAt(*s, 0, 3);
   Submit(*s, "c", 3);
@@ -283,7 +253,7 @@ TEST_CASE("preemption: the freed slot goes to the starved queue, even off its ho
   // Regression: the freed slot went back to the victim's queue when the starved queue's
   // late binding declined it for locality (b's input is on m0, the victim ran on m1), so
   // every round preempted again.
-  auto s = Make(Tree({Q("a", 50), Q("b", 50)}), 2, 1, PolicyKind::kLateBinding);
+  auto s = Make(Tree({Q("a", 50), Q("b", 50)}), PolicyKind::kLateBinding, 2, 1);
   std::vector<TaskSpec> near(4), far(2);
   const std::vector<MachineId> both{0, 1}, first{0};
   for (TaskSpec& t : near) t.replicas = both;
@@ -305,7 +275,7 @@ TEST_CASE("preemption: the freed slot goes to the starved queue, even off its ho
 }
 
 TEST_CASE("preemption: nothing when no queue is starved, or without a tree") {
-  auto s = Make(Tree({Q("a", 60), Q("b", 40)}), 1, 10);
+  auto s = Make(Tree({Q("a", 60), Q("b", 40)}), PolicyKind::kFifo, 1, 10);
   Submit(*s, "a", 6);
   StartAt(*s, 0, 6);
   Submit(*s, "b", 4);
@@ -392,7 +362,7 @@ std::vector<TaskId> PreemptRound(Scheduler& s, double timeout_s, double kill_wai
 // on its first counted attempt. Returns the tasks preempted.
 uint64_t RunWithPreemption(PolicyKind kind, uint64_t seed, uint32_t machines, uint32_t slots) {
   std::mt19937_64 rng(seed);
-  auto s = Make(RandomTree(rng), machines, slots, kind, seed);
+  auto s = Make(RandomTree(rng), kind, machines, slots, seed);
   const std::vector<uint32_t> leaves(s->sharing()->tree().leaves().begin(),
                                      s->sharing()->tree().leaves().end());
   const double timeout = 1 + static_cast<double>(rng() % 4);

@@ -17,46 +17,14 @@
 #include <vector>
 
 #include "algorithms/core/scheduler.h"
+#include "tests/algorithms/core/queue_fixtures.h"
 
 namespace locsched {
 namespace {
 
-QueueSpec Q(std::string name, double capacity, double maximum = 100, std::string parent = "root") {
-  QueueSpec q;
-  q.name = std::move(name);
-  q.parent = std::move(parent);
-  q.guarantee = capacity;
-  q.maximum = maximum;
-  return q;
-}
-
-QueueTree Tree(std::vector<QueueSpec> queues, std::string default_queue = "") {
-  QueueTreeSpec spec;
-  spec.queues = std::move(queues);
-  spec.default_queue = default_queue.empty() ? spec.queues.back().name : default_queue;
-  QueueTree t;
-  Status s = QueueTree::Build(spec, &t);
-  INFO(s.message());
-  REQUIRE(s.ok());
-  return t;
-}
-
-// A core over `tree`: `machines` machines of `slots` slots each.
-std::unique_ptr<Scheduler> Make(QueueTree tree, PolicyKind kind, uint32_t machines, uint32_t slots,
-                                uint64_t seed = 1) {
-  PolicyParams p;
-  p.kind = kind;
-  p.job_order = DefaultJobOrder(kind);
-  p.delay_wait = 3;
-  p.seed = seed;
-  auto s = std::make_unique<Scheduler>(p, std::move(tree));
-  for (uint32_t m = 0; m < machines; ++m) {
-    Machine machine;
-    machine.slots = slots;
-    s->AddMachine(machine);
-  }
-  return s;
-}
+using test::Make;
+using test::Q;
+using test::Tree;
 
 // Submits a job of `tasks` maps, each held by `replicas`, to leaf `queue`.
 JobId Submit(Scheduler& s, uint32_t queue, uint32_t tasks, std::vector<MachineId> replicas,

@@ -16,6 +16,7 @@
 
 #include "algorithms/core/queue_sharing.h"
 #include "algorithms/core/scheduler.h"
+#include "tests/algorithms/core/queue_fixtures.h"
 
 namespace locsched {
 namespace {
@@ -164,23 +165,8 @@ TEST_CASE("fair-scheduler: fewest running first inside a leaf") {
   CHECK(s->Assign(3)->job == b);  // a runs 1, b 0
 }
 
-QueueSpec Q(std::string name, double guarantee) {
-  QueueSpec q;
-  q.name = std::move(name);
-  q.parent = "root";
-  q.guarantee = guarantee;
-  q.maximum = 100;
-  return q;
-}
-
-QueueTree Tree(std::vector<QueueSpec> queues) {
-  QueueTreeSpec spec;
-  spec.queues = std::move(queues);
-  spec.default_queue = spec.queues.back().name;
-  QueueTree t;
-  REQUIRE(QueueTree::Build(spec, &t).ok());
-  return t;
-}
+using test::Q;
+using test::Tree;
 
 // One machine of `slots` slots holding every task's input, filled at time 0.
 std::vector<uint32_t> FillOneMachine(const PolicyParams& p, QueueTree tree,
