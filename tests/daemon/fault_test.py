@@ -152,8 +152,11 @@ def kill_with_pending(d, model, conn, rng):
 
 
 def resend(model, conn, pending):
-    """After a restart: the unacknowledged events again, same ids (applied at most once)."""
-    for req in pending:
+    """After a restart: the unacknowledged events again, same ids (applied at most once).
+    Submits go first: a submit journaled before the crash is live again, and a heartbeat
+    that changed nothing then (so was not journaled) runs afresh on resend and may start
+    that job's tasks, which the model must know by then."""
+    for req in sorted(pending, key=lambda r: r["op"] != "job_submit"):
         conn.send([req])
         model.apply(req, conn.replies(1)[0])
 
