@@ -259,14 +259,16 @@ def render_tenants(rows):
 
 
 def parse_args():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=None, help="where locsched-sim is (default build/release)")
-    ap.add_argument("--traces", default="../shared/data/traces")
+    ap.add_argument("--traces", default="../shared/data/traces",
+                    help="the folder holding swim-fb/ and hadoop-rumen/")
     ap.add_argument("--hours", default="1,5,9,13,17,21", help="FB-2009 hours of both files")
     ap.add_argument("--quincy-hours", default="5", help="the hours Quincy runs")
-    ap.add_argument("--seeds", default="1,2")
+    ap.add_argument("--seeds", default="1,2", help="--seed and --placement-seed of each run")
     ap.add_argument("--workloads", default="3 tenants,5 tenants,burst,Rumen users,"
-                    "JobHistory users", help="a comma list of the workloads above")
+                    "JobHistory users", help="a comma list of the workloads described above")
     ap.add_argument("--policies", default=",".join(POLICIES), help="a comma list of %s" %
                     ", ".join(POLICIES))
     ap.add_argument("--timeouts", default="0,30", help="--preemption-timeout values, s")
