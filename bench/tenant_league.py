@@ -105,10 +105,11 @@ def log_users(path, fmt):
 
 def users_toml(path, fmt):
     """Writes a queue tree for the log's users (see the docstring); returns its path."""
-    users = [u for u, _ in log_users(path, fmt).most_common(MAX_USER_QUEUES)]
+    counts = log_users(path, fmt)
+    users = [u for u, _ in counts.most_common(MAX_USER_QUEUES)]
     if not users:
         return None
-    names = users + (["default"] if len(log_users(path, fmt)) > len(users) else [])
+    names = users + (["default"] if len(counts) > len(users) else [])
     lines = ['[placement]', 'rules = ["user", "default"]',
              'default_queue = "%s"' % ("default" if "default" in names else users[0])]
     for n in names:

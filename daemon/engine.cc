@@ -92,8 +92,7 @@ Engine::Engine(const Config& cfg, const Clock& clock, Notify notify, ArrivalWind
       max_tasks_per_job_(cfg.limits.max_tasks_per_job),
       started_at_(clock.Now()),
       history_cap_(cfg.history.finished_jobs),
-      preemption_timeout_s_(cfg.preemption.timeout_s),
-      preemption_kill_wait_s_(cfg.preemption.kill_wait_s) {}
+      preemption_(cfg.preemption) {}
 
 void Engine::ApplyConfig(const Config& cfg) {
   const SchedulerConfig& s = cfg.scheduler;
@@ -107,8 +106,7 @@ void Engine::ApplyConfig(const Config& cfg) {
   rebalance_enabled_ = cfg.rebalance.enabled;
   history_cap_ = cfg.history.finished_jobs;
   TrimHistory();
-  preemption_timeout_s_ = cfg.preemption.timeout_s;
-  preemption_kill_wait_s_ = cfg.preemption.kill_wait_s;
+  preemption_ = cfg.preemption;
 }
 
 bool Engine::SetPriorityOrder(std::vector<uint32_t> ranks, std::vector<uint64_t> seqs) {

@@ -359,8 +359,7 @@ class Engine {
   struct StopOrder {
     std::string job, task;
   };
-  double preemption_timeout_s_;                // preemption.timeout_s; 0: off
-  double preemption_kill_wait_s_;              // preemption.kill_wait_s
+  PreemptionConfig preemption_;                // [preemption]; timeout_s 0: off
   double next_plan_s_ = 0;                     // no plan before this engine time
   std::vector<std::vector<StopOrder>> stops_;  // by MachineId: runs it is yet to be told to stop
   std::vector<TaskId> preempted_;              // the last heartbeat's victims

@@ -25,10 +25,10 @@ constexpr double kPlanInterval = 1;
 // Plans and applies one round if preemption is on and the last round is kPlanInterval old.
 void Engine::PreemptIfStarved(double now) {
   preempted_.clear();
-  if (preemption_timeout_s_ <= 0 || !tenancy() || now < next_plan_s_) return;
+  if (preemption_.timeout_s <= 0 || !tenancy() || now < next_plan_s_) return;
   next_plan_s_ = now + kPlanInterval;
   const PreemptionPlan plan =
-      PlanPreemption(sched_, preemption_timeout_s_, preemption_kill_wait_s_);
+      PlanPreemption(sched_, preemption_.timeout_s, preemption_.kill_wait_s);
   for (MachineId m : plan.keep) sched_.KeepSlot(m);  // taken at each machine's heartbeat
   for (TaskId t : plan.victims) Preempt(t, now);
   if (!plan.victims.empty())

@@ -50,13 +50,6 @@ std::vector<MachineId> KeepFree(const QueueSharing& qs, const Cluster& cluster, 
   return keep;
 }
 
-// The starved leaves' deficits together.
-uint64_t TotalDeficit(const QueueSharing& qs, double now, double timeout_s) {
-  uint64_t total = 0;
-  for (const StarvedQueue& q : StarvedQueues(qs, now, timeout_s)) total += q.deficit;
-  return total;
-}
-
 // The running tasks of jobs in leaves with headroom, as (start time, task id), latest
 // start first, ties by lower task id.
 std::vector<std::pair<double, TaskId>> Candidates(const Scheduler& s,
@@ -104,13 +97,17 @@ std::vector<StarvedQueue> StarvedQueues(const QueueSharing& qs, double now, doub
 PreemptionPlan PlanPreemption(const Scheduler& s, double timeout_s, double kill_wait_s) {
   const QueueSharing* qs = s.sharing();
   if (qs == nullptr) return {};
-  const uint64_t deficit = TotalDeficit(*qs, s.now(), timeout_s);
+  // The starved leaves' deficits together, and those of the leaves starved kill_wait_s
+  // longer (StarvedQueues at timeout_s + kill_wait_s, from the same pass).
+  uint64_t deficit = 0, late = 0;
+  for (const StarvedQueue& q : StarvedQueues(*qs, s.now(), timeout_s)) {
+    deficit += q.deficit;
+    if (s.now() - qs->BelowSince(q.queue) >= timeout_s + kill_wait_s) late += q.deficit;
+  }
   if (deficit == 0) return {};
   PreemptionPlan plan;
   uint64_t covered = 0;
   plan.keep = KeepFree(*qs, s.cluster(), deficit, &covered);
-  const uint64_t late =
-      kill_wait_s > 0 ? TotalDeficit(*qs, s.now(), timeout_s + kill_wait_s) : deficit;
   const uint64_t budget = late > covered ? late - covered : 0;
   std::vector<uint32_t> room = Headroom(*qs);
   for (const auto& [started, t] : Candidates(s, room)) {
