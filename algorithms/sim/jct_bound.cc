@@ -69,32 +69,86 @@ double SrptFlow::Drain() {
   return flow_;
 }
 
-JctBound TraceJctBound(const TraceWorkload& w, std::span<const double> work, double local_mean_s,
-                       uint64_t slots, std::span<const double> jct_s) {
+HolderRate::HolderRate(const TraceClusterModel& c)
+    : machines_(c.machines),
+      slots_per_machine_(c.slots_per_machine),
+      racks_(c.racks > 1 ? c.racks : 0),
+      rack_rate_(1 / RackSlowdown(c)),
+      remote_rate_(1 / c.remote_slowdown),
+      rack_size_(racks_, 0),
+      machine_seen_(c.machines, 0),
+      rack_seen_(racks_, 0) {
+  for (MachineId m = 0; m < machines_ && racks_ > 0; ++m) ++rack_size_[RackOf(m)];
+}
+
+uint32_t HolderRate::RackOf(MachineId m) const {
+  return static_cast<uint32_t>(uint64_t{m} * racks_ / machines_);  // TraceRun's racks
+}
+
+double HolderRate::Of(std::span<const MachineId> holders) {
+  ++call_;
+  uint64_t held = 0, in_racks = 0;  // holders, and the machines of their racks
+  for (const MachineId m : holders) {
+    if (m >= machines_ || machine_seen_[m] == call_) continue;
+    machine_seen_[m] = call_;
+    ++held;
+    if (racks_ == 0) continue;
+    const uint32_t r = RackOf(m);
+    if (rack_seen_[r] != call_) in_racks += rack_size_[r];
+    rack_seen_[r] = call_;
+  }
+  if (racks_ == 0) in_racks = held;
+  const double rate = static_cast<double>(held) +
+                      static_cast<double>(in_racks - held) * rack_rate_ +
+                      static_cast<double>(machines_ - in_racks) * remote_rate_;
+  return rate * slots_per_machine_;
+}
+
+namespace {
+
+// One phase of a job: PhaseBound on every slot, or its local work at its holders' rate.
+double PhaseOf(std::vector<double>& works, std::span<const MachineId> holders, HolderRate& rate) {
+  if (works.empty()) return 0;
+  double total = 0;
+  for (const double x : works) total += x;
+  return std::max(PhaseBound(works, rate.slots()), total / rate.Of(holders));
+}
+
+}  // namespace
+
+JctBound TraceJctBound(const TraceWorkload& w, std::span<const double> work,
+                       const TraceClusterModel& c, std::span<const double> jct_s) {
   JctBound b;
-  SrptFlow srpt(static_cast<double>(slots));
-  std::vector<double> maps, reduces;
+  HolderRate rate(c);
+  std::vector<double> works[2];                     // the job's maps, its reduces
+  std::vector<MachineId> holders[2], all;           // ... their replicas; every counted task's
+  std::vector<std::pair<double, double>> releases;  // (submit, local work) per counted job
   double path_sum = 0;
   for (size_t j = 0; j < w.jobs.size() && j < jct_s.size(); ++j) {
     if (jct_s[j] < 0) continue;
     const TraceJob& job = w.jobs[j];
-    maps.clear();
-    reduces.clear();
+    for (int k = 0; k < 2; ++k) works[k].clear(), holders[k].clear();
     double total = 0;
     for (uint32_t t = job.first_task; t < job.first_task + job.tasks; ++t) {
-      const double local = work[t] * local_mean_s;
-      (w.kinds[t] == TaskKind::kMap ? maps : reduces).push_back(local);
-      total += local;
+      const int k = w.kinds[t] == TaskKind::kMap ? 0 : 1;
+      works[k].push_back(work[t] * c.local_mean_s);
+      total += works[k].back();
+      holders[k].insert(holders[k].end(), w.replicas.begin() + w.replica_begin[t],
+                        w.replicas.begin() + w.replica_begin[t + 1]);
     }
-    const double path = PhaseBound(maps, slots) + PhaseBound(reduces, slots);
+    all.insert(all.end(), holders[0].begin(), holders[0].end());
+    all.insert(all.end(), holders[1].begin(), holders[1].end());
+    const double path = PhaseOf(works[0], holders[0], rate) + PhaseOf(works[1], holders[1], rate);
     const double weight = w.weights.empty() ? 1 : w.weights[j];
     ++b.jobs;
     path_sum += path;
     b.weighted += weight * path;
     b.weight += weight;
-    srpt.Release(job.submit_s, total);
+    releases.emplace_back(job.submit_s, total);
   }
   if (b.jobs == 0) return b;
+  SrptFlow srpt(rate.Of(all));
+  for (const auto& [at, total] : releases) srpt.Release(at, total);
   const auto n = static_cast<double>(b.jobs);
   b.critical_path_mean = path_sum / n;
   b.srpt_mean = srpt.Drain() / n;

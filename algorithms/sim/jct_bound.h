@@ -59,13 +59,40 @@ struct JctBound {
   }
 };
 
+/// How fast a trace run's slots can run the local work of tasks held by given machines
+/// (TraceRun::Start): a slot runs it at rate 1 on a replica holder, 1 / rack slowdown
+/// elsewhere in a holder's rack (with two racks or more), and 1 / remote slowdown on any
+/// other machine. So no schedule runs those tasks' local work faster than Of(holders) at
+/// any instant: a skewed cluster, or a rack that holds nothing, runs below its slot count.
+class HolderRate {
+ public:
+  explicit HolderRate(const TraceClusterModel& c);
+  /// The local work per second of every slot together for tasks whose replicas are all
+  /// on `holders` (machine ids, repeats allowed): between slots() / remote slowdown and
+  /// slots().
+  double Of(std::span<const MachineId> holders);
+  uint64_t slots() const { return uint64_t{machines_} * slots_per_machine_; }
+
+ private:
+  uint32_t RackOf(MachineId m) const;
+
+  uint32_t machines_, slots_per_machine_, racks_;
+  double rack_rate_, remote_rate_;      // 1 / their slowdowns
+  std::vector<uint32_t> rack_size_;     // machines per rack
+  std::vector<uint32_t> machine_seen_;  // the call that last counted a machine ...
+  std::vector<uint32_t> rack_seen_;     // ... and a rack
+  uint32_t call_ = 0;
+};
+
 /// The bound over the jobs of a trace run that finished (jct_s[j] >= 0): each task's local
-/// time is work[t] x local_mean_s, on `slots` slots (machines x slots per machine); a job's
-/// critical path is PhaseBound of its maps plus PhaseBound of its reduces (they start
-/// once every map has ended); SrptFlow runs those jobs released at their submit times,
-/// each of its whole local work. Weights from w (none: 1).
-JctBound TraceJctBound(const TraceWorkload& w, std::span<const double> work, double local_mean_s,
-                       uint64_t slots, std::span<const double> jct_s);
+/// time is work[t] x c.local_mean_s. A job's critical path is the bound of its maps plus
+/// that of its reduces (they start once every map has ended); a phase lasts at least
+/// PhaseBound on c's slots and its local work over HolderRate's rate for its tasks'
+/// replicas. SrptFlow runs those jobs released at their submit times, each of its whole
+/// local work, on one server as fast as HolderRate's rate for every counted task's
+/// replicas. Weights from w (none: 1).
+JctBound TraceJctBound(const TraceWorkload& w, std::span<const double> work,
+                       const TraceClusterModel& c, std::span<const double> jct_s);
 
 /// The bound for a run that counts the jobs that arrive in its window and finish before
 /// it stops, known only as they finish (the slotted model): Arrive every job of the

@@ -36,8 +36,7 @@ void SummarizeJct(const TraceWorkload& w, const std::vector<double>& work,
                                    Quantile(by_bucket[b], 0.95)});
     lo = kBucketMax[b] == UINT32_MAX ? lo : kBucketMax[b] + 1;
   }
-  const JctBound bound =
-      TraceJctBound(w, work, c.local_mean_s, uint64_t{c.machines} * c.slots_per_machine, r->jct_s);
+  const JctBound bound = TraceJctBound(w, work, c, r->jct_s);
   r->lower_bound_mean_jct_s = bound.mean;
   r->lower_bound_critical_path_s = bound.critical_path_mean;
   r->lower_bound_srpt_s = bound.srpt_mean;

@@ -145,7 +145,8 @@ struct TraceSimResult {
   double weighted_jct_s = 0;  ///< sum of weight * JCT over the jobs done
   /// Lower bounds over the jobs done, from the run's drawn work (TraceJctBound): on
   /// mean_jct_s (the larger of the two parts: the mean critical path, and SRPT on one
-  /// server as fast as every slot), and on weighted_jct_s (sum of weight * critical path).
+  /// server as fast as the holders' slots), and on weighted_jct_s (sum of weight *
+  /// critical path).
   double lower_bound_mean_jct_s = 0;
   double lower_bound_critical_path_s = 0, lower_bound_srpt_s = 0;
   double lower_bound_weighted_jct_s = 0;

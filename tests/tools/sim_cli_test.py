@@ -193,12 +193,14 @@ class TraceMode(unittest.TestCase):
         self.assertAlmostEqual(fifo["mean_task_wait_s"], (1.5 + 3) / 2)
         self.assertAlmostEqual(fifo["locality"], 0.5)
         self.assertEqual(fifo["policy"], "fifo")
-        # The bound: each job needs its 10 s task (critical path 10 s); one server twice a
-        # slot's speed ends them at 5 and 10 s (SRPT 7.5 s). FIFO is 27.25 / 10 from it.
+        # The bound: each job needs its 10 s task (critical path 10 s). Only m0 holds them:
+        # m0 runs them at full speed, m1 at a quarter, so one server 1.25 times a slot's
+        # speed ends them at 8 and 16 s (SRPT 12 s).
+        # FIFO is 27.25 / 12 from the bound.
         self.assertAlmostEqual(fifo["lower_bound_critical_path_s"], 10)
-        self.assertAlmostEqual(fifo["lower_bound_srpt_s"], 7.5)
-        self.assertAlmostEqual(fifo["lower_bound_mean_jct_s"], 10)
-        self.assertAlmostEqual(fifo["mean_jct_over_bound"], 2.725)
+        self.assertAlmostEqual(fifo["lower_bound_srpt_s"], 12)
+        self.assertAlmostEqual(fifo["lower_bound_mean_jct_s"], 12)
+        self.assertAlmostEqual(fifo["mean_jct_over_bound"], 27.25 / 12)
         self.assertAlmostEqual(fifo["lower_bound_weighted_jct"], 20)
         self.assertAlmostEqual(fifo["lower_bound_weighted_mean_jct_s"], 10)
         self.assertAlmostEqual(fifo["lower_bound_weighted_completion"], 20)
@@ -580,8 +582,9 @@ class TraceListPolicies(unittest.TestCase):
             self.assertAlmostEqual(r["weighted_mean_jct_s"], (10 + worse) / 2)
             self.assertAlmostEqual(r["weighted_completion"], 10 + worse)
             self.assertEqual(r["weights"], "equal")
-            self.assertAlmostEqual(r["lower_bound_mean_jct_s"], 10)
-            self.assertAlmostEqual(r["mean_jct_over_bound"], (10 + worse) / 2 / 10)
+            # m0 alone holds both: SRPT at 1.25 slots' speed ends them at 8 and 16 s.
+            self.assertAlmostEqual(r["lower_bound_mean_jct_s"], 12)
+            self.assertAlmostEqual(r["mean_jct_over_bound"], (10 + worse) / 2 / 12)
         self.assertGreaterEqual(rows[0]["resolves"], 1)
         # Weights drawn per seed: the same seed, the same sums; the core's policies get them too.
         a = self.rows("--policy", "synchpack,fifo", "--weights", "uniform", "--seed", "3")

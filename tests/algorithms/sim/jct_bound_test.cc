@@ -69,7 +69,7 @@ JctBound BoundOf(const TraceWorkload& w, const TraceClusterModel& c, uint64_t se
   std::vector<uint32_t> job_of, maps_left, tasks_left;
   std::vector<double> work;
   DrawTraceTasks(w, c.fixed_durations, seed, &job_of, &work, &maps_left, &tasks_left);
-  return TraceJctBound(w, work, c.local_mean_s, uint64_t{c.machines} * c.slots_per_machine, jct);
+  return TraceJctBound(w, work, c, jct);
 }
 
 TEST_CASE("TraceJctBound: two jobs on two slots, where SRPT is the larger", "[jct_bound]") {
@@ -102,15 +102,17 @@ void AddMapReduceJob(TraceWorkload& w, double submit_s) {
 
 TEST_CASE("TraceJctBound: a map and reduce job, where its critical path is the larger",
           "[jct_bound]") {
-  // Three 10 s maps on two slots need two waves (20 s); then the 10 s reduce: 30 s. SRPT
-  // runs its 40 s of work at twice a slot's speed: 20 s.
+  // Three 10 s maps held by machine 0 of two: machine 0 runs them at full speed, machine
+  // 1 at a quarter (remote 4x), 1.25 slots' worth: 30 s of work need 24 s (more than the
+  // two waves, 20 s, that two local slots would need). Then the 10 s reduce: 34 s. SRPT
+  // runs the job's 40 s of work at 1.25 slots' speed: 32 s.
   TraceWorkload w;
   AddMapReduceJob(w, 5);
   JctBound b = BoundOf(w, TwoSlots(), 1, {31});
   CHECK(b.jobs == 1);
-  CHECK(b.critical_path_mean == Approx(30));
-  CHECK(b.srpt_mean == Approx(20));
-  CHECK(b.mean == Approx(30));
+  CHECK(b.critical_path_mean == Approx(34));
+  CHECK(b.srpt_mean == Approx(32));
+  CHECK(b.mean == Approx(34));
   // The simulator reports the same, and its run is no shorter.
   TraceSimParams p;
   p.cluster = TwoSlots();
@@ -118,24 +120,91 @@ TEST_CASE("TraceJctBound: a map and reduce job, where its critical path is the l
   REQUIRE(ValidateTraceSim(w, p).empty());
   const TraceSimResult r = SimulateTrace(w, p);
   REQUIRE(r.jobs_done == 1);
-  CHECK(r.lower_bound_mean_jct_s == Approx(30));
-  CHECK(r.lower_bound_critical_path_s == Approx(30));
-  CHECK(r.lower_bound_srpt_s == Approx(20));
-  CHECK(r.lower_bound_weighted_jct_s == Approx(30));
-  CHECK(r.mean_jct_s >= 30);
+  CHECK(r.lower_bound_mean_jct_s == Approx(34));
+  CHECK(r.lower_bound_critical_path_s == Approx(34));
+  CHECK(r.lower_bound_srpt_s == Approx(32));
+  CHECK(r.lower_bound_weighted_jct_s == Approx(34));
+  CHECK(r.mean_jct_s >= 34);
   // A second job that did not finish counts in neither bound.
   AddMapReduceJob(w, 6);
   b = BoundOf(w, TwoSlots(), 1, {31, -1});
   CHECK(b.jobs == 1);
+  CHECK(b.mean == Approx(34));
+}
+
+TEST_CASE("TraceJctBound: held on both machines, the phase's waves", "[jct_bound]") {
+  // The same job with every task held by both machines: both run at full speed, so the
+  // maps' two waves (20 s) and the reduce (10 s) make 30 s; SRPT's 40 s on two slots, 20 s.
+  TraceWorkload w;
+  w.AddJob(5);
+  for (int i = 0; i < 3; ++i) w.AddTask(TaskKind::kMap, {0, 1});
+  w.AddTask(TaskKind::kReduce, {1, 0});
+  const JctBound b = BoundOf(w, TwoSlots(), 1, {31});
+  CHECK(b.critical_path_mean == Approx(30));
+  CHECK(b.srpt_mean == Approx(20));
   CHECK(b.mean == Approx(30));
 }
 
-TEST_CASE("TraceJctBound: drawn works, the waves of unequal tasks", "[jct_bound]") {
-  // One job of 5 maps with Exp(1) works on 2 slots: the bound is PhaseBound of the drawn
-  // works times the local mean, whatever they are.
+TEST_CASE("HolderRate: holders at 1, their racks at the rack rate, the rest remote",
+          "[jct_bound]") {
+  TraceClusterModel c;
+  c.machines = 6;  // racks {0, 1, 2} and {3, 4, 5}
+  c.slots_per_machine = 2;
+  c.remote_slowdown = 4;
+  SECTION("one rack: holders at 1, every other machine at 1/4") {
+    HolderRate rate(c);
+    CHECK(rate.slots() == 12);
+    CHECK(rate.Of(std::vector<MachineId>{0, 0, 4}) == Approx(2 * (2 + 4 / 4.0)));
+    CHECK(rate.Of(std::vector<MachineId>{}) == Approx(2 * 6 / 4.0));
+    CHECK(rate.Of(std::vector<MachineId>{0, 1, 2, 3, 4, 5}) == Approx(12));
+  }
+  SECTION("two racks: a holder's rack-mates at 1/2 (sqrt 4), the other rack at 1/4") {
+    c.racks = 2;
+    HolderRate rate(c);
+    CHECK(rate.Of(std::vector<MachineId>{1}) == Approx(2 * (1 + 2 / 2.0 + 3 / 4.0)));
+    CHECK(rate.Of(std::vector<MachineId>{1, 4}) == Approx(2 * (2 + 4 / 2.0)));
+    c.rack_slowdown = 1.5;
+    HolderRate set(c);
+    CHECK(set.Of(std::vector<MachineId>{2, 2}) == Approx(2 * (1 + 2 / 1.5 + 3 / 4.0)));
+  }
+}
+
+TEST_CASE("TraceJctBound: a rack that holds nothing runs at the remote rate", "[jct_bound]") {
+  // Four machines in two racks, remote 4x (rack 2x): four 10 s maps held by machine 0.
+  // Machine 0 runs 1, machine 1 (its rack) 1/2, machines 2 and 3 1/4 each: 2 slots' worth,
+  // so 40 s of work take at least 20 s, where four local slots would say 10 s.
   TraceWorkload w;
   w.AddJob(0);
-  for (int i = 0; i < 5; ++i) w.AddTask(TaskKind::kMap, {0});
+  for (int i = 0; i < 4; ++i) w.AddTask(TaskKind::kMap, {0});
+  TraceClusterModel c = TwoSlots();
+  c.machines = 4;
+  c.racks = 2;
+  const JctBound b = BoundOf(w, c, 1, {40});
+  CHECK(b.critical_path_mean == Approx(20));
+  CHECK(b.srpt_mean == Approx(20));
+  // Every policy's run of it is no shorter.
+  for (const PolicyKind kind : {PolicyKind::kFifo, PolicyKind::kDelay, PolicyKind::kLateBinding,
+                                PolicyKind::kJsqMaxWeight}) {
+    TraceSimParams p;
+    p.cluster = c;
+    p.policy.kind = kind;
+    p.policy.alpha = 1 / c.local_mean_s;
+    p.policy.gamma = p.policy.alpha / c.remote_slowdown;
+    p.policy.beta = p.policy.alpha / RackSlowdown(c);
+    REQUIRE(ValidateTraceSim(w, p).empty());
+    const TraceSimResult r = SimulateTrace(w, p);
+    REQUIRE(r.jobs_done == 1);
+    CHECK(r.lower_bound_mean_jct_s == Approx(20));
+    CHECK(r.mean_jct_s >= 20);
+  }
+}
+
+TEST_CASE("TraceJctBound: drawn works, the waves of unequal tasks", "[jct_bound]") {
+  // One job of 5 maps with Exp(1) works on 2 slots, held by both: the bound is PhaseBound
+  // of the drawn works times the local mean, whatever they are.
+  TraceWorkload w;
+  w.AddJob(0);
+  for (int i = 0; i < 5; ++i) w.AddTask(TaskKind::kMap, {0, 1});
   TraceClusterModel c = TwoSlots();
   c.fixed_durations = false;
   std::vector<uint32_t> job_of, maps_left, tasks_left;
@@ -151,6 +220,11 @@ TEST_CASE("TraceJctBound: drawn works, the waves of unequal tasks", "[jct_bound]
   const JctBound b = BoundOf(w, c, 9, {1000});
   CHECK(b.critical_path_mean == Approx(expect));
   CHECK(b.mean == Approx(std::max(expect, total / 2)));
+  // Held by machine 0 alone, the work runs at 1.25 slots' speed at most.
+  TraceWorkload one;
+  one.AddJob(0);
+  for (int i = 0; i < 5; ++i) one.AddTask(TaskKind::kMap, {0});
+  CHECK(BoundOf(one, c, 9, {1000}).critical_path_mean == Approx(std::max(expect, total / 1.25)));
 }
 
 TEST_CASE("WindowJctBound: unfinished jobs are given the latest end they could have",
@@ -267,6 +341,27 @@ TraceSimParams ParamsFor(const PolicyCase& c, uint32_t machines, bool fixed, uin
   return p;
 }
 
+// One run of `w` under every policy: none ends below its bounds.
+void CheckEveryPolicy(const TraceWorkload& w, const TraceClusterModel& cluster, uint64_t seed) {
+  for (const PolicyCase& c : AllPolicies()) {
+    TraceSimParams p = ParamsFor(c, cluster.machines, cluster.fixed_durations, seed);
+    p.cluster = cluster;
+    p.policy.gamma = p.policy.alpha / cluster.remote_slowdown;
+    p.policy.beta = p.policy.alpha / RackSlowdown(cluster);
+    REQUIRE(ValidateTraceSim(w, p).empty());
+    const TraceSimResult r = SimulateTrace(w, p);
+    INFO(c.name << ", seed " << seed << ", " << cluster.machines << " machines in " << cluster.racks
+                << " racks, remote " << cluster.remote_slowdown << "x");
+    REQUIRE(r.jobs_done > 0);
+    CHECK(r.lower_bound_mean_jct_s > 0);
+    CHECK(r.mean_jct_s >= r.lower_bound_mean_jct_s * (1 - 1e-9));
+    CHECK(r.weighted_jct_s >= r.lower_bound_weighted_jct_s * (1 - 1e-9));
+    // Each job's own bound holds job by job, so the sum does too.
+    CHECK(r.lower_bound_mean_jct_s ==
+          std::max(r.lower_bound_critical_path_s, r.lower_bound_srpt_s));
+  }
+}
+
 TEST_CASE("No policy's trace run goes below its JCT bound, on any placement or seed",
           "[jct_bound]") {
   // Moderate and heavy load (0.95, where delay's waits pile up), drawn and fixed works.
@@ -275,19 +370,25 @@ TEST_CASE("No policy's trace run goes below its JCT bound, on any placement or s
     for (const double share : {1.0, 0.3}) {
       TraceWorkload w = RandomWorkload(kMachines, seed >= 3 ? 0.95 : 0.7, 900, 40 + seed);
       if (share < 1) ConcentrateReplicas(w, kMachines, share);
-      for (const PolicyCase& c : AllPolicies()) {
-        const TraceSimParams p = ParamsFor(c, kMachines, seed % 2 == 0, seed);
-        REQUIRE(ValidateTraceSim(w, p).empty());
-        const TraceSimResult r = SimulateTrace(w, p);
-        INFO(c.name << ", seed " << seed << ", hot share " << share);
-        REQUIRE(r.jobs_done > 0);
-        CHECK(r.lower_bound_mean_jct_s > 0);
-        CHECK(r.mean_jct_s >= r.lower_bound_mean_jct_s * (1 - 1e-9));
-        CHECK(r.weighted_jct_s >= r.lower_bound_weighted_jct_s * (1 - 1e-9));
-        // Each job's own bound holds job by job, so the sum does too.
-        CHECK(r.lower_bound_mean_jct_s ==
-              std::max(r.lower_bound_critical_path_s, r.lower_bound_srpt_s));
-      }
+      TraceClusterModel c = ParamsFor(AllPolicies()[0], kMachines, seed % 2 == 0, seed).cluster;
+      CheckEveryPolicy(w, c, seed);
+    }
+  }
+}
+
+TEST_CASE("No run goes below its bound where racks, an empty rack and the slowdown vary",
+          "[jct_bound]") {
+  // The data on 16 machines in 4 racks, a fifth rack of 4 holding nothing; the bound
+  // counts the holders, their racks and the empty rack each at its own rate.
+  constexpr uint32_t kHolders = 16;
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    for (const double share : {1.0, 0.4}) {
+      TraceWorkload w = RandomWorkload(kHolders, 0.8, 900, 70 + seed);
+      if (share < 1) ConcentrateReplicas(w, kHolders, share);
+      TraceClusterModel c = ParamsFor(AllPolicies()[0], kHolders + 4, seed == 2, seed).cluster;
+      c.racks = 5;
+      c.remote_slowdown = seed == 3 ? 1.25 : 4;
+      CheckEveryPolicy(w, c, seed);
     }
   }
 }
