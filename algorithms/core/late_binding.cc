@@ -30,6 +30,8 @@ LateBinding::LateBinding(const PolicyParams& params, Cluster& cluster)
 }
 
 void LateBinding::AddMachine(MachineId m) {
+  if (joined_.size() <= m) joined_.resize(m + 1, now_);
+  joined_[m] = now_;
   local_.AddMachine(m);
   order_.AddMachine(m);
   racks_in_use_ |= cluster_.machine(m).rack != cluster_.machine(0).rack;
@@ -201,11 +203,13 @@ double LateBinding::OthersEnd(JobId j, double wait) const {
 
 // Running t off its holders now takes `off_mean` on average; waiting for a holder, the
 // expected wait plus 1/alpha. A job ends with its last task, so what counts is how far each
-// is expected to run past the job's other tasks (OffHolderCost): running off pays when it
-// is less. With no other task of its job left, that is: the wait exceeds off_mean - 1/alpha
-// (1/gamma - 1/alpha off-rack). A job whose other tasks end late gains nothing from a
-// fast start but risks a slow tail, so its tasks wait longer before running off.
-bool LateBinding::MayRunOff(TaskId t, double off_mean) const {
+// is expected to run past the job's other tasks (OffHolderCost), plus `displaced`, what the
+// run costs the tasks local to the slot's machine that arrive meanwhile (DisplacedLocal):
+// running off pays when the sum is below 0. With no other task of its job left and nothing
+// displaced, that is: the wait exceeds off_mean - 1/alpha (1/gamma - 1/alpha off-rack). A
+// job whose other tasks end late gains nothing from a fast start but risks a slow tail, so
+// its tasks wait longer before running off.
+bool LateBinding::MayRunOff(TaskId t, double off_mean, double displaced) const {
   const double wait = ExpectedLocalWait(t);
   if (wait <= 0) return false;        // never past an idle holder
   if (std::isinf(wait)) return true;  // no live holder: nothing to wait for
@@ -215,7 +219,24 @@ bool LateBinding::MayRunOff(TaskId t, double off_mean) const {
   const double end = OthersEnd(cluster_.task(t).job, wait);
   // A tie (fixed times: both end before the job's other tasks) runs off: it frees a
   // holder's slot for the tasks queued behind.
-  return OffHolderCost(off_mean, wait, 1 / alpha_, cv_, end) <= 0;
+  return OffHolderCost(off_mean, wait, 1 / alpha_, cv_, end) + displaced <= 0;
+}
+
+// What running queued task t on machine m for `off_mean` costs the tasks local to m that
+// arrive meanwhile. Tasks listing m as a holder arrive at `per_slot` a slot (counted since
+// m joined, with one task time of none as a prior); at the load rho they put on a slot,
+// one finds its r - 1 other holders busy too with probability rho^(r - 1) (r: t's
+// replication), and then waits for a holder or runs off itself: about off_mean - 1/alpha
+// later than on m. A machine that holds no data (a new rack, the cold share of a skewed
+// cluster) displaces nothing.
+double LateBinding::DisplacedLocal(MachineId m, TaskId t, double off_mean) const {
+  if (m >= joined_.size() || alpha_ <= 0) return 0;
+  const double elapsed = std::max(0.0, now_ - joined_[m]) + 1 / alpha_;
+  const double per_slot = static_cast<double>(local_.listed(m)) / elapsed /
+                          static_cast<double>(std::max(1u, cluster_.machine(m).slots));
+  const auto r = static_cast<double>(std::max<size_t>(1, cluster_.task(t).replicas.size()));
+  const double rho = std::min(1.0, per_slot / (r * alpha_));
+  return std::pow(rho, r - 1) * per_slot * off_mean * std::max(0.0, off_mean - 1 / alpha_);
 }
 
 // Job j's oldest queued task with a replica in m's rack (kNoId without racks).
@@ -288,10 +309,13 @@ Pick LateBinding::OffHolder(MachineId m, JobId* from, TaskId* any) {
   for (const JobId j : {last, oldest == last ? kNoId : oldest}) {
     if (j == kNoId) continue;
     const TaskId near = RackLocal(j, m);
-    if (near != kNoId && MayRunOff(near, rack_wait_ + 1 / alpha_)) return Take(near, j);
+    const double rack_mean = rack_wait_ + 1 / alpha_;
+    if (near != kNoId && MayRunOff(near, rack_mean, DisplacedLocal(m, near, rack_mean)))
+      return Take(near, j);
     if (*any != kNoId) continue;
     const TaskId t = index_.FindAny(j);
-    if (MayRunOff(t, remote_wait_ + 1 / alpha_)) {
+    const double off_mean = remote_wait_ + 1 / alpha_;
+    if (MayRunOff(t, off_mean, DisplacedLocal(m, t, off_mean))) {
       *any = t;
       *from = j;
     }
@@ -334,7 +358,8 @@ WaitInfo LateBinding::Explain(const Cluster&, TaskId t, const WaitFacts& facts) 
   info.reason = h.live == 0 ? WaitReason::kNoLiveHolder : WaitReason::kHoldersBusy;
   if (facts.free_machine == kNoId) return info;
   // The two jobs offered a run off their holders (OffHolder), by the same rule.
-  if (info.offered_off && MayRunOff(t, remote_wait_ + 1 / alpha_))
+  const double off_mean = remote_wait_ + 1 / alpha_;
+  if (info.offered_off && MayRunOff(t, off_mean, DisplacedLocal(facts.free_machine, t, off_mean)))
     return starts_on(facts.free_machine, true);
   if (h.live > 0) info.reason = WaitReason::kRemoteRule;
   return info;

@@ -3,7 +3,8 @@
 // takes it; a free slot prefers, by job order, a job with a task local to it.
 // A task runs off its holders only when that is expected to end its job sooner
 // than waiting for a holder (waits derived from the learnt rates and the job
-// order, the job's last task weighed by task_time.h; no tuned constant). When
+// order, the job's last task weighed by task_time.h, and the delay to the tasks
+// local to the slot's machine that arrive while it runs; no tuned constant). When
 // the machines span racks, a slot with no local task prefers a task with a
 // replica in its rack (RackIndex), under a rack-level wait. Owned by the
 // Scheduler; single-threaded.
@@ -78,7 +79,8 @@ class LateBinding final : public Policy {
   bool Waiting(JobId j, double stamp) const;
   double AheadShare(JobId j) const;
   double OthersEnd(JobId j, double wait) const;
-  bool MayRunOff(TaskId t, double off_mean) const;
+  bool MayRunOff(TaskId t, double off_mean, double displaced) const;
+  double DisplacedLocal(MachineId m, TaskId t, double off_mean) const;
   Pick OffHolder(MachineId m, JobId* from, TaskId* any);
   TaskId RackLocal(JobId j, MachineId m);
   bool QuickRemote(TaskId t) const;
@@ -105,6 +107,7 @@ class LateBinding final : public Policy {
   double cv_;  // task times' coefficient of variation (PolicyParams::duration_cv)
   double now_ = 0;
   uint64_t queued_ = 0;
+  std::vector<double> joined_;  // by machine: when it was added (DisplacedLocal's rates)
 };
 
 }  // namespace locsched

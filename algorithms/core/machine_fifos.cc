@@ -6,12 +6,15 @@ namespace locsched {
 
 void MachineFifos::AddMachine(MachineId m) {
   if (fifos_.size() <= m) fifos_.resize(m + 1);
-  if (count_.size() <= m) count_.resize(m + 1, 0);
+  if (count_.size() <= m) count_.resize(m + 1);
 }
 
 void MachineFifos::Add(TaskId t, uint32_t stamp, const ReplicaList& replicas) {
   log_.push_back(Entry{t, stamp});
-  for (MachineId h : replicas) ++count_[h];
+  for (MachineId h : replicas) {
+    ++count_[h].live;
+    ++count_[h].listed;
+  }
   ++queued_;
   // Entries of tasks that left before a Deal stay in the log; once they outnumber the
   // queued tasks, drop them (amortised O(1) per entry).
@@ -19,7 +22,7 @@ void MachineFifos::Add(TaskId t, uint32_t stamp, const ReplicaList& replicas) {
 }
 
 void MachineFifos::Remove(const ReplicaList& replicas) {
-  for (MachineId h : replicas) --count_[h];
+  for (MachineId h : replicas) --count_[h].live;
   --queued_;
 }
 
@@ -42,7 +45,7 @@ void MachineFifos::Push(MachineId m, Entry e) {
   fifo.entries.push_back(e);
   // Taken entries and those of tasks another holder took stay until the front passes
   // them; once they outnumber the live ones, compact (amortised O(1) per entry).
-  if (fifo.entries.size() > 2 * size_t{count_[m]} + 16) Compact(fifo);
+  if (fifo.entries.size() > 2 * size_t{count_[m].live} + 16) Compact(fifo);
 }
 
 void MachineFifos::Compact(Fifo& fifo) {

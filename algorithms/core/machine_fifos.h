@@ -33,7 +33,10 @@ class MachineFifos {
   /// Machine m's oldest live listed task, or kNoId; it stays listed.
   TaskId Front(MachineId m);
   /// Live entries listed under machine m.
-  uint32_t count(MachineId m) const { return count_[m]; }
+  uint32_t count(MachineId m) const { return count_[m].live; }
+  /// Tasks ever listed under machine m (each Add, requeues included): with the time since
+  /// m joined, the rate at which tasks local to it arrive.
+  uint64_t listed(MachineId m) const { return count_[m].listed; }
   /// Entries held, live or stale: the log's (one a task) and the lists' (for tests).
   size_t entries() const;
 
@@ -56,10 +59,15 @@ class MachineFifos {
 
   const Cluster& cluster_;
   const std::vector<uint32_t>& stamps_;
-  std::vector<Entry> log_;       // tasks routed since the last Deal, in arrival order
-  std::vector<Fifo> fifos_;      // by machine
-  std::vector<uint32_t> count_;  // by machine: live entries
-  size_t queued_ = 0;            // tasks added and not removed
+  std::vector<Entry> log_;   // tasks routed since the last Deal, in arrival order
+  std::vector<Fifo> fifos_;  // by machine
+  // A machine's counts, side by side: Add touches both.
+  struct Counts {
+    uint32_t live = 0;    // live entries
+    uint64_t listed = 0;  // tasks ever listed
+  };
+  std::vector<Counts> count_;  // by machine
+  size_t queued_ = 0;          // tasks added and not removed
 };
 
 }  // namespace locsched

@@ -96,6 +96,54 @@ TEST_CASE("Late binding runs remotely only once waiting is expected to cost more
   }
 }
 
+// A run off its holders keeps the asking machine busy for 1/gamma = 5 s; tasks local to it
+// that arrive meanwhile and find their other holders busy wait or run off themselves
+// (LateBinding::DisplacedLocal). Each section first runs `served` single-task jobs held by
+// machine 3 only, then asks at `now` about a lone task that waits (4 + 1) / 0.8 = 6.25 s
+// for busy machine 1: running off gains 6.25 + 1.25 - 5 = 2.5 s for its job.
+TEST_CASE("Late binding: a run off its holders counts the local work it displaces", "[late]") {
+  auto owner = MakeLate(4);
+  Scheduler& s = *owner;
+  const auto serve_on_3 = [&s](int served) {
+    for (int i = 0; i < served; ++i) {
+      Submit(s, {{3}});
+      const auto a = s.Assign(3);
+      REQUIRE(a);
+      REQUIRE(a->local);
+      s.Finish(a->task);
+    }
+  };
+  const auto lone_behind_busy_holder = [&s]() {
+    Submit(s, {{1}});
+    REQUIRE(s.Assign(1));  // machine 1 busy
+    Submit(s, std::vector<std::vector<MachineId>>(4, std::vector<MachineId>{1}));
+    return Submit(s, {{1}});
+  };
+  SECTION("a machine that serves local work often keeps its slot for it") {
+    // 20 tasks in 20 s (+ one task time as a prior): 0.94 a second, of which 5 s of
+    // running off displaces 4.7, each by 3.75 s: far more than the 2.5 s gained.
+    serve_on_3(20);
+    s.SetNow(20);
+    const JobId lone = lone_behind_busy_holder();
+    CHECK_FALSE(s.Assign(3));
+    // Machine 2 holds no data: it displaces nothing, and runs the lone task.
+    const auto b = s.Assign(2);
+    REQUIRE(b);
+    CHECK(b->job == lone);
+    CHECK_FALSE(b->local);
+  }
+  SECTION("a machine whose local work is rare runs it") {
+    // One task in 100 s: 0.0099 a second, 0.05 displaced by 3.75 s: 0.19 s < 2.5 s.
+    serve_on_3(1);
+    s.SetNow(100);
+    const JobId lone = lone_behind_busy_holder();
+    const auto b = s.Assign(3);
+    REQUIRE(b);
+    CHECK(b->job == lone);
+    CHECK_FALSE(b->local);
+  }
+}
+
 TEST_CASE("Late binding offers a remote run to the job its holders serve last", "[late]") {
   // Six single-task jobs held by busy machine 0: the first, which waited longest, is the
   // one machine 0 serves next (1 / 0.8 = 1.25 s); the last waits for all six to start

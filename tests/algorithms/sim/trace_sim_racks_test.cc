@@ -15,13 +15,15 @@ namespace {
 
 // Poisson jobs (geometric sizes, mean 10) at `load` of `machines` one-slot machines with
 // 25 s tasks; replicas as HDFS places them over `racks` racks (machine m in rack
-// m * racks / machines): one on a random machine, two on another rack.
+// m * racks / machines): one on a random machine, two on another rack. With `holders` set,
+// only the first `holders` machines of each rack (at least 2) hold data.
 TraceWorkload RackedWorkload(uint32_t machines, uint32_t racks, double load, double seconds,
-                             uint64_t seed) {
+                             uint64_t seed, uint32_t holders = 0) {
   Rng rng(seed);
   TraceWorkload w;
   const double jobs_per_s = load * machines / 25.0 / 10.0;
   const uint32_t per_rack = machines / racks;  // the test uses racks dividing machines
+  const uint32_t hot = holders == 0 ? per_rack : holders;
   for (double t = 0;;) {
     t += -std::log(rng.Unit()) / jobs_per_s;
     if (t > seconds) break;
@@ -29,11 +31,12 @@ TraceWorkload RackedWorkload(uint32_t machines, uint32_t racks, double load, dou
     uint32_t size = 1;
     while (rng.Unit() > 0.1) ++size;
     for (uint32_t i = 0; i < size; ++i) {
-      const MachineId first = rng.Below(machines);
+      const uint32_t rack = rng.Below(racks);
+      const MachineId first = rack * per_rack + rng.Below(hot);
       uint32_t other = rng.Below(racks - 1);
-      other += other >= first / per_rack;
-      const MachineId second = other * per_rack + rng.Below(per_rack);
-      MachineId third = other * per_rack + rng.Below(per_rack - 1);
+      other += other >= rack;
+      const MachineId second = other * per_rack + rng.Below(hot);
+      MachineId third = other * per_rack + rng.Below(hot - 1);
       third += third >= second;
       w.AddTask(TaskKind::kMap, {first, second, third});
     }
@@ -132,9 +135,10 @@ TEST_CASE("Trace mode with racks: every policy finishes every task, deterministi
 }
 
 TEST_CASE("Late binding in trace mode runs rack-local rather than off-rack", "[trace_sim][racks]") {
-  // At 90% load some tasks leave their holders; with racks, late binding sends most of
-  // them to a holder's rack (with HDFS's placement two racks hold replicas of each task).
-  const TraceWorkload w = RackedWorkload(40, 4, 0.9, 600, 8);
+  // Half of each rack's machines hold all the data, at 60% load of the cluster (120% of the
+  // holders'): some tasks must leave their holders, and late binding sends most of them to
+  // a holder's rack (with HDFS's placement two racks hold replicas of each task).
+  const TraceWorkload w = RackedWorkload(40, 4, 0.6, 600, 8, 5);
   TraceSimParams p;
   p.cluster.machines = 40;
   p.cluster.racks = 4;
