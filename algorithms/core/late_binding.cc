@@ -30,7 +30,7 @@ LateBinding::LateBinding(const PolicyParams& params, Cluster& cluster)
 }
 
 void LateBinding::AddMachine(MachineId m) {
-  if (joined_.size() <= m) joined_.resize(m + 1, now_);
+  if (joined_.size() <= m) joined_.resize(m + 1);
   joined_[m] = now_;
   local_.AddMachine(m);
   order_.AddMachine(m);
@@ -203,13 +203,13 @@ double LateBinding::OthersEnd(JobId j, double wait) const {
 
 // Running t off its holders now takes `off_mean` on average; waiting for a holder, the
 // expected wait plus 1/alpha. A job ends with its last task, so what counts is how far each
-// is expected to run past the job's other tasks (OffHolderCost), plus `displaced`, what the
-// run costs the tasks local to the slot's machine that arrive meanwhile (DisplacedLocal):
-// running off pays when the sum is below 0. With no other task of its job left and nothing
+// is expected to run past the job's other tasks (OffHolderCost), plus what the run costs
+// the tasks local to machine `on` that arrive meanwhile (DisplacedLocal): running off pays
+// when the sum is at most 0. With no other task of its job left and nothing
 // displaced, that is: the wait exceeds off_mean - 1/alpha (1/gamma - 1/alpha off-rack). A
 // job whose other tasks end late gains nothing from a fast start but risks a slow tail, so
 // its tasks wait longer before running off.
-bool LateBinding::MayRunOff(TaskId t, double off_mean, double displaced) const {
+bool LateBinding::MayRunOff(TaskId t, double off_mean, MachineId on) const {
   const double wait = ExpectedLocalWait(t);
   if (wait <= 0) return false;        // never past an idle holder
   if (std::isinf(wait)) return true;  // no live holder: nothing to wait for
@@ -219,7 +219,7 @@ bool LateBinding::MayRunOff(TaskId t, double off_mean, double displaced) const {
   const double end = OthersEnd(cluster_.task(t).job, wait);
   // A tie (fixed times: both end before the job's other tasks) runs off: it frees a
   // holder's slot for the tasks queued behind.
-  return OffHolderCost(off_mean, wait, 1 / alpha_, cv_, end) + displaced <= 0;
+  return OffHolderCost(off_mean, wait, 1 / alpha_, cv_, end) + DisplacedLocal(on, t, off_mean) <= 0;
 }
 
 // What running queued task t on machine m for `off_mean` costs the tasks local to m that
@@ -309,13 +309,10 @@ Pick LateBinding::OffHolder(MachineId m, JobId* from, TaskId* any) {
   for (const JobId j : {last, oldest == last ? kNoId : oldest}) {
     if (j == kNoId) continue;
     const TaskId near = RackLocal(j, m);
-    const double rack_mean = rack_wait_ + 1 / alpha_;
-    if (near != kNoId && MayRunOff(near, rack_mean, DisplacedLocal(m, near, rack_mean)))
-      return Take(near, j);
+    if (near != kNoId && MayRunOff(near, rack_wait_ + 1 / alpha_, m)) return Take(near, j);
     if (*any != kNoId) continue;
     const TaskId t = index_.FindAny(j);
-    const double off_mean = remote_wait_ + 1 / alpha_;
-    if (MayRunOff(t, off_mean, DisplacedLocal(m, t, off_mean))) {
+    if (MayRunOff(t, remote_wait_ + 1 / alpha_, m)) {
       *any = t;
       *from = j;
     }
@@ -358,8 +355,7 @@ WaitInfo LateBinding::Explain(const Cluster&, TaskId t, const WaitFacts& facts) 
   info.reason = h.live == 0 ? WaitReason::kNoLiveHolder : WaitReason::kHoldersBusy;
   if (facts.free_machine == kNoId) return info;
   // The two jobs offered a run off their holders (OffHolder), by the same rule.
-  const double off_mean = remote_wait_ + 1 / alpha_;
-  if (info.offered_off && MayRunOff(t, off_mean, DisplacedLocal(facts.free_machine, t, off_mean)))
+  if (info.offered_off && MayRunOff(t, remote_wait_ + 1 / alpha_, facts.free_machine))
     return starts_on(facts.free_machine, true);
   if (h.live > 0) info.reason = WaitReason::kRemoteRule;
   return info;

@@ -79,7 +79,7 @@ class LateBinding final : public Policy {
   bool Waiting(JobId j, double stamp) const;
   double AheadShare(JobId j) const;
   double OthersEnd(JobId j, double wait) const;
-  bool MayRunOff(TaskId t, double off_mean, double displaced) const;
+  bool MayRunOff(TaskId t, double off_mean, MachineId on) const;
   double DisplacedLocal(MachineId m, TaskId t, double off_mean) const;
   Pick OffHolder(MachineId m, JobId* from, TaskId* any);
   TaskId RackLocal(JobId j, MachineId m);
