@@ -488,7 +488,7 @@ def main():
                     help="the FB-2009 hours the skewed clusters replay (default three)")
     ap.add_argument("--inputs-hours", default="10",
                     help="FB-2010 with input paths: the hours replayed (0-11)")
-    ap.add_argument("--seeds", default="1,2,3", help="seeds of every run, e.g. 1,2,3")
+    ap.add_argument("--seeds", default="1,2,3,4,5", help="seeds of every run, e.g. 1,2,3")
     ap.add_argument("--slots", type=int, default=5000, help="slots per slotted run")
     ap.add_argument("--traces", default="../shared/data/traces")
     ap.add_argument("--families", default=",".join(FAMILIES),
