@@ -204,6 +204,8 @@ def seed_mean(rows):
     out = []
     for rs in groups.values():
         row = dict(rs[0], seeds=len(rs), stable=all(r["stable"] for r in rs))
+        # Each seed's own figures, for the spread of a ratio over the seeds.
+        row["by_seed"] = {r.get("seed"): (r.get("mean_jct"), r.get("p95_jct")) for r in rs}
         for k in AVERAGED:
             vals = [r.get(k) for r in rs]
             row[k] = (sum(vals) / len(vals)) if all(v is not None for v in vals) else None
@@ -219,7 +221,8 @@ def seed_mean(rows):
 
 def best_delay(rows):
     """Per workload and slowdown, keeps delay's best wait (lowest seed-averaged mean JCT) as
-    'delay', with the best p95 any wait reaches as best_p95."""
+    'delay', with the best p95 any wait reaches as best_p95 (and that wait's seeds' p95s as
+    best_p95_by_seed)."""
     best, best95, kept = {}, {}, []
     for r in rows:
         if r["policy"] != "delay":
@@ -230,11 +233,24 @@ def best_delay(rows):
         score = r["mean_jct"] if ok else math.inf
         if key not in best or score < best[key][0]:
             best[key] = (score, r)
-        if ok and r["p95_jct"] is not None:
-            best95[key] = min(best95.get(key, math.inf), r["p95_jct"])
+        if ok and r["p95_jct"] is not None and r["p95_jct"] < best95.get(key, (math.inf,))[0]:
+            best95[key] = (r["p95_jct"], {s: v[1] for s, v in r.get("by_seed", {}).items()})
     for key, (_, r) in best.items():
-        kept.append(dict(r, label="delay", best_p95=best95.get(key)))
+        p95, by_seed = best95.get(key, (None, {}))
+        kept.append(dict(r, label="delay", best_p95=p95, best_p95_by_seed=by_seed))
     return kept
+
+
+def seed_range(r, d, figure):
+    """The range over the seeds both ran of r's figure over delay's ('mean': its best wait's
+    mean; 'p95': the p95 of the wait with the best p95), as "(lo-hi)"; "" with one seed."""
+    mine = {s: v[0 if figure == "mean" else 1] for s, v in r.get("by_seed", {}).items()}
+    if figure == "mean":
+        theirs = {s: v[0] for s, v in d.get("by_seed", {}).items()}
+    else:
+        theirs = d.get("best_p95_by_seed", {})
+    ratios = [mine[s] / theirs[s] for s in mine if mine[s] and theirs.get(s)]
+    return " (%.2f-%.2f)" % (min(ratios), max(ratios)) if len(ratios) > 1 else ""
 
 
 def all_unstable(rows):
@@ -332,9 +348,11 @@ def target_table(rows, default="late-binding"):
             misses["p95"] += 1
         xb = r["mean_jct"] / r["bound"] if r.get("bound") and r["stable"] else None
         dxb = d["mean_jct"] / d["bound"] if d.get("bound") else None
+        mean = fmt(m, 3) + seed_range(r, d, "mean") if math.isfinite(m) else "unstable"
+        p95 = fmt(p, 3) + (seed_range(r, d, "p95") if p is not None else "")
         out.append("| %s %s | %gx | %s | %s | %s | %s | %s | %s |" % (
-            fam, w, sd, fmt(m, 3) if math.isfinite(m) else "unstable", fmt(p, 3), fmt(xb, 2),
-            fmt(dxb, 2), fmt(d["delay_wait"], 0), ", ".join(miss) or "-"))
+            fam, w, sd, mean, p95, fmt(xb, 2), fmt(dxb, 2), fmt(d["delay_wait"], 0),
+            ", ".join(miss) or "-"))
     return "\n".join(out), misses
 
 
@@ -629,8 +647,11 @@ from the run's own task times;
 Per trace workload and slowdown: late binding's mean JCT over best-tuned delay's (target
 at most %.2f, and %.2f on the skewed, input-sharing and 85%% workloads), its p95 over the
 best p95 any of delay's waits reaches (target at most %.2f), and each one's mean over its
-lower bound. Misses: %d of %d rows on the mean, %d more short of %.2f (%d of them out of
-any policy's reach: there %.2fx delay's mean is below the run's lower bound), %d on the p95.
+lower bound. The targets apply to the ratios of the seeds' means. In brackets: the
+lowest and highest of the same ratio taken seed by seed (the p95 against the wait with
+the best p95), which show how far the seeds' spread could move it. Misses: %d of %d rows
+on the mean, %d more short of %.2f (%d of them out of any policy's reach: there %.2fx
+delay's mean is below the run's lower bound), %d on the p95.
 
 %s
 
