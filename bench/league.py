@@ -205,7 +205,8 @@ def seed_mean(rows):
     for rs in groups.values():
         row = dict(rs[0], seeds=len(rs), stable=all(r["stable"] for r in rs))
         # Each seed's own figures, for the spread of a ratio over the seeds.
-        row["by_seed"] = {r.get("seed"): (r.get("mean_jct"), r.get("p95_jct")) for r in rs}
+        row["mean_by_seed"] = {r.get("seed"): r.get("mean_jct") for r in rs}
+        row["p95_by_seed"] = {r.get("seed"): r.get("p95_jct") for r in rs}
         for k in AVERAGED:
             vals = [r.get(k) for r in rs]
             row[k] = (sum(vals) / len(vals)) if all(v is not None for v in vals) else None
@@ -234,21 +235,16 @@ def best_delay(rows):
         if key not in best or score < best[key][0]:
             best[key] = (score, r)
         if ok and r["p95_jct"] is not None and r["p95_jct"] < best95.get(key, (math.inf,))[0]:
-            best95[key] = (r["p95_jct"], {s: v[1] for s, v in r.get("by_seed", {}).items()})
+            best95[key] = (r["p95_jct"], r.get("p95_by_seed", {}))
     for key, (_, r) in best.items():
         p95, by_seed = best95.get(key, (None, {}))
         kept.append(dict(r, label="delay", best_p95=p95, best_p95_by_seed=by_seed))
     return kept
 
 
-def seed_range(r, d, figure):
-    """The range over the seeds both ran of r's figure over delay's ('mean': its best wait's
-    mean; 'p95': the p95 of the wait with the best p95), as "(lo-hi)"; "" with one seed."""
-    mine = {s: v[0 if figure == "mean" else 1] for s, v in r.get("by_seed", {}).items()}
-    if figure == "mean":
-        theirs = {s: v[0] for s, v in d.get("by_seed", {}).items()}
-    else:
-        theirs = d.get("best_p95_by_seed", {})
+def seed_range(mine, theirs):
+    """The range of mine[seed] / theirs[seed] over the seeds both have (dicts by seed), as
+    " (lo-hi)"; "" with fewer than two."""
     ratios = [mine[s] / theirs[s] for s in mine if mine[s] and theirs.get(s)]
     return " (%.2f-%.2f)" % (min(ratios), max(ratios)) if len(ratios) > 1 else ""
 
@@ -348,8 +344,10 @@ def target_table(rows, default="late-binding"):
             misses["p95"] += 1
         xb = r["mean_jct"] / r["bound"] if r.get("bound") and r["stable"] else None
         dxb = d["mean_jct"] / d["bound"] if d.get("bound") else None
-        mean = fmt(m, 3) + seed_range(r, d, "mean") if math.isfinite(m) else "unstable"
-        p95 = fmt(p, 3) + (seed_range(r, d, "p95") if p is not None else "")
+        mean = (fmt(m, 3) + seed_range(r.get("mean_by_seed", {}), d.get("mean_by_seed", {}))
+                if math.isfinite(m) else "unstable")
+        p95 = fmt(p, 3) + (seed_range(r.get("p95_by_seed", {}), d.get("best_p95_by_seed", {}))
+                           if p is not None else "")
         out.append("| %s %s | %gx | %s | %s | %s | %s | %s | %s |" % (
             fam, w, sd, mean, p95, fmt(xb, 2), fmt(dxb, 2), fmt(d["delay_wait"], 0),
             ", ".join(miss) or "-"))
