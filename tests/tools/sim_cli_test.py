@@ -512,6 +512,23 @@ class TraceSharedInputs(unittest.TestCase):
         self.assertEqual(json.loads(out.stdout)["jobs"], 60)
         self.assertNotIn("warning", out.stderr)
 
+    def test_racks_hold_a_machine_each_when_utilization_sizes_the_cluster(self):
+        # Regression: an hour without jobs sized to one machine, and --racks 4 then failed
+        # ("must be at most machines (1)"), stopping a league run with --sim-args "--racks 4".
+        path = self.write("hour0.tsv", lambda j: "inputPath%d" % j)
+        empty = run_trace(path, "--format", "swim", "--hour", "1", "--utilization", "0.5",
+                          "--racks", "4", "--json")
+        self.assertEqual(empty.returncode, 0, empty.stderr)
+        self.assertEqual((json.loads(empty.stdout)["jobs"], json.loads(empty.stdout)["machines"]),
+                         (0, 4))
+        # 60 tasks of 25 s over 59 s at 50% need 51 machines: 60 racks get one each.
+        sized = self.run_json(path, "--hour", "0", "--utilization", "0.5")
+        self.assertEqual(sized["machines"], 51)
+        self.assertEqual(self.run_json(path, "--hour", "0", "--utilization", "0.5",
+                                       "--racks", "8")["machines"], 51)
+        many = self.run_json(path, "--hour", "0", "--utilization", "0.5", "--racks", "60")
+        self.assertEqual((many["machines"], many["racks"], many["jobs"]), (60, 60, 60))
+
     def test_fb2010_format_runs_on_3000_machines_unless_told(self):
         path = self.write("shared.tsv", lambda j: "inputPath1")
         self.assertEqual(self.run_json(path)["machines"], 3000)

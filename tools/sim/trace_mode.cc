@@ -431,6 +431,8 @@ TraceJobs Load(const TraceModeOptions& o, const TraceRunSettings& s,
     const double slots = w.num_tasks() * o.local_mean / (o.utilization * span);
     load.machines = static_cast<uint32_t>(
         std::max(1.0, std::ceil(slots / static_cast<double>(s.slots_per_machine))));
+    // R racks hold a machine each at least (an hour with no jobs, a light one on many racks).
+    if (o.racks > 1) load.machines = std::max(load.machines, o.racks);
     // New racks are the size of the others: the data's cluster is whole racks.
     if (o.new_rack_share > 0 && o.racks > 1)
       load.machines = (load.machines + o.racks - 1) / o.racks * o.racks;
@@ -460,7 +462,8 @@ void AddTraceFlags(CLI::App& app, TraceModeOptions& o) {
       ->capture_default_str();
   app.add_option("--utilization", o.utilization,
                  "With --trace, instead of --machines: size the cluster so the trace's work, "
-                 "run local, fills this share of its slots over the trace's span");
+                 "run local, fills this share of its slots over the trace's span (with --racks "
+                 "R, at least R machines)");
   app.add_option("--rack-slowdown", o.rack_slowdown,
                  "With --trace and --racks: slowdown of a rack-local task, between 1 and "
                  "--remote-slowdown (0: sqrt of the remote slowdown, 2 at 4: the rack-local "
