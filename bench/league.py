@@ -625,7 +625,11 @@ def run_pool(sim, calls, jobs, start):
         futures = {pool.submit(sim_lines, sim, args, variant): (make, args)
                    for args, variant, make in distinct}
         for i, f in enumerate(concurrent.futures.as_completed(futures)):
-            got, seconds = f.result()
+            try:
+                got, seconds = f.result()
+            except RuntimeError as e:  # a failed run: the rest would not make a league
+                pool.shutdown(wait=True, cancel_futures=True)
+                sys.exit("\nleague: %s" % e)
             rows += futures[f][0](got)
             costs.append((seconds, futures[f][1]))
             done, elapsed = i + 1, time.time() - start
