@@ -425,7 +425,7 @@ def parse_list(text, kind=int):
 def sim_has(sim, flag):
     """True if this locsched-sim takes `flag` (older builds lack the newer workload flags)."""
     out = subprocess.run([sim, "--help"], capture_output=True, text=True).stdout
-    return flag in out
+    return re.search(r"\s%s[\s=]" % re.escape(flag), out) is not None
 
 
 def skew_calls(policies, traces, hours, seeds, sim):
@@ -507,11 +507,10 @@ def parse_sim_args(sim, text):
         args = shlex.split(text)
     except ValueError as e:
         sys.exit("league: --sim-args: %s" % e)
-    help_text = subprocess.run([sim, "--help"], capture_output=True, text=True).stdout
     for flag in (a.split("=")[0] for a in args if a.startswith("-")):
         if flag in LEAGUE_FLAGS:
             sys.exit("league: --sim-args: %s is set by the league itself" % flag)
-        if not flag.startswith("--") or not re.search(r"\s%s[\s=]" % re.escape(flag), help_text):
+        if not flag.startswith("--") or not sim_has(sim, flag):
             sys.exit("league: --sim-args: %s is not a flag of %s (see its --help)" % (flag, sim))
     return args
 
@@ -708,8 +707,8 @@ Job-weighted mean JCT (s) by the job's task count, and the task-seconds each tas
 queued while one of its replica holders had a free slot.
 
 %s
-""" % (a.jobs, wall, cpu, cpu / 2, jsonl, sim_args_note(a.sim_args), ",".join(map(str, seeds)), ",".join(map(str, hours)),
-       ",".join(map(str, skew_hours)), ",".join(map(str, input_hours)),
+""" % (a.jobs, wall, cpu, cpu / 2, jsonl, sim_args_note(a.sim_args), ",".join(map(str, seeds)),
+       ",".join(map(str, hours)), ",".join(map(str, skew_hours)), ",".join(map(str, input_hours)),
        ", ".join(map(str, TRACE_WAITS)), ", ".join(map(str, SLOTTED_WAITS)), BIAS, BIAS,
        TARGET_MEAN, TARGET_HARD, TARGET_P95, misses["mean"], misses["rows"], misses["hard"],
        TARGET_HARD, misses["out_of_reach"], TARGET_HARD, misses["p95"], targets, gone, summary_tables(table, labels),

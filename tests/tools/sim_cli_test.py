@@ -519,8 +519,8 @@ class TraceSharedInputs(unittest.TestCase):
         empty = run_trace(path, "--format", "swim", "--hour", "1", "--utilization", "0.5",
                           "--racks", "4", "--json")
         self.assertEqual(empty.returncode, 0, empty.stderr)
-        self.assertEqual((json.loads(empty.stdout)["jobs"], json.loads(empty.stdout)["machines"]),
-                         (0, 4))
+        result = json.loads(empty.stdout)
+        self.assertEqual((result["jobs"], result["machines"]), (0, 4))
         # 60 tasks of 25 s over 59 s at 50% need 51 machines: 60 racks get one each.
         sized = self.run_json(path, "--hour", "0", "--utilization", "0.5")
         self.assertEqual(sized["machines"], 51)
