@@ -20,6 +20,12 @@ Workloads:
            locsched-sim's input-path support are there)
   google   the bundled Google job_events part, sized to 60% and 85% the same way
   jobhistory, rumen  the bundled Hadoop logs on the hosts they name
+  models   only when named: 22 cluster models the others do not run, one hour each
+           (MODELS): hot shares of 15-70%, 10 and 20 racks, new machines holding
+           nothing, loads of 45-92%, heartbeats of 1 and 10 s, 8 and 60 s tasks, fixed
+           task times, a denser replay, another placement seed, Google at 70% and
+           FB-2010 hours 2, 7 and 11 (all 3,000 machines in hour 11); 5 seeds take about
+           25 minutes on 2 cores, most of it FB-2010 hour 7 at 85%
 Trace workloads run in locsched-sim --trace (the emulator's cluster model: Exp 25 s
 local tasks, heartbeats every 3 s).
 
@@ -46,7 +52,8 @@ matplotlib is there; bench/plot_league.py). Usage:
                           [--sim-args "FLAGS"]
 --sim-args adds locsched-sim flags to every trace run, to replay the league on another
 cluster model: say "--local-mean 60 --heartbeat 10 --racks 20 --placement-seed 7"
-(flags the league sets itself, such as --utilization or --seed, are refused).
+(flags the league sets itself, such as --utilization or --seed, are refused, and with
+the models family so are the flags a model sets, such as --racks).
 Runs with traces skip, with a message, when the traces are absent.
 """
 import argparse
@@ -71,6 +78,7 @@ SKEW_LOAD = 0.6  # of the skewed cluster's capacity at 4x
 EMPTY_RACK_SHARE = 0.25  # a new rack: this share of the machines, holding nothing
 INPUT_UTILIZATIONS = [0.4, 0.8]
 FAMILIES = ["slotted", "swim", "skew", "inputs", "google", "jobhistory", "rumen"]
+OPT_IN = ["models"]  # families run only when --families names them
 SWIM_FILES = ["swim-fb/FB-2009_samples_24_times_1hr_0.tsv",
               "swim-fb/FB-2009_samples_24_times_1hr_1.tsv"]
 INPUT_FILE = "swim-fb/FB-2010_withInputPaths_0_hours00-11.tsv"
@@ -78,12 +86,45 @@ OTHER_TRACES = [("jobhistory", "hadoop-rumen/sample-job-tracker-logs.gz", None),
                 ("rumen", "hadoop-rumen/input-trace.json", None),
                 ("google", "google-clusterdata-2011-2/job_events/part-00001-of-00500.csv.gz",
                  UTILIZATIONS)]
+GOOGLE_FILE = OTHER_TRACES[2][1]
+# The models family: cluster models the other families do not run, each one workload of
+# (name, kind, trace, hour, flags). The trace is an index into SWIM_FILES, "inputs" or
+# "google"; the kind names its family (models-skewed and models-inputs hold skewed data,
+# models-heavy runs at 85% or more: `hard` holds the default to 0.85 there). A skewed
+# model's load is SKEW_LOAD of its capacity at 4x, as in the skew family. The longest come
+# first (FB-2010 hour 7 at 85%: 6 minutes a seed), so that the pool ends on short runs.
+MODELS = [
+    ("60% load", "inputs", "inputs", 2, ["--utilization", "0.6"]),
+    ("85% load", "inputs", "inputs", 7, ["--utilization", "0.85"]),
+    ("3,000 machines", "inputs", "inputs", 11, []),
+    ("15% hot", "skewed", 0, 7, ["--hot-share", "0.15"]),
+    ("60% hot", "skewed", 1, 7, ["--hot-share", "0.6"]),
+    ("70% hot", "skewed", 0, 15, ["--hot-share", "0.7"]),
+    ("30% hot at 80% of capacity", "skewed", 1, 15, ["--hot-share", "0.3", "--utilization",
+                                                      "%.3f" % (0.8 * (0.3 + 0.7 / 4))]),
+    ("25% hot, 10 racks", "skewed", 0, 22, ["--hot-share", "0.25", "--racks", "10"]),
+    ("30% hot, fixed task times", "skewed", 0, 9, ["--hot-share", "0.3", "--fixed-durations"]),
+    ("40% hot, placement seed 7", "skewed", 0, 5, ["--hot-share", "0.4", "--placement-seed", "7"]),
+    ("40% new machines in 8 racks", "skewed", 1, 23, ["--racks", "8", "--new-rack-share", "0.4",
+                                                      "--utilization", "0.5"]),
+    ("10% new machines", "skewed", 0, 6, ["--new-rack-share", "0.1", "--utilization", "0.65"]),
+    ("45% load", "uniform", 0, 6, ["--utilization", "0.45"]),
+    ("75% load", "uniform", 1, 14, ["--utilization", "0.75"]),
+    ("20 racks", "uniform", 1, 12, ["--racks", "20", "--utilization", "0.7"]),
+    ("1 s heartbeats", "uniform", 0, 8, ["--heartbeat", "1", "--utilization", "0.6"]),
+    ("10 s heartbeats", "uniform", 1, 8, ["--heartbeat", "10", "--utilization", "0.6"]),
+    ("twice as dense", "uniform", 1, 10, ["--time-scale", "0.5", "--utilization", "0.6"]),
+    ("Google at 70%", "uniform", "google", None, ["--utilization", "0.7"]),
+    ("92% load", "heavy", 0, 20, ["--utilization", "0.92"]),
+    ("60 s tasks", "heavy", 0, 16, ["--local-mean", "60", "--utilization", "0.85"]),
+    ("8 s tasks", "heavy", 1, 4, ["--local-mean", "8", "--utilization", "0.85"]),
+]
 BIAS = 2  # JSQ+MaxWeight's remote_bias variant
 # Quincy re-solves a min-cost flow on events: it runs on a sampled subset, the SWIM hours
 # and the skewed clusters (0.4-2.5 s a run, 1.5-3x late binding). Measured too slow for the
 # budget elsewhere: the paper's model (56 s for a 5,000-slot run, 40x late binding: every
 # machine frees a slot each slot) and FB-2010 with input paths (27-38 s a run, 3x).
-SAMPLED = {"quincy": ("swim", "skew")}
+SAMPLED = {"quincy": ("swim", "skew", "models-skewed", "models-uniform", "models-heavy")}
 FAIR_ORDER = ["--policy", "late-binding", "--job-order", "fair"]  # the default without job-aware order
 # The daemon's extras, on JSQ+MaxWeight with and without its bias and on late binding
 # (trace workloads only).
@@ -317,8 +358,9 @@ def summary_tables(rows, labels):
 
 def hard(row):
     """True where the default must beat delay by 15%: skewed data, or 85% load or more."""
-    return (row["family"].startswith(("skew", "inputs")) or row.get("load_share", 0) >= 0.85 or
-            row["family"].endswith("85%"))
+    return (row["family"].startswith(("skew", "inputs", "models-skewed", "models-inputs",
+                                      "models-heavy")) or
+            row.get("load_share", 0) >= 0.85 or row["family"].endswith("85%"))
 
 
 def target_table(rows, default="late-binding"):
@@ -468,6 +510,32 @@ def input_calls(policies, traces, hours, seeds, sim):
     return calls
 
 
+def model_calls(policies, traces, seeds):
+    """The models family: each of MODELS at every seed (skipped, with a message, where its
+    trace is absent)."""
+    files = {i: rel for i, rel in enumerate(SWIM_FILES)}
+    files.update(inputs=INPUT_FILE, google=GOOGLE_FILE)
+    calls = []
+    for name, kind, trace, hour, flags in MODELS:
+        path = os.path.join(traces, files[trace])
+        if not os.path.exists(path):
+            print("league: %s is absent: the model '%s' is skipped" % (path, name), file=sys.stderr)
+            continue
+        args = ["--trace", path, "--format", "google" if trace == "google" else "swim"]
+        workload = "Google" if trace == "google" else (
+            "FB-2010 h%d" % hour if trace == "inputs" else "FB-2009_%d h%d" % (trace, hour))
+        if hour is not None:
+            args += ["--hour", str(hour)]
+        if "--utilization" not in flags and kind == "skewed":
+            share = float(flags[flags.index("--hot-share") + 1])
+            flags = flags + ["--utilization", "%.3f" % (SKEW_LOAD * (share + (1 - share) / 4))]
+        family = "models-" + kind
+        for seed in seeds:
+            calls += trace_runs(only_in(policies, family), family, "%s: %s" % (workload, name),
+                                args + flags, seed, False)
+    return calls
+
+
 def only_in(policies, family):
     """The policies that run on `family` (SAMPLED restricts some to a subset)."""
     return [p for p in policies if p not in SAMPLED or family in SAMPLED[p]]
@@ -515,8 +583,18 @@ def parse_sim_args(sim, text):
     return args
 
 
+def refuse_model_flags(sim_args):
+    """Exits naming the --sim-args flags that a model of the models family sets itself."""
+    set_by_models = {f for model in MODELS for f in model[4] if f.startswith("--")}
+    clash = sorted(set_by_models & {a.split("=")[0] for a in sim_args if a.startswith("--")})
+    if clash:
+        sys.exit("league: --sim-args: the models family's workloads (MODELS) set %s "
+                 "themselves" % ", ".join(clash))
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=None, help="where locsched-sim is (default build/release, "
                     "else build/dev)")
     ap.add_argument("--out", default="docs/league", help="OUT.md, OUT.png; rows to "
@@ -533,7 +611,8 @@ def main():
     ap.add_argument("--slots", type=int, default=5000, help="slots per slotted run")
     ap.add_argument("--traces", default="../shared/data/traces")
     ap.add_argument("--families", default=",".join(FAMILIES),
-                    help="workload families to run, a comma list of " + ", ".join(FAMILIES))
+                    help="workload families to run, a comma list of " + ", ".join(FAMILIES + OPT_IN) +
+                    " (default all but " + ", ".join(OPT_IN) + ")")
     ap.add_argument("--sim-args", default="",
                     help="locsched-sim flags added to every trace run, e.g. \"--local-mean 60 "
                     "--heartbeat 10\" (not those the league sets)")
@@ -555,10 +634,12 @@ def main():
         sys.exit("league: --hours, --skew-hours, --inputs-hours and --seeds take lists of "
                  "whole numbers (%s)" % e)
     families = a.families.split(",")
-    unknown = [f for f in families if f not in FAMILIES]
+    unknown = [f for f in families if f not in FAMILIES + OPT_IN]
     if unknown:
         sys.exit("league: --families: unknown %s (known: %s)" % (", ".join(unknown),
-                                                                 ", ".join(FAMILIES)))
+                                                                 ", ".join(FAMILIES + OPT_IN)))
+    if "models" in families:
+        refuse_model_flags(sim_args)
     start = time.time()
     calls = []  # the slotted model's long runs first, so the pool ends on short ones
     for dist in ("geometric", "pareto") if "slotted" in families else ():
@@ -570,6 +651,8 @@ def main():
             calls += skew_calls(policies, a.traces, skew_hours, seeds, sim)
         if "inputs" in families:
             calls += input_calls(policies, a.traces, input_hours, seeds, sim)
+        if "models" in families:
+            calls += model_calls(policies, a.traces, seeds)
     else:
         print("league: %s is absent: the trace workloads are skipped (only the paper's "
               "model runs)" % a.traces, file=sys.stderr)
@@ -650,18 +733,36 @@ def sim_args_note(text):
     return "Every trace run adds `%s` to locsched-sim's flags. " % text if text.strip() else ""
 
 
+def command():
+    """The command that wrote the tables, as league.sh takes it."""
+    return " ".join(["bash bench/league.sh"] + [shlex.quote(x) for x in sys.argv[1:]])
+
+
+def workloads_note(families, lists):
+    """What the trace families that ran replay, one clause each."""
+    hours, skew_hours, input_hours = (",".join(map(str, h)) for h in lists[:3])
+    clauses = {
+        "swim": "SWIM: hours %s of both FB-2009 files at 60%% and 85%%" % hours,
+        "skew": "skewed clusters: hours %s of both, every replica on 20-50%% of the machines "
+                "at 60%% of what that cluster runs at 4x, and a new rack holding nothing"
+                % skew_hours,
+        "inputs": "input sharing: FB-2010 with input paths, hours %s" % input_hours,
+        "models": "cluster models the other families do not run (`MODELS` in bench/league.py), "
+                  "one hour each: the workload names the model",
+    }
+    text = "; ".join(clauses[f] for f in clauses if f in families)
+    return text[:1].upper() + text[1:] + "." if text else ""
+
+
 def render(table, labels, a, lists, wall, cpu, jsonl, unstable):
-    hours, skew_hours, input_hours, seeds = lists
+    seeds = lists[3]
     targets, misses = target_table(table)
     gone = "\n".join("- %s %s at %gx" % k for k in sorted(unstable)) or "- none"
     return """# League: every policy against the best-tuned delay scheduling and the lower bound
 
-Generated by `bash bench/league.sh` (bench/league.py, %d runs at a time at nice 19) in
+Generated by `%s` (bench/league.py, %d runs at a time at nice 19) in
 %.0f s of wall time and %.0f s of CPU time (user + sys: %.0f s on an idle 2-core machine);
-raw rows: `%s`. %sEvery trace figure is the mean of seeds %s (the paper's model: the first). SWIM: hours %s of both FB-2009
-files at 60%% and 85%%; skewed clusters: hours %s of both, every replica on 20-50%% of the
-machines at 60%% of what that cluster runs at 4x, and a new rack holding nothing; input
-sharing: FB-2010 with input paths, hours %s. Delay scheduling's wait is the best (lowest
+raw rows: `%s`. %sEvery trace figure is the mean of seeds %s (the paper's model: the first). %s Delay scheduling's wait is the best (lowest
 mean JCT) of %s s per trace workload and slowdown, and of %s slots per slotted one.
 `jsq-maxweight+bias%d` is JSQ+MaxWeight with `remote_bias` %d; `late-binding` is the default
 (shortest remaining work first, aging bound 300 s); `late-binding+fair` is late binding with
@@ -707,9 +808,8 @@ Job-weighted mean JCT (s) by the job's task count, and the task-seconds each tas
 queued while one of its replica holders had a free slot.
 
 %s
-""" % (a.jobs, wall, cpu, cpu / 2, jsonl, sim_args_note(a.sim_args), ",".join(map(str, seeds)),
-       ",".join(map(str, hours)), ",".join(map(str, skew_hours)), ",".join(map(str, input_hours)),
-       ", ".join(map(str, TRACE_WAITS)), ", ".join(map(str, SLOTTED_WAITS)), BIAS, BIAS,
+""" % (command(), a.jobs, wall, cpu, cpu / 2, jsonl, sim_args_note(a.sim_args),
+       ",".join(map(str, seeds)), workloads_note(a.families.split(","), lists), ", ".join(map(str, TRACE_WAITS)), ", ".join(map(str, SLOTTED_WAITS)), BIAS, BIAS,
        TARGET_MEAN, TARGET_HARD, TARGET_P95, misses["mean"], misses["rows"], misses["hard"],
        TARGET_HARD, misses["out_of_reach"], TARGET_HARD, misses["p95"], targets, gone, summary_tables(table, labels),
        slotted_table(table, labels), bucket_table(table, labels))
