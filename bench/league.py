@@ -58,6 +58,7 @@ Runs with traces skip, with a message, when the traces are absent.
 """
 import argparse
 import concurrent.futures
+import functools
 import json
 import math
 import os
@@ -87,6 +88,14 @@ OTHER_TRACES = [("jobhistory", "hadoop-rumen/sample-job-tracker-logs.gz", None),
                 ("google", "google-clusterdata-2011-2/job_events/part-00001-of-00500.csv.gz",
                  UTILIZATIONS)]
 GOOGLE_FILE = OTHER_TRACES[2][1]
+
+
+def capacity_at_4x(share):
+    """What a cluster with every replica on `share` of its machines runs at remote 4x, as a
+    share of its slots: the hot machines local, the others at a quarter of the speed."""
+    return share + (1 - share) / 4
+
+
 # The models family: cluster models the other families do not run, each one workload of
 # (name, kind, trace, hour, flags). The trace is an index into SWIM_FILES, "inputs" or
 # "google"; the kind names its family (models-skewed and models-inputs hold skewed data,
@@ -101,7 +110,7 @@ MODELS = [
     ("60% hot", "skewed", 1, 7, ["--hot-share", "0.6"]),
     ("70% hot", "skewed", 0, 15, ["--hot-share", "0.7"]),
     ("30% hot at 80% of capacity", "skewed", 1, 15, ["--hot-share", "0.3", "--utilization",
-                                                      "%.3f" % (0.8 * (0.3 + 0.7 / 4))]),
+                                                      "%.3f" % (0.8 * capacity_at_4x(0.3))]),
     ("25% hot, 10 racks", "skewed", 0, 22, ["--hot-share", "0.25", "--racks", "10"]),
     ("30% hot, fixed task times", "skewed", 0, 9, ["--hot-share", "0.3", "--fixed-durations"]),
     ("40% hot, placement seed 7", "skewed", 0, 5, ["--hot-share", "0.4", "--placement-seed", "7"]),
@@ -464,10 +473,15 @@ def parse_list(text, kind=int):
     return [kind(x) for x in text.split(",")]
 
 
+@functools.lru_cache(maxsize=None)
+def sim_help(sim):
+    """locsched-sim's --help text, read once per binary."""
+    return subprocess.run([sim, "--help"], capture_output=True, text=True).stdout
+
+
 def sim_has(sim, flag):
     """True if this locsched-sim takes `flag` (older builds lack the newer workload flags)."""
-    out = subprocess.run([sim, "--help"], capture_output=True, text=True).stdout
-    return re.search(r"\s%s[\s=]" % re.escape(flag), out) is not None
+    return re.search(r"\s%s[\s=]" % re.escape(flag), sim_help(sim)) is not None
 
 
 def skew_calls(policies, traces, hours, seeds, sim):
@@ -478,7 +492,7 @@ def skew_calls(policies, traces, hours, seeds, sim):
             trace = ["--trace", os.path.join(traces, rel), "--format", "swim", "--hour", str(h)]
             name = "FB-2009_%d h%d" % (i, h)
             for share in HOT_SHARES:
-                u = SKEW_LOAD * (share + (1 - share) / 4)
+                u = SKEW_LOAD * capacity_at_4x(share)
                 args = trace + ["--utilization", "%.3f" % u, "--hot-share", str(share)]
                 for seed in seeds:
                     calls += trace_runs(policies, "skew-hot%d%%" % round(100 * share),
@@ -528,7 +542,7 @@ def model_calls(policies, traces, seeds):
             args += ["--hour", str(hour)]
         if "--utilization" not in flags and kind == "skewed":
             share = float(flags[flags.index("--hot-share") + 1])
-            flags = flags + ["--utilization", "%.3f" % (SKEW_LOAD * (share + (1 - share) / 4))]
+            flags = flags + ["--utilization", "%.3f" % (SKEW_LOAD * capacity_at_4x(share))]
         family = "models-" + kind
         for seed in seeds:
             calls += trace_runs(only_in(policies, family), family, "%s: %s" % (workload, name),

@@ -11,7 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from league import seed_mean  # noqa: E402  (one seed average for the tables and the chart)
+from league import best_delay, seed_mean  # noqa: E402  (the tables' averages and best waits)
 
 try:
     import matplotlib
@@ -75,16 +75,11 @@ def paper_model(ax, paper, labels):
 
 
 def main(path, png):
-    rows = seed_mean([json.loads(line) for line in open(path)])
-    best = {}
-    for r in rows:
-        if r["policy"] != "delay" or not r["stable"] or r["mean_jct"] is None:
-            continue
-        key = (r["family"], r["workload"], r["slowdown"])
-        if key not in best or r["mean_jct"] < best[key]["mean_jct"]:
-            best[key] = r
-    others = [r for r in rows if r["policy"] != "delay"] + [dict(r, label="delay")
-                                                              for r in best.values()]
+    # Delay scheduling at its best wait per workload and slowdown, where one is stable.
+    others = [r for r in best_delay(seed_mean([json.loads(line) for line in open(path)]))
+              if r["label"] != "delay" or (r["stable"] and r["mean_jct"] is not None)]
+    best = {(r["family"], r["workload"], r["slowdown"]): r for r in others
+            if r["label"] == "delay"}
     present = {r["label"] for r in others if r["label"] != "delay"}
     labels = [lab for lab in ORDER if lab in present] + sorted(present - set(ORDER))
     families = sorted({r["family"] for r in others})
