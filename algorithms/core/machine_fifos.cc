@@ -19,6 +19,9 @@ void MachineFifos::Add(TaskId t, uint32_t stamp, const ReplicaList& replicas) {
   // Entries of tasks that left before a Deal stay in the log; once they outnumber the
   // queued tasks, drop them (amortised O(1) per entry).
   if (log_.size() > 2 * queued_ + 16) CompactLog();
+  // A log that is never read (a burst, a backlog restored at start) is dealt in pieces,
+  // so that no Front pays for more than kLogLimit entries a machine.
+  if (log_.size() >= kLogLimit * fifos_.size() + 16) Deal();
 }
 
 void MachineFifos::Remove(const ReplicaList& replicas) {

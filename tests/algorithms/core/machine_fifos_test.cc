@@ -77,5 +77,34 @@ TEST_CASE("MachineFifos answers as a front-to-back search of every add", "[machi
   }
 }
 
+// Regression: a backlog queued with no list read (a burst, a daemon restoring its queue)
+// sat whole in the arrival log, and the first read dealt it all: 185 ms for a million
+// tasks at 10,000 machines. Routing now deals the log in pieces.
+TEST_CASE("MachineFifos deals a log that no read drains, in pieces", "[machine_fifos]") {
+  constexpr uint32_t kMachines = 5, kTasks = 2000;
+  Cluster cluster;
+  const JobId job = cluster.NewJob(1);
+  std::vector<uint32_t> stamps(kTasks, 0);
+  MachineFifos fifos(cluster, stamps);
+  for (MachineId m = 0; m < kMachines; ++m) {
+    cluster.AddMachine(Machine{});
+    fifos.AddMachine(m);
+  }
+  size_t most_logged = 0;
+  for (TaskId t = 0; t < kTasks; ++t) {
+    cluster.NewTask(job, TaskKind::kMap);
+    cluster.task(t).replicas.Assign(std::vector<MachineId>{t % kMachines, (t + 1) % kMachines});
+    fifos.Add(t, ++stamps[t], cluster.task(t).replicas);
+    most_logged = std::max(most_logged, fifos.logged());
+  }
+  CHECK(most_logged <= 4 * kMachines + 16);
+  // Every task stays listed, oldest first: machine 1 lists task 0, then task 1.
+  CHECK(fifos.Front(1) == 0);
+  fifos.Remove(cluster.task(0).replicas);
+  ++stamps[0];
+  CHECK(fifos.Front(1) == 1);
+  CHECK(fifos.count(1) == 2 * kTasks / kMachines - 1);
+}
+
 }  // namespace
 }  // namespace locsched
