@@ -66,10 +66,9 @@ class Backlog {
     double slowest = 0;
     for (uint32_t m = 0; m < kMachines; ++m) {
       const auto start = std::chrono::steady_clock::now();
-      const std::optional<Assignment> a = sched_.Assign(next_machine_);
+      const std::optional<Assignment> a = Serve();
       const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
       slowest = std::max(slowest, took.count());
-      next_machine_ = (next_machine_ + 1) % kMachines;
       if (a) sched_.Requeue(a->task);
     }
     return slowest;
@@ -84,24 +83,30 @@ class Backlog {
     sched_.SubmitJob(1.0, specs_);
   }
 
-  // One serving decision on the next machine; the task finishes at once.
-  void ServeOne() {
-    const std::optional<Assignment> a = sched_.Assign(next_machine_);
-    next_machine_ = (next_machine_ + 1) % kMachines;
-    if (a) sched_.Finish(a->task);
+  // One round of the Lifecycle loop: job_size_ serves, each task finishing at once, then
+  // one job of job_size_ routes.
+  void LifecycleRound() {
+    for (uint32_t i = 0; i < job_size_; ++i)
+      if (const std::optional<Assignment> a = Serve()) sched_.Finish(a->task);
+    SubmitJob();
   }
 
   // One serving decision, then the task is requeued: one routing decision.
   void ServeAndRequeue() {
-    const std::optional<Assignment> a = sched_.Assign(next_machine_);
-    next_machine_ = (next_machine_ + 1) % kMachines;
-    if (a) sched_.Requeue(a->task);
+    if (const std::optional<Assignment> a = Serve()) sched_.Requeue(a->task);
   }
 
   uint32_t job_size() const { return job_size_; }
   uint64_t queued() const { return sched_.queued(); }
 
  private:
+  // One serving decision on the next machine.
+  std::optional<Assignment> Serve() {
+    const std::optional<Assignment> a = sched_.Assign(next_machine_);
+    next_machine_ = (next_machine_ + 1) % kMachines;
+    return a;
+  }
+
   Scheduler sched_;
   uint32_t job_size_;
   std::vector<MachineId> pool_;
@@ -127,15 +132,11 @@ void RunLifecycle(benchmark::State& state, const PolicyParams& params) {
   Backlog backlog(params, job_size, /*warm=*/true);
   // Untimed, one round of the loop's shape over every machine (at least one job's
   // arrival): new tasks' records and queues grow their arrays before the timing starts.
-  for (uint32_t done = 0; done < std::max(kMachines, job_size); done += job_size) {
-    for (uint32_t i = 0; i < job_size; ++i) backlog.ServeOne();
-    backlog.SubmitJob();
-  }
+  for (uint32_t done = 0; done < std::max(kMachines, job_size); done += job_size)
+    backlog.LifecycleRound();
   uint64_t decisions = 0;
   for (auto _ : state) {
-    // Shape: job_size serves, then one job of job_size routes.
-    for (uint32_t i = 0; i < job_size; ++i) backlog.ServeOne();
-    backlog.SubmitJob();
+    backlog.LifecycleRound();
     decisions += 2 * job_size;
   }
   state.counters["decisions_per_s"] =
@@ -165,6 +166,13 @@ PolicyParams Params(PolicyKind kind, IntraQueue intra) {
   return p;
 }
 
+// The default: late binding, shortest remaining work first.
+PolicyParams LateBindingSrpt() {
+  PolicyParams p = Params(PolicyKind::kLateBinding, IntraQueue::kFair);
+  p.job_order = JobOrder::kSrpt;
+  return p;
+}
+
 void BM_Decisions_BaselineFifo(benchmark::State& s) {
   RunDecisions(s, Params(PolicyKind::kFifo, IntraQueue::kFifo));
 }
@@ -178,25 +186,19 @@ void BM_Decisions_LateBindingFair(benchmark::State& s) {
   RunDecisions(s, Params(PolicyKind::kLateBinding, IntraQueue::kFair));
 }
 void BM_Decisions_LateBindingSrpt(benchmark::State& s) {
-  PolicyParams p = Params(PolicyKind::kLateBinding, IntraQueue::kFair);
-  p.job_order = JobOrder::kSrpt;
-  RunDecisions(s, p);
+  RunDecisions(s, LateBindingSrpt());
 }
 void BM_Decisions_BalancedPandas(benchmark::State& s) {
   RunDecisions(s, Params(PolicyKind::kBalancedPandas, IntraQueue::kFair));
 }
 void BM_Lifecycle_LateBindingSrpt(benchmark::State& s) {
-  PolicyParams p = Params(PolicyKind::kLateBinding, IntraQueue::kFair);
-  p.job_order = JobOrder::kSrpt;
-  RunLifecycle(s, p);
+  RunLifecycle(s, LateBindingSrpt());
 }
 void BM_FirstPass_JsqMaxWeightFair(benchmark::State& s) {
   RunFirstPass(s, Params(PolicyKind::kJsqMaxWeight, IntraQueue::kFair));
 }
 void BM_FirstPass_LateBindingSrpt(benchmark::State& s) {
-  PolicyParams p = Params(PolicyKind::kLateBinding, IntraQueue::kFair);
-  p.job_order = JobOrder::kSrpt;
-  RunFirstPass(s, p);
+  RunFirstPass(s, LateBindingSrpt());
 }
 void BM_Lifecycle_BaselineFifo(benchmark::State& s) {
   RunLifecycle(s, Params(PolicyKind::kFifo, IntraQueue::kFifo));
