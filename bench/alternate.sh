@@ -44,7 +44,8 @@ print("%.2f s, %d tasks done, mean job delay %r" % (d["wall_seconds"], d["tasks_
   else
     "$1" --benchmark_filter="${2:-BM_(Decisions|Lifecycle)_JsqMaxWeight}" \
       --benchmark_min_time=0.3 2>/dev/null |
-      sed -nE 's/^(BM_[^ ]+).*decisions_per_s=([0-9.]+)M.*/\1 \2/p' | tr '\n' ' '
+      sed -nE 's/^(BM_[^ ]+).*decisions_per_s=([0-9.]+)([kM])\/s.*/\1 \2 \3/p' |
+      awk '{ printf "%s %g ", $1, ($3 == "k" ? $2 / 1000 : $2) }'
     echo
   fi
 }
