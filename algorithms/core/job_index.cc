@@ -12,28 +12,41 @@ void JobIndex::Add(TaskId t) {
   JobLists& job = jobs_[task.job];
   if (stamp_.size() <= t) stamp_.resize(std::max<size_t>(t + 1, 2 * stamp_.size()), 0);
   const uint32_t stamp = ++stamp_[t];
-  Push(job.any, t, stamp);
-  if (job.indexed) AddLocal(job, t, stamp);
+  const Queued q = MakeQueued(t, stamp);
+  Push(job.any, q);
+  if (job.indexed) AddLocal(job, q);
 }
 
-void JobIndex::Push(List& list, TaskId t, uint32_t stamp) {
-  std::vector<Entry>& items = list.items;
+JobIndex::Queued JobIndex::MakeQueued(TaskId t, uint32_t stamp) const {
+  Queued q{t, stamp, {kNoId, kNoId, kNoId}};
+  const ReplicaList& replicas = cluster_.task(t).replicas;
+  if (replicas.size() > kHeld) {
+    q.holders[0] = kMany;
+    return q;
+  }
+  for (uint32_t i = 0; i < replicas.size(); ++i) q.holders[i] = replicas[i];
+  return q;
+}
+
+template <typename E>
+void JobIndex::Push(Fifo<E>& list, E e) {
+  std::vector<E>& items = list.items;
   // A full array drops its taken and stale entries before it grows, and keeps room for as
   // many pushes as it has live entries before the next try (amortised O(1) per entry).
   if (items.size() == items.capacity() && items.size() >= 16) {
     Prune(list);
     if (2 * items.size() > items.capacity()) items.reserve(2 * items.size());
   }
-  items.push_back(Entry{t, stamp});
+  items.push_back(e);
   ++entries_;
 }
 
-void JobIndex::AddLocal(JobLists& job, TaskId t, uint32_t stamp) {
-  for (MachineId m : cluster_.task(t).replicas) {
+void JobIndex::AddLocal(JobLists& job, const Queued& q) {
+  ForEachHolder(q, [&](MachineId m) {
     uint32_t l = ListOf(job, m);
     if (l == kNoId) l = NewList(job, m);
-    Push(lists_[l], t, stamp);
-  }
+    Push(lists_[l], Entry{q.task, q.stamp});
+  });
 }
 
 // The index into lists_ of job's list for machine m, or kNoId.
@@ -64,7 +77,7 @@ void JobIndex::Build(JobId j) {
   job.indexed = true;
   Prune(job.any);
   size_t replicas = 0;
-  for (const Entry& e : job.any.items) replicas += cluster_.task(e.task).replicas.size();
+  for (const Queued& e : job.any.items) ForEachHolder(e, [&](MachineId) { ++replicas; });
   const size_t keys = std::min<size_t>(replicas, cluster_.num_machines());
   if (keys > 0 && 8 * keys >= cluster_.num_machines()) {
     job.table.assign(cluster_.num_machines(), kNoId);
@@ -73,33 +86,35 @@ void JobIndex::Build(JobId j) {
   } else {
     job.by_machine.Reset(keys);
   }
-  for (const Entry& e : job.any.items) AddLocal(job, e.task, e.stamp);
+  for (const Queued& e : job.any.items) AddLocal(job, e);
 }
 
 // A job with a table: each machine's list is made and sized once, before Build fills it.
 void JobIndex::ReserveLists(JobLists& job) {
   std::vector<uint32_t> sizes(cluster_.num_machines(), 0);
-  for (const Entry& e : job.any.items)
-    for (MachineId m : cluster_.task(e.task).replicas)
+  for (const Queued& e : job.any.items)
+    ForEachHolder(e, [&](MachineId m) {
       if (m < sizes.size()) ++sizes[m];
+    });
   for (MachineId m = 0; m < sizes.size(); ++m)
     if (sizes[m] > 0) lists_[NewList(job, m)].items.reserve(sizes[m]);
 }
 
 // Drops the taken prefix and every stale entry of a list, keeping the order.
-void JobIndex::Prune(List& list) {
-  std::vector<Entry>& items = list.items;
+template <typename E>
+void JobIndex::Prune(Fifo<E>& list) {
+  std::vector<E>& items = list.items;
   const auto first = items.begin() + list.head;
-  const auto live_end =
-      std::remove_if(first, items.end(), [&](const Entry& e) { return !Live(e); });
+  const auto live_end = std::remove_if(first, items.end(), [&](const E& e) { return !Live(e); });
   entries_ -= static_cast<size_t>(items.end() - live_end);
   items.erase(live_end, items.end());
   items.erase(items.begin(), first);
   list.head = 0;
 }
 
-TaskId JobIndex::FrontLive(List& list) {
-  std::vector<Entry>& items = list.items;
+template <typename E>
+TaskId JobIndex::FrontLive(Fifo<E>& list) {
+  std::vector<E>& items = list.items;
   // Pass stale entries at the front until a live one (or nothing) remains.
   uint32_t head = list.head;
   for (; head < items.size(); ++head) {
@@ -124,9 +139,29 @@ TaskId JobIndex::FrontLive(List& list) {
 
 TaskId JobIndex::FindLocal(JobId j, MachineId m) {
   if (j >= jobs_.size()) return kNoId;
-  if (!jobs_[j].indexed) Build(j);
-  const uint32_t l = ListOf(jobs_[j], m);
+  JobLists& job = jobs_[j];
+  if (!job.indexed) {
+    if (small_ == SmallJobs::kScan && job.any.items.size() - job.any.head <= kScanLimit)
+      return ScanLocal(job.any, m);
+    Build(j);
+  }
+  const uint32_t l = ListOf(job, m);
   return l == kNoId ? kNoId : FrontLive(lists_[l]);
+}
+
+// The first live entry of `any` held by m: what the machine list would answer.
+TaskId JobIndex::ScanLocal(const Fifo<Queued>& any, MachineId m) const {
+  for (size_t i = any.head; i < any.items.size(); ++i) {
+    const Queued& q = any.items[i];
+    if (Holds(q, m) && Live(q)) return q.task;
+  }
+  return kNoId;
+}
+
+bool JobIndex::Holds(const Queued& q, MachineId m) const {
+  if (q.holders[0] == kMany) [[unlikely]]
+    return cluster_.task(q.task).replicas.Contains(m);
+  return (q.holders[0] == m) | (q.holders[1] == m) | (q.holders[2] == m);
 }
 
 TaskId JobIndex::FindAny(JobId j) {
@@ -134,7 +169,8 @@ TaskId JobIndex::FindAny(JobId j) {
 }
 
 // Empties a list for reuse; a small one keeps its buffer, so recycled lists rarely allocate.
-void JobIndex::FreeList(List& list) {
+template <typename E>
+void JobIndex::FreeList(Fifo<E>& list) {
   entries_ -= list.items.size() - list.head;
   if (list.items.capacity() > 64)
     list.items = {};

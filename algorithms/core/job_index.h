@@ -1,16 +1,19 @@
-// JobIndex: for late binding and the baseline policies, each job's queued tasks
-// in arrival order, and for each (job, machine) the queued tasks local to that
-// machine. Entries are deleted lazily: an entry is live only while its task's
-// stamp (a dense array, bumped by Add and Remove) is the one it was indexed
-// under, so the owner calls Remove when a task leaves the queue. A job's machine lists are
-// built on the first FindLocal for it (policies ask only about the first jobs
-// of their order); until then a task costs one append. Each list is a flat
-// array read from a head index, so the stale entries a search passes lie side
-// by side, and a full one drops its stale entries before it grows; a job finds
-// its lists through a table by machine when that is smaller than a map of the
-// machines it uses. Single-threaded.
+// JobIndex: for late binding and the baseline policies, each job's queued tasks in
+// arrival order, and for each (job, machine) the queued tasks local to that machine.
+// Entries are deleted lazily: an entry is live only while its task's stamp (a dense
+// array, bumped by Add and Remove) is the one it was indexed under, so the owner calls
+// Remove when a task leaves the queue. A job's machine lists are built on the first
+// FindLocal for it (policies ask only about the first jobs of their order); until then a
+// task costs one append. A caller that asks only where a local task is likely
+// (SmallJobs::kScan: late binding) leaves a job of few entries without lists: FindLocal
+// reads its `any` list, whose entries carry their tasks' holders, so its tasks cost no
+// entry per holder (docs/benchmarks.md §16). Each list is a flat array read from a head
+// index, so the stale entries a search passes lie side by side, and a full one drops its
+// stale entries before it grows; a job finds its lists through a table by machine when
+// that is smaller than a map of the machines it uses. Single-threaded.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -22,7 +25,18 @@ namespace locsched {
 /// Per-job "any task" and per-(job, machine) "local task" FIFO lists.
 class JobIndex {
  public:
-  explicit JobIndex(Cluster& cluster) : cluster_(cluster) {}
+  /// How FindLocal searches a job whose `any` list is short (kScanLimit entries or fewer).
+  enum class SmallJobs {
+    /// Build its machine lists on the first FindLocal: for callers that ask about jobs
+    /// that may hold nothing local to the machine (a walk down the job order).
+    kBuildLists,
+    /// Read its `any` list: for callers that ask only where a local task is likely
+    /// (OrderFront's masks); the job then costs no list per machine.
+    kScan,
+  };
+
+  explicit JobIndex(Cluster& cluster, SmallJobs small = SmallJobs::kBuildLists)
+      : cluster_(cluster), small_(small) {}
 
   /// Indexes queued task t under its job and each of its replicas.
   void Add(TaskId t);
@@ -40,7 +54,7 @@ class JobIndex {
   template <typename Visit>
   void ForEachQueued(JobId j, Visit&& visit) const {
     if (j >= jobs_.size()) return;
-    const List& any = jobs_[j].any;
+    const Fifo<Queued>& any = jobs_[j].any;
     for (size_t i = any.head; i < any.items.size(); ++i)
       if (Live(any.items[i])) visit(any.items[i].task);
   }
@@ -56,31 +70,67 @@ class JobIndex {
     TaskId task;
     uint32_t stamp;
   };
+  // An entry of a job's `any` list, with its task's holders, so that a job with few
+  // entries finds a local task by reading its own list (ScanLocal), not the task records.
+  // A task with more than kHeld holders is marked kMany and read from its record.
+  static constexpr uint32_t kHeld = 3;
+  static constexpr MachineId kMany = kNoId - 1;
+  struct Queued {
+    TaskId task;
+    uint32_t stamp;
+    std::array<MachineId, kHeld> holders;
+  };
   // A FIFO: entries before `head` are taken; the read prefix goes once it outgrows the rest.
-  struct List {
-    std::vector<Entry> items;
+  template <typename E>
+  struct Fifo {
+    std::vector<E> items;
     uint32_t head = 0;
   };
+  using List = Fifo<Entry>;
   // One job's lists: every queued task, and by machine those local to it.
   struct JobLists {
-    List any;
+    Fifo<Queued> any;
     bool indexed = false;            // the machine lists hold every live task of `any`
     std::vector<uint32_t> table;     // machine -> index into lists_ (kNoId: none), or empty
     FlatMap64 by_machine;            // machine -> index into lists_ while `table` is empty
     std::vector<uint32_t> machines;  // the machines with a list, to free them
   };
-  void Push(List& list, TaskId t, uint32_t stamp);
-  void AddLocal(JobLists& job, TaskId t, uint32_t stamp);
+  // A job whose `any` list holds at most this many entries, live or stale, is searched
+  // by reading that list; its machine lists are built once it holds more.
+  static constexpr size_t kScanLimit = 256;
+  template <typename E>
+  void Push(Fifo<E>& list, E e);
+  void AddLocal(JobLists& job, const Queued& q);
   void Build(JobId j);
   void ReserveLists(JobLists& job);
-  void Prune(List& list);
+  template <typename E>
+  void Prune(Fifo<E>& list);
   uint32_t ListOf(const JobLists& job, MachineId m) const;
   uint32_t NewList(JobLists& job, MachineId m);
-  void FreeList(List& list);
-  TaskId FrontLive(List& list);
-  bool Live(const Entry& e) const { return stamp_[e.task] == e.stamp; }
+  template <typename E>
+  void FreeList(Fifo<E>& list);
+  template <typename E>
+  TaskId FrontLive(Fifo<E>& list);
+  TaskId ScanLocal(const Fifo<Queued>& any, MachineId m) const;
+  bool Holds(const Queued& q, MachineId m) const;
+  // Calls visit(m) for each holder of q's task, from q itself unless it has kMany.
+  template <typename Visit>
+  void ForEachHolder(const Queued& q, Visit&& visit) const {
+    if (q.holders[0] == kMany) [[unlikely]] {
+      for (const MachineId m : cluster_.task(q.task).replicas) visit(m);
+      return;
+    }
+    for (const MachineId m : q.holders)
+      if (m != kNoId) visit(m);
+  }
+  Queued MakeQueued(TaskId t, uint32_t stamp) const;
+  template <typename E>
+  bool Live(const E& e) const {
+    return stamp_[e.task] == e.stamp;
+  }
 
   Cluster& cluster_;
+  SmallJobs small_;
   std::vector<List> lists_;  // the machine lists of every indexed job, recycled
   std::vector<uint32_t> free_lists_;
   std::vector<JobLists> jobs_;  // by job id

@@ -13,7 +13,7 @@ namespace locsched {
 LateBinding::LateBinding(const PolicyParams& params, Cluster& cluster)
     : cluster_(cluster),
       job_order_(params.job_order),
-      index_(cluster),
+      index_(cluster, JobIndex::SmallJobs::kScan),
       ranks_(cluster),
       local_(cluster, index_.stamps()),
       order_(cluster, MakeJobLess(params.job_order, cluster, &ranks_), index_),

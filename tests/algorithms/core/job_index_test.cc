@@ -1,7 +1,8 @@
 // Tests JobIndex (algorithms/core/job_index.h) against a straightforward reference:
 // one list of every (task, job, enqueue count) in the order tasks were added, searched
 // from the front. Random adds, picks, requeues, withdrawals and job ends; the index
-// builds a job's machine lists on its first FindLocal, at random points in between.
+// builds a job's machine lists on its first FindLocal, at random points in between, or
+// (SmallJobs::kScan) reads a small job's list. Both ways are checked.
 #include "algorithms/core/job_index.h"
 
 #include <catch2/catch.hpp>
@@ -51,8 +52,13 @@ class Fixture {
  public:
   // Few machines and large jobs give long lists (their read prefix dropped as the front
   // moves) and tables by machine; many machines and small jobs give maps.
-  Fixture(uint64_t seed, uint32_t machines = 12, uint32_t max_tasks = 8)
-      : rng_(seed), machines_(machines), max_tasks_(max_tasks), index_(cluster_), ref_(cluster_) {
+  Fixture(uint64_t seed, uint32_t machines = 12, uint32_t max_tasks = 8,
+          JobIndex::SmallJobs small = JobIndex::SmallJobs::kBuildLists)
+      : rng_(seed),
+        machines_(machines),
+        max_tasks_(max_tasks),
+        index_(cluster_, small),
+        ref_(cluster_) {
     for (uint32_t m = 0; m < machines_; ++m) cluster_.AddMachine(Machine{});
   }
 
@@ -131,26 +137,38 @@ class Fixture {
   std::vector<JobId> jobs_;
 };
 
+constexpr JobIndex::SmallJobs kModes[] = {JobIndex::SmallJobs::kBuildLists,
+                                          JobIndex::SmallJobs::kScan};
+
 TEST_CASE("JobIndex answers as a front-to-back search of every add", "[job_index]") {
-  for (uint64_t seed = 1; seed <= 20; ++seed) {
-    INFO("seed " << seed);
-    Fixture f(seed);
-    for (int i = 0; i < 3000; ++i) f.Step();
-    f.CheckAll();
+  for (const JobIndex::SmallJobs small : kModes) {
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+      INFO("seed " << seed << ", scan " << (small == JobIndex::SmallJobs::kScan));
+      Fixture f(seed, 12, 8, small);
+      for (int i = 0; i < 3000; ++i) f.Step();
+      f.CheckAll();
+    }
   }
 }
 
+// With kScan, jobs of up to 400 tasks cross the scan limit (256 entries, live or
+// stale) both ways while they are asked about: they are scanned, then given lists.
 TEST_CASE("JobIndex answers the same with long lists, tables and maps", "[job_index]") {
-  for (uint64_t seed = 1; seed <= 10; ++seed) {
-    INFO("seed " << seed);
-    Fixture long_lists(seed, 4, 80);
-    Fixture maps(seed, 400, 6);
-    for (int i = 0; i < 3000; ++i) {
-      long_lists.Step();
-      maps.Step();
+  for (const JobIndex::SmallJobs small : kModes) {
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+      INFO("seed " << seed << ", scan " << (small == JobIndex::SmallJobs::kScan));
+      Fixture long_lists(seed, 4, 80, small);
+      Fixture maps(seed, 400, 6, small);
+      Fixture large_jobs(seed, 40, 400, small);
+      for (int i = 0; i < 3000; ++i) {
+        long_lists.Step();
+        maps.Step();
+        large_jobs.Step();
+      }
+      long_lists.CheckAll();
+      maps.CheckAll();
+      large_jobs.CheckAll();
     }
-    long_lists.CheckAll();
-    maps.CheckAll();
   }
 }
 
@@ -179,6 +197,55 @@ TEST_CASE("JobIndex builds a job's machine lists only when asked", "[job_index]"
   index.DropJob(j);
   CHECK(index.entries() == 0);
   CHECK_FALSE(index.Indexed(j));
+}
+
+TEST_CASE("JobIndex with kScan reads a small job's list and indexes a large one", "[job_index]") {
+  Cluster cluster;
+  for (int m = 0; m < 4; ++m) cluster.AddMachine(Machine{});
+  JobIndex index(cluster, JobIndex::SmallJobs::kScan);
+  const auto add_job = [&](uint32_t tasks) {
+    const JobId j = cluster.NewJob(1);
+    for (uint32_t i = 0; i < tasks; ++i) {
+      const TaskId t = cluster.NewTask(j, TaskKind::kMap);
+      // Task i is held by machine i % 3 and, from the third on, by machine 3 too.
+      std::vector<MachineId> replicas{i % 3};
+      if (i >= 2) replicas.push_back(3);
+      cluster.task(t).replicas.Assign(replicas);
+      cluster.task(t).state = TaskState::kQueued;
+      index.Add(t);
+    }
+    return j;
+  };
+  const JobId small = add_job(10);
+  const std::vector<TaskId>& tasks = cluster.job(small).tasks;
+  index.Remove(tasks[1]);
+  CHECK(index.FindLocal(small, 1) == tasks[4]);  // tasks[1] left the queue
+  CHECK(index.FindLocal(small, 3) == tasks[2]);
+  CHECK(index.FindLocal(small, 0) == tasks[0]);
+  CHECK_FALSE(index.Indexed(small));
+  CHECK(index.entries() == 10);  // one entry a task
+  const JobId large = add_job(300);
+  CHECK(index.FindLocal(large, 2) == cluster.job(large).tasks[2]);
+  CHECK(index.Indexed(large));
+}
+
+TEST_CASE("JobIndex with kScan finds tasks of more than three holders", "[job_index]") {
+  Cluster cluster;
+  for (int m = 0; m < 6; ++m) cluster.AddMachine(Machine{});
+  JobIndex index(cluster, JobIndex::SmallJobs::kScan);
+  const JobId j = cluster.NewJob(1);
+  const TaskId few = cluster.NewTask(j, TaskKind::kMap), many = cluster.NewTask(j, TaskKind::kMap);
+  const std::vector<MachineId> few_holders{0, 1}, many_holders{1, 2, 3, 4, 5};
+  cluster.task(few).replicas.Assign(few_holders);
+  cluster.task(many).replicas.Assign(many_holders);
+  index.Add(few);
+  index.Add(many);
+  CHECK(index.FindLocal(j, 1) == few);
+  CHECK(index.FindLocal(j, 5) == many);
+  CHECK(index.FindLocal(j, 0) == few);
+  index.Remove(few);
+  CHECK(index.FindLocal(j, 1) == many);
+  CHECK(index.FindLocal(j, 0) == kNoId);
 }
 
 }  // namespace
