@@ -165,7 +165,11 @@ TaskId JobIndex::ScanLocal(const Fifo<Queued>& any, MachineId m) const {
 bool JobIndex::Holds(const Queued& q, MachineId m) const {
   if (q.holders[0] == kMany) [[unlikely]]
     return cluster_.task(q.task).replicas.Contains(m);
-  return (q.holders[0] == m) | (q.holders[1] == m) | (q.holders[2] == m);
+  // No early exit, as in ReplicaList::Contains: which holder matches is data-dependent.
+  bool held = q.holders[0] == m;
+  held |= q.holders[1] == m;
+  held |= q.holders[2] == m;
+  return held;
 }
 
 TaskId JobIndex::FindAny(JobId j) {
