@@ -14,8 +14,10 @@ void JobIndex::Add(TaskId t) {
   const uint32_t stamp = ++stamp_[t];
   // A new job's list is sized once for all its tasks: growing it by doubling left a
   // quarter of it unused on average and freed every smaller copy.
-  const size_t tasks = cluster_.job(task.job).tasks.size();
-  if (job.any.items.empty() && job.any.items.capacity() < tasks) job.any.items.reserve(tasks);
+  if (job.any.items.empty()) {
+    const size_t tasks = cluster_.job(task.job).tasks.size();
+    if (job.any.items.capacity() < tasks) job.any.items.reserve(tasks);
+  }
   const Queued q = MakeQueued(t, stamp);
   Push(job.any, q);
   if (job.indexed) AddLocal(job, q);
@@ -166,9 +168,8 @@ bool JobIndex::Holds(const Queued& q, MachineId m) const {
   if (q.holders[0] == kMany) [[unlikely]]
     return cluster_.task(q.task).replicas.Contains(m);
   // No early exit, as in ReplicaList::Contains: which holder matches is data-dependent.
-  bool held = q.holders[0] == m;
-  held |= q.holders[1] == m;
-  held |= q.holders[2] == m;
+  bool held = false;
+  for (const MachineId h : q.holders) held |= h == m;
   return held;
 }
 

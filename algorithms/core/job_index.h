@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "algorithms/core/cluster.h"
+#include "algorithms/core/replica_list.h"
 #include "base/flat_map.h"
 
 namespace locsched {
@@ -73,7 +74,7 @@ class JobIndex {
   // An entry of a job's `any` list, with its task's holders, so that a job with few
   // entries finds a local task by reading its own list (ScanLocal), not the task records.
   // A task with more than kHeld holders is marked kMany and read from its record.
-  static constexpr uint32_t kHeld = 3;
+  static constexpr uint32_t kHeld = ReplicaList::kInline;
   static constexpr MachineId kMany = kNoId - 1;
   struct Queued {
     TaskId task;
